@@ -1,0 +1,59 @@
+"""The one error hierarchy of memlens.
+
+Every error a user can cause is a `MemlensError` subclass whose message names the offending
+value and says what to do. The CLI turns these into one line on stderr and exit code 1; pages
+show them with `st.error`. Anything that is not a `MemlensError` is a bug.
+"""
+
+from __future__ import annotations
+
+
+class MemlensError(Exception):
+    """Base class of every error memlens raises on purpose."""
+
+
+class InvalidRecordError(MemlensError, ValueError):
+    """A memory or edge failed validation (empty content, wrong vector size, bad vocabulary)."""
+
+
+class InvalidFilterError(MemlensError, ValueError):
+    """A filter value has the wrong type or is not allowed."""
+
+
+class StoreLocationError(MemlensError):
+    """The store URI cannot hold a memlens store (a file, not a folder; unreadable; ...)."""
+
+
+class StoreNotFoundError(MemlensError):
+    """There is no memlens store at the given location."""
+
+
+class SchemaVersionError(MemlensError):
+    """The store or file was written by a schema version this memlens cannot read."""
+
+
+class ModelMismatchError(MemlensError):
+    """The store's vectors came from another embedding model or dimension."""
+
+
+class TenantNotFoundError(MemlensError):
+    """No memory in the store belongs to the requested tenant."""
+
+
+class MemoryNotFoundError(MemlensError, KeyError):
+    """No memory with that id exists in this tenant."""
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return str(self.args[0]) if self.args else "memory not found"
+
+
+class ReadOnlyError(MemlensError):
+    """The store was opened read-only, so writes are refused."""
+
+
+class EmbedderUnavailableError(MemlensError):
+    """The embedding model cannot be loaded (missing files, bad checksum, unknown name)."""
+
+
+class ExportFormatError(MemlensError):
+    """An export file is malformed: bad manifest, checksum, or record line."""

@@ -1,0 +1,168 @@
+"""A typed `Filter` over memories, turned into a LanceDB (DataFusion SQL) predicate.
+
+No user string is ever concatenated into SQL: every value passes through `sql_string`, which
+validates its type and writes it as a single-quoted literal with quotes doubled, the only
+escape DataFusion's string literals have (backslashes are literal characters there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any, Literal
+
+from memory_core.errors import InvalidFilterError
+from memory_core.records import as_utc
+from memory_core.schema import (
+    normalise_embedding_status,
+    normalise_importance,
+    normalise_memory_type,
+    normalise_status,
+)
+
+Values = str | Sequence[str] | None
+
+#: Statuses a filter returns when it does not ask for others.
+DEFAULT_STATUSES: tuple[str, ...] = ("active",)
+
+
+def sql_string(value: object) -> str:
+    """`value` as a SQL string literal; anything but `str` is refused.
+
+    >>> sql_string("it's")
+    "'it''s'"
+    """
+    if not isinstance(value, str):
+        raise InvalidFilterError(
+            f"filter values must be text, got {type(value).__name__} {value!r}"
+        )
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _as_tuple(name: str, value: Values) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    items: tuple[Any, ...] = (value,) if isinstance(value, str) else tuple(value)
+    for item in items:
+        if not isinstance(item, str):
+            raise InvalidFilterError(
+                f"filter field {name!r} takes text values, got {type(item).__name__} {item!r}"
+            )
+    return items or None
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    if len(values) == 1:
+        return f"{column} = {sql_string(values[0])}"
+    return f"{column} IN ({', '.join(sql_string(v) for v in values)})"
+
+
+def _timestamp(value: datetime) -> str:
+    # isoformat of an aware UTC datetime is digits and separators only: nothing to escape.
+    return f"TIMESTAMP '{value.strftime('%Y-%m-%dT%H:%M:%S.%f')}Z'"
+
+
+@dataclass(frozen=True)
+class Filter:
+    """What to select. Each text field takes one value or a list (any of them matches).
+
+    `tenant` None means the store's own tenant. `status` None means active only: archived and
+    superseded memories are returned only when asked for. `tags` match when the memory has any
+    of them (`tags_mode="any"`) or all of them (`"all"`). Times are inclusive bounds on
+    `created_at`.
+
+    >>> Filter(project="herd", memory_type=["decision", "pattern"]).to_predicate("default")
+    "tenant = 'default' AND status = 'active' AND project = 'herd' AND memory_type IN \
+('decision', 'pattern')"
+    """
+
+    tenant: str | None = None
+    project: Values = None
+    repo: Values = None
+    agent: Values = None
+    session_id: Values = None
+    memory_type: Values = None
+    tags: Values = None
+    tags_mode: Literal["any", "all"] = "any"
+    status: Values = None
+    importance: Values = None
+    embedding_status: Values = None
+    created_after: datetime | str | None = None
+    created_before: datetime | str | None = None
+    ids: Values = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> Filter:
+        """A filter from a plain dict (query-set lines, JSON); unknown keys are an error."""
+        data = dict(data or {})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise InvalidFilterError(
+                f"unknown filter field(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields that are set, as JSON-friendly values."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None or (f.name == "tags_mode" and value == "any"):
+                continue
+            if isinstance(value, datetime):
+                value = value.isoformat()
+            elif not isinstance(value, str):
+                value = list(value)
+            out[f.name] = value
+        return out
+
+    def statuses(self) -> tuple[str, ...]:
+        """The statuses this filter selects, normalised."""
+        given = _as_tuple("status", self.status)
+        if not given:
+            return DEFAULT_STATUSES
+        try:
+            return tuple(normalise_status(s) for s in given)
+        except ValueError as exc:
+            raise InvalidFilterError(str(exc)) from exc
+
+    def to_predicate(self, default_tenant: str) -> str:
+        """The SQL predicate selecting exactly the matching memories of one tenant."""
+        tenant = self.tenant if self.tenant is not None else default_tenant
+        parts = [f"tenant = {sql_string(tenant)}", _in("status", self.statuses())]
+        for name in ("project", "repo", "agent", "session_id", "ids"):
+            values = _as_tuple(name, getattr(self, name))
+            if values:
+                parts.append(_in("id" if name == "ids" else name, values))
+        normalisers = {
+            "memory_type": normalise_memory_type,
+            "importance": normalise_importance,
+            "embedding_status": normalise_embedding_status,
+        }
+        for name, normalise in normalisers.items():
+            values = _as_tuple(name, getattr(self, name))
+            if values:
+                try:
+                    parts.append(_in(name, tuple(normalise(v) for v in values)))
+                except ValueError as exc:
+                    raise InvalidFilterError(str(exc)) from exc
+        tags = _as_tuple("tags", self.tags)
+        if tags:
+            if self.tags_mode not in ("any", "all"):
+                raise InvalidFilterError(
+                    f"tags_mode must be 'any' or 'all', not {self.tags_mode!r}"
+                )
+            listed = ", ".join(sql_string(t) for t in tags)
+            parts.append(f"array_has_{self.tags_mode}(tags, [{listed}])")
+        for name, op in (("created_after", ">="), ("created_before", "<=")):
+            bound = getattr(self, name)
+            if bound is not None:
+                try:
+                    when = as_utc(bound)
+                except ValueError as exc:
+                    raise InvalidFilterError(f"{name}: {exc}") from exc
+                if when is not None:
+                    parts.append(f"created_at {op} {_timestamp(when)}")
+        return " AND ".join(parts)

@@ -1,0 +1,338 @@
+"""The record types of a store: `Memory`, `Edge`, `AuditEntry` (DESIGN.md section 2).
+
+Records are frozen dataclasses. `Memory.new` / `Edge.new` build valid new records (uuid4 id,
+content hash, timestamps, vocabulary normalisation, default stability); `validate_memory`
+checks a record built any other way (an import) before the store writes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from memory_core.decay import default_stability
+from memory_core.errors import InvalidRecordError
+from memory_core.schema import (
+    DEFAULT_TENANT,
+    normalise_embedding_status,
+    normalise_importance,
+    normalise_memory_type,
+    normalise_relation,
+    normalise_status,
+)
+
+if TYPE_CHECKING:
+    import polars as pl
+
+_WS = re.compile(r"\s+")
+
+
+def content_hash(content: str) -> str:
+    """sha256 (hex) of the content with whitespace runs collapsed and ends stripped (seed 004).
+
+    >>> content_hash("a  b\\n") == content_hash("a b")
+    True
+    """
+    return hashlib.sha256(_WS.sub(" ", content).strip().encode("utf-8")).hexdigest()
+
+
+def utcnow() -> datetime:
+    """The current time, UTC, truncated to microseconds as the store keeps it."""
+    return datetime.now(UTC)
+
+
+def as_utc(value: datetime | str | float | int | None) -> datetime | None:
+    """A timezone-aware UTC datetime from a datetime, ISO-8601 string or epoch seconds."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return datetime.fromtimestamp(float(value), UTC)
+    if isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise InvalidRecordError(
+                f"timestamp {value!r} is not ISO-8601; write it like 2026-05-01T12:00:00Z"
+            ) from exc
+        return as_utc(parsed)
+    raise InvalidRecordError(f"cannot read a timestamp from {value!r}")
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys, no spaces and unicode kept: the one form memlens writes."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _optional_text(name: str, value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidRecordError(f"{name} must be text, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _tags(value: Iterable[str] | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        raise InvalidRecordError(f"tags must be a list of strings, got the string {value!r}")
+    tags = tuple(value)
+    for tag in tags:
+        if not isinstance(tag, str):
+            raise InvalidRecordError(f"every tag must be text, got {tag!r}")
+    return tags
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One memory of an agent: a row of the `memories` table."""
+
+    id: str
+    content: str
+    memory_type: str
+    created_at: datetime
+    updated_at: datetime
+    content_hash: str
+    status: str = "active"
+    tenant: str = DEFAULT_TENANT
+    project: str | None = None
+    repo: str | None = None
+    agent: str | None = None
+    session_id: str | None = None
+    tags: tuple[str, ...] = ()
+    why: str | None = None
+    source: str | None = None
+    importance: str = "normal"
+    stability: float | None = None
+    confidence: float | None = None
+    access_count: int = 0
+    last_accessed_at: datetime | None = None
+    embedding_status: str = "pending"
+    vector: tuple[float, ...] | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def new(
+        cls,
+        content: str,
+        memory_type: str = "observation",
+        *,
+        id: str | None = None,
+        created_at: datetime | str | float | None = None,
+        updated_at: datetime | str | float | None = None,
+        importance: str = "normal",
+        stability: float | None = None,
+        tags: Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        vector: Sequence[float] | None = None,
+        **fields: Any,
+    ) -> Memory:
+        """A new, valid memory: uuid4 id, content hash, UTC timestamps, default stability.
+
+        >>> m = Memory.new("Use uv for Python installs", "Preference", project="herd")
+        >>> (m.memory_type, m.status, m.importance, m.embedding_status)
+        ('preference', 'active', 'normal', 'pending')
+        """
+        created = as_utc(created_at) or utcnow()
+        mtype = normalise_memory_type(memory_type)
+        tier = normalise_importance(importance)
+        memory = cls(
+            id=id or str(uuid.uuid4()),
+            content=content,
+            memory_type=mtype,
+            created_at=created,
+            updated_at=as_utc(updated_at) or created,
+            content_hash=content_hash(content) if isinstance(content, str) else "",
+            importance=tier,
+            stability=default_stability(mtype, tier) if stability is None else stability,
+            tags=_tags(tags),
+            metadata=dict(metadata or {}),
+            vector=tuple(float(x) for x in vector) if vector is not None else None,
+            embedding_status="ok" if vector is not None else "pending",
+            **fields,
+        )
+        return validate_memory(memory)
+
+    def with_changes(self, **changes: Any) -> Memory:
+        """A copy with `changes` applied and validated (content hash kept in step)."""
+        if "content" in changes:
+            changes.setdefault("content_hash", content_hash(changes["content"]))
+        return validate_memory(replace(self, **changes))
+
+
+def validate_memory(memory: Memory, *, dimension: int | None = None) -> Memory:
+    """Check every field of `memory` and return it with vocabularies normalised.
+
+    Raises `InvalidRecordError` naming the field and the fix. Unknown memory types are
+    allowed (the vocabulary is open); empty content is not.
+    """
+    if not isinstance(memory.id, str) or not memory.id.strip():
+        raise InvalidRecordError(f"a memory needs a non-empty id, got {memory.id!r}")
+    if not isinstance(memory.content, str) or not memory.content.strip():
+        raise InvalidRecordError(
+            f"memory {memory.id} has empty content; a memory must say something"
+        )
+    if not isinstance(memory.tenant, str) or not memory.tenant.strip():
+        raise InvalidRecordError(f"memory {memory.id} has an empty tenant; use 'default'")
+    for name in ("project", "repo", "agent", "session_id", "why", "source"):
+        _optional_text(name, getattr(memory, name))
+    if not isinstance(memory.metadata, Mapping):
+        raise InvalidRecordError(f"metadata of memory {memory.id} must be a JSON object")
+    try:
+        canonical_json(memory.metadata)
+    except (TypeError, ValueError) as exc:
+        raise InvalidRecordError(
+            f"metadata of memory {memory.id} is not JSON-serialisable: {exc}"
+        ) from exc
+    for name in ("stability", "confidence"):
+        value = getattr(memory, name)
+        if value is not None and (not isinstance(value, int | float) or math.isnan(value)):
+            raise InvalidRecordError(f"{name} of memory {memory.id} must be a number")
+    if memory.confidence is not None and not 0.0 <= memory.confidence <= 1.0:
+        raise InvalidRecordError(
+            f"confidence of memory {memory.id} is {memory.confidence}; it must lie in 0..1"
+        )
+    if not isinstance(memory.access_count, int) or memory.access_count < 0:
+        raise InvalidRecordError(f"access_count of memory {memory.id} must be an integer >= 0")
+    vector = memory.vector
+    if vector is not None:
+        if dimension is not None and len(vector) != dimension:
+            raise InvalidRecordError(
+                f"memory {memory.id} has a vector of dimension {len(vector)}, but this store "
+                f"holds {dimension}-d vectors; leave the vector out to have memlens embed it"
+            )
+        if not all(math.isfinite(x) for x in vector):
+            raise InvalidRecordError(f"memory {memory.id} has a vector with NaN or inf")
+    return replace(
+        memory,
+        memory_type=normalise_memory_type(memory.memory_type),
+        status=normalise_status(memory.status),
+        importance=normalise_importance(memory.importance),
+        embedding_status=normalise_embedding_status(memory.embedding_status),
+        content_hash=memory.content_hash or content_hash(memory.content),
+        created_at=as_utc(memory.created_at) or utcnow(),
+        updated_at=as_utc(memory.updated_at) or utcnow(),
+        last_accessed_at=as_utc(memory.last_accessed_at),
+        tags=_tags(memory.tags),
+    )
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A directed, typed link between two memories: a row of the `edges` table."""
+
+    id: str
+    source_id: str
+    target_id: str
+    relation: str
+    created_at: datetime
+    tenant: str = DEFAULT_TENANT
+    strength: float = 1.0
+    evidence: tuple[str, ...] = ()
+    last_reinforced: datetime | None = None
+    decay_rate: float = 0.0
+    status: str = "active"
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def new(
+        cls,
+        source_id: str,
+        target_id: str,
+        relation: str,
+        *,
+        id: str | None = None,
+        created_at: datetime | str | float | None = None,
+        evidence: Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        **fields: Any,
+    ) -> Edge:
+        """A new, valid edge; relation aliases are mapped (`superseded_by` flips direction)."""
+        canonical, swap = normalise_relation(relation)
+        if swap:
+            source_id, target_id = target_id, source_id
+        created = as_utc(created_at) or utcnow()
+        fields.setdefault("last_reinforced", created)
+        edge = cls(
+            id=id or str(uuid.uuid4()),
+            source_id=source_id,
+            target_id=target_id,
+            relation=canonical,
+            created_at=created,
+            evidence=_tags(evidence),
+            metadata=dict(metadata or {}),
+            **fields,
+        )
+        return validate_edge(edge)
+
+
+def validate_edge(edge: Edge) -> Edge:
+    """Check an edge and return it normalised; raises `InvalidRecordError`."""
+    for name in ("id", "source_id", "target_id"):
+        value = getattr(edge, name)
+        if not isinstance(value, str) or not value.strip():
+            raise InvalidRecordError(f"an edge needs a non-empty {name}, got {value!r}")
+    if edge.source_id == edge.target_id:
+        raise InvalidRecordError(f"edge {edge.id} links memory {edge.source_id} to itself")
+    relation, _ = normalise_relation(edge.relation)
+    if not isinstance(edge.strength, int | float) or not 0.0 <= edge.strength <= 1.0:
+        raise InvalidRecordError(f"edge {edge.id} has strength {edge.strength!r}; use 0..1")
+    if not isinstance(edge.decay_rate, int | float) or edge.decay_rate < 0:
+        raise InvalidRecordError(f"edge {edge.id} has decay_rate {edge.decay_rate!r}; use >= 0")
+    return replace(
+        edge,
+        relation=relation,
+        status=normalise_status(edge.status),
+        created_at=as_utc(edge.created_at) or utcnow(),
+        last_reinforced=as_utc(edge.last_reinforced),
+        evidence=_tags(edge.evidence),
+    )
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One row of the append-only `audit` table: who did what to which records, and why."""
+
+    id: str
+    at: datetime
+    tenant: str
+    actor: str
+    action: str
+    target_ids: tuple[str, ...]
+    before: Any
+    after: Any
+    reason: str | None
+    table_version: int | None
+
+
+def memories_to_frame(memories: Sequence[Memory]) -> pl.DataFrame:
+    """A polars frame of `memories` (vectors left out) for tables and charts."""
+    import polars as pl
+
+    rows = [
+        {
+            "id": m.id,
+            "memory_type": m.memory_type,
+            "status": m.status,
+            "project": m.project,
+            "agent": m.agent,
+            "session_id": m.session_id,
+            "importance": m.importance,
+            "tags": list(m.tags),
+            "created_at": m.created_at,
+            "access_count": m.access_count,
+            "embedding_status": m.embedding_status,
+            "content": m.content,
+        }
+        for m in memories
+    ]
+    return pl.DataFrame(rows, infer_schema_length=None)

@@ -1,0 +1,225 @@
+"""Schema v1 of a memlens store: Arrow schemas, vocabularies with aliases, `SCHEMA_VERSION`.
+
+The tables and columns are those of DESIGN.md section 2: `memories` (one table, metadata
+filters; seed 000), `edges` (causal links; seed 003 ADR-004, seed 004) and an append-only
+`audit`. The schema version lives in each table's schema metadata; the embedding model id and
+dimension live in the metadata of the `memories.vector` field, so a model change rewrites that
+field and nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pyarrow as pa
+
+from memory_core.errors import InvalidRecordError
+
+SCHEMA_VERSION = 1
+
+MEMORIES = "memories"
+EDGES = "edges"
+AUDIT = "audit"
+
+META_SCHEMA_VERSION = b"memlens.schema_version"
+META_MODEL_ID = b"memlens.embedding_model"
+META_DIMENSION = b"memlens.embedding_dimension"
+
+DEFAULT_TENANT = "default"
+
+#: Known memory types, by the seed that introduced them. The vocabulary is open: an unknown
+#: type is stored as given (normalised), a known alias is mapped onto its canonical name.
+MEMORY_TYPES: tuple[str, ...] = (
+    # seed 000 (herd)
+    "session_summary", "decision_context", "pattern", "preference", "thread",
+    # seed 002 (Make_Skills)
+    "decision", "lesson", "skill_idea", "topic", "fact",
+    # seed 004 (HADES)
+    "observation", "reflection", "learning", "event", "principle", "insight",
+    # seed 001 (superagents)
+    "identity",
+)
+MEMORY_TYPE_ALIASES: dict[str, str] = {
+    "summary": "session_summary",
+    "session": "session_summary",
+    "hdr": "decision_context",
+    "adr": "decision_context",
+    "decision_record": "decision_context",
+    "obs": "observation",
+    "pref": "preference",
+    "skill": "skill_idea",
+}
+
+STATUSES: tuple[str, ...] = ("active", "archived", "superseded")
+STATUS_ALIASES: dict[str, str] = {"live": "active", "archive": "archived"}
+
+#: Importance tiers of seed 003 (ADR-002 tier anchors), strongest first.
+IMPORTANCE_TIERS: tuple[str, ...] = (
+    "constitutional", "critical", "important", "normal", "temporary", "deprecated",
+)
+IMPORTANCE_ALIASES: dict[str, str] = {
+    "core": "constitutional",
+    "high": "important",
+    "medium": "normal",
+    "low": "temporary",
+}
+
+EMBEDDING_STATUSES: tuple[str, ...] = ("ok", "pending", "failed")
+
+#: Edge relations: seed 003 ADR-004's causal six, then seed 004's.
+RELATIONS: tuple[str, ...] = (
+    "caused", "enabled", "supersedes", "contradicts", "derived_from", "supports",
+    "uses", "relates_to", "improves",
+)
+RELATION_ALIASES: dict[str, str] = {
+    "causes": "caused",
+    "cause": "caused",
+    "enables": "enabled",
+    "conflicts_with": "contradicts",
+    "contradicts_with": "contradicts",
+    "consolidates": "derived_from",
+    "derives_from": "derived_from",
+    "superseded_by": "supersedes",  # caller must swap direction; see normalise_relation
+    "related_to": "relates_to",
+    "relates": "relates_to",
+    "supported_by": "supports",
+}
+
+SOURCES: tuple[str, ...] = ("user_statement", "agent_inference", "code_analysis", "transcript")
+
+
+def _key(value: str) -> str:
+    return re.sub(r"[\s\-]+", "_", value.strip().lower())
+
+
+def normalise_memory_type(value: str) -> str:
+    """Canonical memory type: lower-case, underscores, aliases mapped; unknown types allowed.
+
+    >>> normalise_memory_type("Decision Record")
+    'decision_context'
+    """
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidRecordError(
+            f"memory_type must be a non-empty string, got {value!r}; "
+            f"known types: {', '.join(MEMORY_TYPES)}"
+        )
+    key = _key(value)
+    return MEMORY_TYPE_ALIASES.get(key, key)
+
+
+def _closed(value: str, kind: str, known: tuple[str, ...], aliases: dict[str, str]) -> str:
+    key = _key(value) if isinstance(value, str) else ""
+    key = aliases.get(key, key)
+    if key not in known:
+        raise InvalidRecordError(f"unknown {kind} {value!r}; use one of: {', '.join(known)}")
+    return key
+
+
+def normalise_status(value: str) -> str:
+    """Canonical status (active, archived, superseded); anything else is an error."""
+    return _closed(value, "status", STATUSES, STATUS_ALIASES)
+
+
+def normalise_importance(value: str) -> str:
+    """Canonical importance tier; anything else is an error naming the tiers."""
+    return _closed(value, "importance", IMPORTANCE_TIERS, IMPORTANCE_ALIASES)
+
+
+def normalise_embedding_status(value: str) -> str:
+    """Canonical embedding status (ok, pending, failed)."""
+    return _closed(value, "embedding_status", EMBEDDING_STATUSES, {})
+
+
+def normalise_relation(value: str) -> tuple[str, bool]:
+    """Canonical relation and whether source and target must be swapped.
+
+    `superseded_by` points the other way from `supersedes`, so it maps onto it reversed.
+
+    >>> normalise_relation("conflicts_with")
+    ('contradicts', False)
+    >>> normalise_relation("superseded_by")
+    ('supersedes', True)
+    """
+    key = _key(value) if isinstance(value, str) else ""
+    swap = key == "superseded_by"
+    return _closed(value, "relation", RELATIONS, RELATION_ALIASES), swap
+
+
+_UTC_US = pa.timestamp("us", tz="UTC")
+
+
+def memories_schema(dimension: int, model_id: str) -> pa.Schema:
+    """The Arrow schema of the `memories` table for vectors of `dimension` from `model_id`."""
+    vector_meta = {META_MODEL_ID: model_id.encode(), META_DIMENSION: str(dimension).encode()}
+    return pa.schema(
+        [
+            pa.field("id", pa.string(), nullable=False),
+            pa.field("content", pa.string(), nullable=False),
+            pa.field("memory_type", pa.string(), nullable=False),
+            pa.field("status", pa.string(), nullable=False),
+            pa.field("tenant", pa.string(), nullable=False),
+            pa.field("project", pa.string()),
+            pa.field("repo", pa.string()),
+            pa.field("agent", pa.string()),
+            pa.field("session_id", pa.string()),
+            pa.field("tags", pa.list_(pa.string())),
+            pa.field("why", pa.string()),
+            pa.field("source", pa.string()),
+            pa.field("created_at", _UTC_US, nullable=False),
+            pa.field("updated_at", _UTC_US, nullable=False),
+            pa.field("content_hash", pa.string(), nullable=False),
+            pa.field("importance", pa.string(), nullable=False),
+            pa.field("stability", pa.float32()),
+            pa.field("confidence", pa.float32()),
+            pa.field("access_count", pa.int32()),
+            pa.field("last_accessed_at", _UTC_US),
+            pa.field("embedding_status", pa.string(), nullable=False),
+            pa.field("vector", pa.list_(pa.float32(), dimension), metadata=vector_meta),
+            pa.field("metadata", pa.string()),
+        ],
+        metadata={META_SCHEMA_VERSION: str(SCHEMA_VERSION).encode()},
+    )
+
+
+def edges_schema() -> pa.Schema:
+    """The Arrow schema of the `edges` table."""
+    return pa.schema(
+        [
+            pa.field("id", pa.string(), nullable=False),
+            pa.field("tenant", pa.string(), nullable=False),
+            pa.field("source_id", pa.string(), nullable=False),
+            pa.field("target_id", pa.string(), nullable=False),
+            pa.field("relation", pa.string(), nullable=False),
+            pa.field("strength", pa.float32()),
+            pa.field("evidence", pa.list_(pa.string())),
+            pa.field("created_at", _UTC_US, nullable=False),
+            pa.field("last_reinforced", _UTC_US),
+            pa.field("decay_rate", pa.float32()),
+            pa.field("status", pa.string(), nullable=False),
+            pa.field("metadata", pa.string()),
+        ],
+        metadata={META_SCHEMA_VERSION: str(SCHEMA_VERSION).encode()},
+    )
+
+
+def audit_schema() -> pa.Schema:
+    """The Arrow schema of the append-only `audit` table.
+
+    DESIGN.md lists no tenant column for audit rows; memlens adds one because the rows carry
+    record contents (before/after) and every read is scoped to one tenant.
+    """
+    return pa.schema(
+        [
+            pa.field("id", pa.string(), nullable=False),
+            pa.field("at", _UTC_US, nullable=False),
+            pa.field("tenant", pa.string(), nullable=False),
+            pa.field("actor", pa.string(), nullable=False),
+            pa.field("action", pa.string(), nullable=False),
+            pa.field("target_ids", pa.list_(pa.string())),
+            pa.field("before", pa.string()),
+            pa.field("after", pa.string()),
+            pa.field("reason", pa.string()),
+            pa.field("table_version", pa.int64()),
+        ],
+        metadata={META_SCHEMA_VERSION: str(SCHEMA_VERSION).encode()},
+    )

@@ -1,0 +1,171 @@
+"""Connecting to a store location and opening (or creating) its three tables, checked.
+
+Checks made here, before anything is read or written: the location is a folder (or an
+object-storage URI), the tables' schema version is one this memlens reads, and the vectors
+were made by the model memlens is configured to embed with.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from memory_core.errors import (
+    ModelMismatchError,
+    SchemaVersionError,
+    StoreLocationError,
+    StoreNotFoundError,
+)
+from memory_core.schema import (
+    AUDIT,
+    EDGES,
+    MEMORIES,
+    META_DIMENSION,
+    META_MODEL_ID,
+    META_SCHEMA_VERSION,
+    SCHEMA_VERSION,
+    audit_schema,
+    edges_schema,
+    memories_schema,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class StoreTables:
+    """The open tables of one store and the model its vectors came from."""
+
+    uri: str
+    db: Any
+    memories: Any
+    edges: Any
+    audit: Any
+    model_id: str
+    dimension: int
+
+
+def is_remote(uri: str) -> bool:
+    """True for object-storage and other scheme URIs (s3://, gs://, az://, db://, ...)."""
+    return "://" in uri and not uri.startswith("file://")
+
+
+def _check_location(uri: str, *, create: bool) -> None:
+    if is_remote(uri):
+        return
+    path = Path(uri.removeprefix("file://")).expanduser()
+    if path.exists() and not path.is_dir():
+        raise StoreLocationError(
+            f"the store location {uri} is a file, not a folder; point --store (or "
+            f"MEMLENS_STORE) at a folder, e.g. ./data/store"
+        )
+    if not path.exists() and not create:
+        raise StoreNotFoundError(
+            f"there is no memlens store at {uri}; create one with `memlens init --store {uri}`"
+        )
+
+
+def _list_tables(db: Any) -> set[str]:
+    response = db.list_tables()
+    names = getattr(response, "tables", response)
+    return set(names or ())
+
+
+def schema_version_of(schema: pa.Schema) -> int:
+    """The memlens schema version recorded in a table schema (0 when absent)."""
+    raw = (schema.metadata or {}).get(META_SCHEMA_VERSION)
+    return int(raw) if raw else 0
+
+
+def vector_model_of(schema: pa.Schema) -> tuple[str, int]:
+    """(model id, dimension) recorded on the `vector` field of a memories schema."""
+    field = schema.field("vector")
+    meta = field.metadata or {}
+    model = meta.get(META_MODEL_ID, b"unknown").decode()
+    dimension = int(meta.get(META_DIMENSION, b"0")) or field.type.list_size
+    return model, dimension
+
+
+def _check_schema_version(uri: str, name: str, schema: pa.Schema) -> None:
+    version = schema_version_of(schema)
+    if version > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"table {name!r} in {uri} has schema version {version}, but this memlens reads "
+            f"up to version {SCHEMA_VERSION}; upgrade memlens (`pip install -U memlens`)"
+        )
+    if version < SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"table {name!r} in {uri} has schema version {version} (this memlens writes "
+            f"{SCHEMA_VERSION}); export it with the memlens that wrote it and `memlens import` "
+            f"the file, which migrates it"
+        )
+
+
+def check_model(uri: str, stored: tuple[str, int], wanted: tuple[str, int]) -> None:
+    """Refuse a store whose vectors came from another model or dimension than `wanted`."""
+    if stored == wanted:
+        return
+    (stored_model, stored_dim), (model, dim) = stored, wanted
+    raise ModelMismatchError(
+        f"the store {uri} holds {stored_dim}-d vectors from {stored_model!r}, but memlens is "
+        f"set to embed with {model!r} ({dim}-d). Either set MEMLENS_EMBED_MODEL={stored_model} "
+        f"to use the store as it is, or re-embed it: `memlens reembed --model {model} "
+        f"--store {uri}`"
+    )
+
+
+def open_tables(
+    uri: str,
+    *,
+    model_id: str,
+    dimension: int,
+    create: bool = True,
+    check_vectors: bool = True,
+    storage_options: dict[str, str] | None = None,
+) -> StoreTables:
+    """Open the store at `uri`, creating missing tables when `create` is true."""
+    import lancedb
+
+    _check_location(uri, create=create)
+    try:
+        db = lancedb.connect(
+            uri, storage_options=storage_options, read_consistency_interval=timedelta(0)
+        )
+        present = _list_tables(db)
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise StoreLocationError(f"cannot open the store at {uri}: {exc}") from exc
+    if MEMORIES not in present and not create:
+        raise StoreNotFoundError(
+            f"{uri} holds no memlens store (no '{MEMORIES}' table); create one with "
+            f"`memlens init --store {uri}`"
+        )
+    wanted = {
+        MEMORIES: memories_schema(dimension, model_id),
+        EDGES: edges_schema(),
+        AUDIT: audit_schema(),
+    }
+    tables: dict[str, Any] = {}
+    for name, schema in wanted.items():
+        if name in present:
+            tables[name] = db.open_table(name)
+            _check_schema_version(uri, name, tables[name].schema)
+        else:
+            log.info("creating table %s in %s", name, uri)
+            tables[name] = db.create_table(name, schema=schema)
+    stored = vector_model_of(tables[MEMORIES].schema)
+    if check_vectors:
+        check_model(uri, stored, (model_id, dimension))
+    return StoreTables(
+        uri=uri,
+        db=db,
+        memories=tables[MEMORIES],
+        edges=tables[EDGES],
+        audit=tables[AUDIT],
+        model_id=stored[0],
+        dimension=stored[1],
+    )
