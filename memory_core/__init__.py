@@ -1,0 +1,68 @@
+"""memlens' engine: store, filters, embeddings, exchange, stats. No Streamlit in here.
+
+Pages and notebooks import only these names. They are loaded on first use, so
+`import memory_core` stays fast (heavy libraries load when needed).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS: dict[str, str] = {
+    "Settings": "memory_core.config",
+    "MemlensError": "memory_core.errors",
+    "InvalidRecordError": "memory_core.errors",
+    "InvalidFilterError": "memory_core.errors",
+    "StoreLocationError": "memory_core.errors",
+    "StoreNotFoundError": "memory_core.errors",
+    "SchemaVersionError": "memory_core.errors",
+    "ModelMismatchError": "memory_core.errors",
+    "TenantNotFoundError": "memory_core.errors",
+    "MemoryNotFoundError": "memory_core.errors",
+    "ReadOnlyError": "memory_core.errors",
+    "EmbedderUnavailableError": "memory_core.errors",
+    "ExportFormatError": "memory_core.errors",
+    "SCHEMA_VERSION": "memory_core.schema",
+    "MEMORY_TYPES": "memory_core.schema",
+    "RELATIONS": "memory_core.schema",
+    "IMPORTANCE_TIERS": "memory_core.schema",
+    "STATUSES": "memory_core.schema",
+    "Memory": "memory_core.records",
+    "Edge": "memory_core.records",
+    "AuditEntry": "memory_core.records",
+    "content_hash": "memory_core.records",
+    "memories_to_frame": "memory_core.records",
+    "Filter": "memory_core.filters",
+    "Embedder": "memory_core.embedding",
+    "load_embedder": "memory_core.embedding",
+    "MemoryStore": "memory_core.store",
+    "AddReport": "memory_core.store",
+    "UpsertReport": "memory_core.store",
+    "StoreStats": "memory_core.stats",
+    "store_stats": "memory_core.stats",
+    "memories_over_time": "memory_core.stats",
+    "fill_pending": "memory_core.reembed",
+    "switch_model": "memory_core.reembed",
+    "seed_from_export": "memory_core.seeding",
+    "write_export": "memory_core.exchange.ndjson",
+    "read_export": "memory_core.exchange.ndjson",
+    "memory_doc": "memory_core.exchange.canonical",
+    "counts_bar": "memory_core.viz.overview",
+    "written_over_time": "memory_core.viz.overview",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'memory_core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,1 @@
+"""Benchmarks behind `memlens bench ...`: figures and ratios, never timed unit tests."""

@@ -1,0 +1,297 @@
+"""The `memlens` command: parse, call the engine, print (DESIGN.md section 8).
+
+User mistakes (every `MemlensError`, bad options) print one line on stderr and exit 1; data
+output has `--json`; long work shows a progress bar on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from memory_core.cli_support import (
+    emit_json,
+    memory_line,
+    open_store,
+    progress_bar,
+    store_options,
+)
+from memory_core.errors import InvalidRecordError, MemlensError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--store", "store_uri", metavar="URI", help="Store folder or URI (MEMLENS_STORE).")
+@click.option("--tenant", metavar="T", help="Tenant whose memories to use (MEMLENS_TENANT).")
+@click.version_option(package_name="memlens")
+@click.pass_context
+def cli(ctx: click.Context, store_uri: str | None, tenant: str | None) -> None:
+    """memlens: review, search and curate what AI agents remember in LanceDB."""
+    ctx.ensure_object(dict)
+    ctx.obj.update(store=store_uri, tenant=tenant)
+
+
+@cli.command()
+@store_options
+@click.option("--from", "source", type=click.Path(path_type=Path),
+              help="Export file to seed from (default: the demo corpus in data/demo).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def init(ctx: click.Context, source: Path | None, as_json: bool) -> None:
+    """Create the store and seed it with the demo corpus (embedding it with a progress bar).
+
+    Does nothing if the tenant already has memories.
+    """
+    from memory_core.seeding import seed_from_export
+
+    store = open_store(ctx)
+    existing = store.count()
+    if existing:
+        result: dict[str, Any] = {"store": store.uri, "seeded": False, "memories": existing}
+        message = f"{store.uri} already holds {existing} memories; nothing to seed"
+    else:
+        with progress_bar("embedding") as bar:
+            report = seed_from_export(store, source, progress=bar)
+        result = {"store": store.uri, "seeded": True, **report.__dict__}
+        message = (f"seeded {store.uri} with {report.memories} memories and {report.edges} "
+                   f"edges from {report.source}")
+        if report.pending:
+            message += (f"; {report.pending} are pending embedding ({report.embedding_error}); "
+                        f"run `memlens reembed` once the model is available")
+    emit_json(result) if as_json else click.echo(message)
+
+
+@cli.command()
+@store_options
+@click.option("--port", default=8501, show_default=True, help="Port of the web app.")
+@click.option("--no-seed", is_flag=True, help="Do not seed an empty store with the demo.")
+@click.option("--headless/--open-browser", default=True, show_default=True,
+              help="Open a browser tab or not.")
+@click.pass_context
+def serve(ctx: click.Context, port: int, no_seed: bool, headless: bool) -> None:
+    """Start the memlens web app (Streamlit), seeding an empty store with the demo first."""
+    store = open_store(ctx)
+    if not no_seed and store.count() == 0:
+        ctx.invoke(init)
+    app = Path(__file__).resolve().parent.parent / "app.py"
+    if not app.is_file():
+        raise MemlensError(f"app.py is not at {app}; run memlens from a source checkout "
+                           f"(pip install -e .)")
+    env_args = ["--server.port", str(port), "--server.headless", str(headless).lower(),
+                "--browser.gatherUsageStats", "false"]
+    app_args = ["--", "--store", store.uri, "--tenant", store.tenant]
+    click.echo(f"memlens is at http://localhost:{port} (Ctrl+C stops it)", err=True)
+    code = subprocess.call([sys.executable, "-m", "streamlit", "run", str(app), *env_args,
+                            *app_args])
+    sys.exit(code)
+
+
+@cli.command()
+@store_options
+@click.option("--json", "as_json", is_flag=True, help="Print the stats as JSON.")
+@click.pass_context
+def stats(ctx: click.Context, as_json: bool) -> None:
+    """Counts by type, project, agent and status, and the store's health."""
+    from memory_core.stats import store_stats
+
+    s = store_stats(open_store(ctx, require_tenant=True))
+    if as_json:
+        emit_json(s.to_dict())
+        return
+    click.echo(f"store {s.uri}  tenant {s.tenant}  version {s.table_version}")
+    click.echo(f"model {s.model_id} ({s.dimension}-d)")
+    click.echo(f"memories {s.memories} ({s.active} active)  edges {s.edges}")
+    for title, counts in (("status", s.by_status), ("type", s.by_type),
+                          ("project", s.by_project), ("agent", s.by_agent),
+                          ("embedding", s.by_embedding_status)):
+        click.echo(f"{title:>10}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    click.echo(f"    health: {s.pending_embeddings} pending embeddings, {s.duplicate_groups} "
+               f"duplicate groups ({s.duplicate_memories} memories), {s.dangling_edges} "
+               f"dangling edges")
+
+
+def _metadata(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidRecordError(f"--metadata is not JSON ({exc.msg}): {text!r}") from exc
+    if not isinstance(value, dict):
+        raise InvalidRecordError(f"--metadata must be a JSON object, got {text!r}")
+    return value
+
+
+@cli.command()
+@store_options
+@click.argument("content")
+@click.option("--type", "memory_type", default="observation", show_default=True,
+              help="Memory type (open vocabulary; aliases are mapped).")
+@click.option("--project")
+@click.option("--repo")
+@click.option("--agent")
+@click.option("--session", "session_id")
+@click.option("--tag", "tags", multiple=True, help="A tag; repeat for more.")
+@click.option("--why", help="One-line rationale.")
+@click.option("--source", help="user_statement, agent_inference, code_analysis, transcript, ...")
+@click.option("--importance", default="normal", show_default=True)
+@click.option("--metadata", help="A JSON object of extra fields.")
+@click.option("--allow-duplicate", is_flag=True, help="Store it even if the content exists.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_context
+def add(ctx: click.Context, content: str, memory_type: str, project: str | None,
+        repo: str | None, agent: str | None, session_id: str | None, tags: tuple[str, ...],
+        why: str | None, source: str | None, importance: str, metadata: str | None,
+        allow_duplicate: bool, as_json: bool) -> None:
+    """Add one memory (embedded now, or pending if the model is unavailable)."""
+    from memory_core.records import Memory
+
+    memory = Memory.new(content, memory_type, project=project, repo=repo, agent=agent,
+                        session_id=session_id, tags=tags, why=why, source=source,
+                        importance=importance, metadata=_metadata(metadata))
+    store = open_store(ctx)
+    report = store.add([memory], dedup=not allow_duplicate, reason="memlens add")
+    result = {"inserted": list(report.inserted), "duplicates": [list(d) for d in
+              report.duplicates], "pending": report.pending, "version": report.table_version}
+    if as_json:
+        emit_json(result)
+    elif report.duplicates:
+        click.echo(f"not added: the same content is already memory {report.duplicates[0][1]} "
+                   f"(use --allow-duplicate to store it anyway)")
+    else:
+        suffix = " (embedding pending; run `memlens reembed`)" if report.pending else ""
+        click.echo(f"added {report.inserted[0]}{suffix}")
+
+
+def _filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option("--project", multiple=True, help="Project; repeat for any of several."),
+        click.option("--repo", multiple=True),
+        click.option("--agent", multiple=True),
+        click.option("--session", "session_id", multiple=True),
+        click.option("--type", "memory_type", multiple=True),
+        click.option("--tag", "tags", multiple=True, help="Has any of these tags."),
+        click.option("--status", multiple=True,
+                     help="active (default), archived, superseded; repeat for several."),
+        click.option("--importance", multiple=True),
+        click.option("--embedding-status", multiple=True),
+        click.option("--since", "created_after", help="Created at or after (ISO date)."),
+        click.option("--until", "created_before", help="Created at or before (ISO date)."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+@cli.command(name="ls")
+@store_options
+@_filter_options
+@click.option("--limit", default=20, show_default=True, help="How many (0 for all).")
+@click.option("--json", "as_json", is_flag=True, help="Print memories as JSON lines.")
+@click.pass_context
+def ls_command(ctx: click.Context, limit: int, as_json: bool, **filters: Any) -> None:
+    """List memories, newest first, with filters."""
+    from memory_core.exchange.canonical import memory_doc
+    from memory_core.filters import Filter
+
+    flt = Filter(**{k: (v or None) for k, v in filters.items()})
+    store = open_store(ctx, require_tenant=True)
+    memories = store.list(flt, limit=limit or None)
+    if as_json:
+        emit_json([memory_doc(m) for m in memories])
+        return
+    for m in memories:
+        click.echo(memory_line(m))
+    total = store.count(flt)
+    click.echo(f"{len(memories)} of {total} matching memories", err=True)
+
+
+@cli.command()
+@store_options
+@click.argument("memory_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the memory as JSON.")
+@click.pass_context
+def show(ctx: click.Context, memory_id: str, as_json: bool) -> None:
+    """Show one memory with its edges and audit history."""
+    from memory_core.exchange.canonical import edge_doc, memory_doc
+
+    store = open_store(ctx, require_tenant=True)
+    memory = store.get(memory_id)
+    edges = store.edges(memory_id=memory_id)
+    history = store.audit_entries(memory_id=memory_id, limit=20)
+    if as_json:
+        emit_json({"memory": memory_doc(memory), "edges": [edge_doc(e) for e in edges],
+                   "audit": [{"at": a.at.isoformat(), "actor": a.actor, "action": a.action,
+                              "reason": a.reason} for a in history]})
+        return
+    for key, value in memory_doc(memory).items():
+        if key != "kind" and value not in (None, [], {}):
+            click.echo(f"{key:>16}: {value}")
+    for e in edges:
+        arrow = f"-[{e.relation}]-> {e.target_id}" if e.source_id == memory_id \
+            else f"<-[{e.relation}]- {e.source_id}"
+        click.echo(f"{'edge':>16}: {arrow} (strength {e.strength:.2f})")
+    for a in history:
+        click.echo(f"{'audit':>16}: {a.at:%Y-%m-%d %H:%M} {a.actor} {a.action} {a.reason or ''}")
+
+
+@cli.command()
+@store_options
+@click.option("--model", help="Switch the whole store to this embedding model and re-embed all.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def reembed(ctx: click.Context, model: str | None, as_json: bool) -> None:
+    """Embed pending memories, or re-embed everything with another model (--model)."""
+    from memory_core.reembed import fill_pending, switch_model
+
+    if model:
+        from memory_core.config import Settings
+        from memory_core.embedding import load_embedder
+
+        store = open_store(ctx, check_vectors=False)
+        new = load_embedder(Settings.from_env(embed_model=model))
+        with progress_bar("re-embedding") as bar:
+            report = switch_model(store, new, progress=bar)
+    else:
+        store = open_store(ctx)
+        with progress_bar("embedding pending") as bar:
+            report = fill_pending(store, progress=bar)
+    if as_json:
+        emit_json(report.__dict__)
+    else:
+        click.echo(f"embedded {report.embedded} memories with {report.model_id} "
+                   f"({report.dimension}-d); table version {report.table_version}")
+
+
+def _register_subcommands() -> None:
+    from memory_core.cli_bench import bench
+
+    cli.add_command(bench)
+
+
+_register_subcommands()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI, turning user mistakes into one line and exit code 1."""
+    try:
+        cli.main(args=argv, prog_name="memlens", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(1)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        hint = ""
+        if isinstance(exc, click.UsageError) and exc.ctx is not None:
+            hint = f" (see `{exc.ctx.command_path} --help`)"
+        click.echo(f"Error: {exc.format_message()}{hint}", err=True)
+        sys.exit(1)
+    except MemlensError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)

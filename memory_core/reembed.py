@@ -1,0 +1,127 @@
+"""Completing and replacing embeddings (seed 003 ADR-009 deferred indexing; model changes).
+
+`fill_pending` embeds the tenant's memories whose `embedding_status` is pending or failed.
+`switch_model` re-embeds every memory of the store with another model and rewrites the
+`vector` column (new dimension and model id); older table versions keep the old vectors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from memory_core.embedding import Embedder
+from memory_core.errors import EmbedderUnavailableError, ReadOnlyError
+from memory_core.filters import sql_string
+from memory_core.records import utcnow
+from memory_core.schema import META_DIMENSION, META_MODEL_ID
+from memory_core.store import MemoryStore
+
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class ReembedReport:
+    """How many memories got vectors, from which model, and the table version after."""
+
+    embedded: int
+    model_id: str
+    dimension: int
+    table_version: int
+
+
+def _writable(store: MemoryStore) -> None:
+    if store.read_only:
+        raise ReadOnlyError(f"the store {store.uri} is open read-only; unset MEMLENS_READ_ONLY")
+
+
+def _merge_vectors(store: MemoryStore, ids: list[str], vectors: np.ndarray, batch_rows: int
+                   ) -> None:
+    dim = int(vectors.shape[1])
+    now = utcnow()
+    for start in range(0, len(ids), batch_rows):
+        chunk_ids = ids[start : start + batch_rows]
+        chunk = vectors[start : start + batch_rows]
+        update = pa.table(
+            {
+                "id": pa.array(chunk_ids, pa.string()),
+                "embedding_status": pa.array(["ok"] * len(chunk_ids), pa.string()),
+                "updated_at": pa.array([now] * len(chunk_ids), pa.timestamp("us", tz="UTC")),
+                "vector": pa.FixedSizeListArray.from_arrays(
+                    pa.array(chunk.reshape(-1), pa.float32()), dim
+                ),
+            }
+        )
+        store.tables.memories.merge_insert("id").when_matched_update_all().execute(update)
+
+
+def fill_pending(
+    store: MemoryStore, *, progress: Progress | None = None, batch_rows: int = 512
+) -> ReembedReport:
+    """Embed this tenant's pending and failed memories with the store's model."""
+    _writable(store)
+    where = (f"tenant = {sql_string(store.tenant)} AND embedding_status != 'ok'")
+    rows = (store.tables.memories.search().where(where).select(["id", "content"])
+            .limit(None).to_arrow().sort_by("id"))
+    ids, contents = rows["id"].to_pylist(), rows["content"].to_pylist()
+    if ids:
+        try:
+            vectors = store.embedder.embed(contents, progress=progress)
+        except EmbedderUnavailableError as exc:
+            raise EmbedderUnavailableError(
+                f"{len(ids)} memories are still pending: {exc}"
+            ) from exc
+        _merge_vectors(store, ids, vectors, batch_rows)
+        store.audit.append(
+            tenant=store.tenant, actor=store.actor, action="reembed", target_ids=ids,
+            after={"embedded": len(ids), "model": store.tables.model_id},
+            table_version=store.version,
+        )
+    return ReembedReport(len(ids), store.tables.model_id, store.tables.dimension, store.version)
+
+
+def switch_model(
+    store: MemoryStore, embedder: Embedder, *, progress: Progress | None = None,
+    batch_rows: int = 512,
+) -> ReembedReport:
+    """Re-embed every memory of the store (all tenants) with `embedder` and record its model.
+
+    Every vector is computed before the table changes, so a model that fails leaves the store
+    as it was.
+    """
+    _writable(store)
+    table = store.tables.memories
+    rows = table.search().select(["id", "content", "tenant"]).limit(None).to_arrow().sort_by("id")
+    ids, contents = rows["id"].to_pylist(), rows["content"].to_pylist()
+    vectors = embedder.embed(contents, progress=progress)
+    old_model = (store.tables.model_id, store.tables.dimension)
+    field = pa.field(
+        "vector",
+        pa.list_(pa.float32(), embedder.dimension),
+        metadata={
+            META_MODEL_ID: embedder.model_id.encode(),
+            META_DIMENSION: str(embedder.dimension).encode(),
+        },
+    )
+    table.drop_columns(["vector"])
+    table.add_columns(field)
+    _merge_vectors(store, ids, vectors, batch_rows)
+    version = store.version
+    for tenant in sorted(set(rows["tenant"].to_pylist())):
+        tenant_ids = [i for i, t in zip(ids, rows["tenant"].to_pylist(), strict=True)
+                      if t == tenant]
+        store.audit.append(
+            tenant=tenant, actor=store.actor, action="reembed", target_ids=tenant_ids,
+            before={"model": old_model[0], "dimension": old_model[1]},
+            after={"model": embedder.model_id, "dimension": embedder.dimension},
+            reason="embedding model changed", table_version=version,
+        )
+    store.tables = type(store.tables)(
+        uri=store.tables.uri, db=store.tables.db, memories=table, edges=store.tables.edges,
+        audit=store.tables.audit, model_id=embedder.model_id, dimension=embedder.dimension,
+    )
+    store.embedder = embedder
+    return ReembedReport(len(ids), embedder.model_id, embedder.dimension, version)

@@ -1,0 +1,76 @@
+"""Seeding a store from an export file: the demo corpus (the embedded default) or any export.
+
+The demo corpus lives in `data/demo/` as a memlens export (vectors left out) plus a query set;
+`write_demo_files` regenerates both from `memory_core.demo` byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memory_core.exchange.canonical import edge_from_doc, memory_from_doc
+from memory_core.exchange.ndjson import read_export, write_export
+from memory_core.records import canonical_json, validate_edge
+from memory_core.store import MemoryStore
+
+DEMO_EXPORT = "demo_export.ndjson"
+DEMO_QUERIES = "queries.ndjson"
+#: Fixed so the committed demo export is byte-identical on every regeneration.
+DEMO_EXPORTED_AT = datetime(2026, 10, 1, tzinfo=UTC)
+
+Progress = Callable[[int], None]
+
+
+def demo_dir() -> Path:
+    """`data/demo` of the source checkout memlens runs from."""
+    return Path(__file__).resolve().parent.parent / "data" / "demo"
+
+
+@dataclass(frozen=True)
+class SeedReport:
+    """What seeding wrote."""
+
+    source: str
+    memories: int
+    edges: int
+    pending: int
+    embedding_error: str | None
+
+
+def write_demo_files(folder: Path, *, seed: int | None = None) -> tuple[Path, Path]:
+    """Generate the demo corpus and write its export and query set into `folder`."""
+    from memory_core.demo import DEMO_SEED, generate_demo
+
+    corpus = generate_demo(DEMO_SEED if seed is None else seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    export = folder / DEMO_EXPORT
+    write_export(export, corpus.memories, corpus.edges, tenant="default",
+                 exported_at=DEMO_EXPORTED_AT)
+    queries = folder / DEMO_QUERIES
+    with queries.open("w", encoding="utf-8", newline="\n") as out:
+        for query in corpus.queries:
+            out.write(canonical_json(query) + "\n")
+    return export, queries
+
+
+def seed_from_export(
+    store: MemoryStore, path: Path | None = None, *, progress: Progress | None = None
+) -> SeedReport:
+    """Load an export (default: the demo export) into the store, embedding the memories.
+
+    Records are taken as they are (no content dedup: an export is a faithful copy); every
+    line is parsed and checked before anything is written.
+    """
+    path = path or demo_dir() / DEMO_EXPORT
+    _, records = read_export(path)
+    memories = [memory_from_doc(r) for r in records if r["kind"] == "memory"]
+    # validated up front so a bad edge stops the seeding before any memory is written
+    edges = [validate_edge(edge_from_doc(r)) for r in records if r["kind"] == "edge"]
+    report = store.add(memories, dedup=False, action="import", progress=progress,
+                       reason=f"seeded from {path.name}")
+    store.add_edges(edges, reason=f"seeded from {path.name}")
+    return SeedReport(str(path), len(report.inserted), len(edges), report.pending,
+                      report.embedding_error)

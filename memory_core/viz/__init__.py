@@ -1,0 +1,1 @@
+"""Plotly figures shared by pages and notebooks (no Streamlit here)."""

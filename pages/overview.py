@@ -1,0 +1,43 @@
+"""Overview: what the agents remember, when they wrote it, and how healthy the store is."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from memory_core import MemlensError, counts_bar, memories_over_time, written_over_time
+from pages.state import current_store, get_stats
+from pages.widgets import audit_table, seed_demo_button
+
+st.header("Overview")
+try:
+    store = current_store()
+    stats = get_stats(store.uri, store.tenant, store.version)
+except MemlensError as exc:
+    st.error(str(exc))
+    st.stop()
+
+if stats.memories == 0:
+    st.info(f"Tenant **{store.tenant}** of `{store.uri}` has no memories yet.")
+    seed_demo_button(store)
+    st.stop()
+
+cols = st.columns(6)
+cols[0].metric("Memories", stats.memories)
+cols[1].metric("Active", stats.active)
+cols[2].metric("Edges", stats.edges)
+cols[3].metric("Pending embeddings", stats.pending_embeddings)
+cols[4].metric("Duplicate groups", stats.duplicate_groups)
+cols[5].metric("Dangling edges", stats.dangling_edges)
+if stats.pending_embeddings:
+    st.warning(f"{stats.pending_embeddings} memories have no vector yet; vector search skips "
+               f"them. Run `memlens reembed` to fill them in.")
+
+left, right = st.columns(2)
+left.plotly_chart(counts_bar(stats.by_type, title="Active memories by type"))
+right.plotly_chart(counts_bar(stats.by_project, title="By project"))
+left.plotly_chart(counts_bar(stats.by_agent, title="By agent"))
+right.plotly_chart(counts_bar(stats.by_status, title="By status (all memories)"))
+st.plotly_chart(written_over_time(memories_over_time(store)))
+
+st.subheader("Latest audit entries")
+audit_table(store.audit_entries(limit=15))
