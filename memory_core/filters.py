@@ -43,7 +43,15 @@ def sql_string(value: object) -> str:
 def _as_tuple(name: str, value: Values) -> tuple[str, ...] | None:
     if value is None:
         return None
-    items: tuple[Any, ...] = (value,) if isinstance(value, str) else tuple(value)
+    if isinstance(value, str):
+        items: tuple[Any, ...] = (value,)
+    elif isinstance(value, Sequence | set | frozenset):
+        items = tuple(value)
+    else:
+        raise InvalidFilterError(
+            f"filter field {name!r} takes text or a list of text, got {type(value).__name__} "
+            f"{value!r}"
+        )
     for item in items:
         if not isinstance(item, str):
             raise InvalidFilterError(

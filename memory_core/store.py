@@ -214,8 +214,7 @@ class MemoryStore:
         table = self._select(self._predicate(filter), with_vectors=with_vectors)
         order = "descending" if descending else "ascending"
         table = table.sort_by([(order_by, order), ("id", "ascending")])
-        end = None if limit is None else offset + limit
-        return [memory_from_row(r) for r in table.slice(offset, end).to_pylist()]
+        return [memory_from_row(r) for r in table.slice(offset, limit).to_pylist()]
 
     def iter_memories(
         self, filter: Filter | None = None, *, with_vectors: bool = False, batch_rows: int = 4096
@@ -424,7 +423,10 @@ class MemoryStore:
         self.tables.edges.add(rows_to_table(rows, self.tables.edges.schema))
         self.audit.append(
             tenant=self.tenant, actor=self.actor, action="add_edges",
-            target_ids=[r["id"] for r in rows], after=record_snapshot([edge_doc(e) for e in batch]),
+            # the edges, then the memories they link, so a memory's history shows its links
+            target_ids=[r["id"] for r in rows] + sorted(
+                {e.source_id for e in batch} | {e.target_id for e in batch}),
+            after=record_snapshot([edge_doc(e) for e in batch]),
             reason=reason, table_version=int(self.tables.edges.version),
         )
         return len(rows)

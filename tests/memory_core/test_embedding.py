@@ -1,0 +1,116 @@
+"""The real offline model: right vectors, checksum enforced, no network touched."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memory_core import embedding, offline_model
+from memory_core.config import DEFAULT_MODEL, Settings
+from memory_core.embedding import FastEmbedEmbedder, load_embedder
+from memory_core.errors import EmbedderUnavailableError
+
+REFERENCES = Path(__file__).parent / "data" / "reference_vectors.json"
+
+pytestmark = pytest.mark.model
+
+
+@pytest.fixture
+def model(model_cache: Path) -> FastEmbedEmbedder:
+    embedder = load_embedder(Settings.from_env())
+    assert isinstance(embedder, FastEmbedEmbedder)
+    return embedder
+
+
+def test_default_is_minilm_384(model: FastEmbedEmbedder) -> None:
+    assert model.model_id == DEFAULT_MODEL == "sentence-transformers/all-MiniLM-L6-v2"
+    assert model.dimension == 384
+    vectors = model.embed(["hello world", "another text"])
+    assert vectors.shape == (2, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+
+
+def test_related_sentences_score_far_above_unrelated(model: FastEmbedEmbedder) -> None:
+    cat, kitten, revenue = model.embed([
+        "The cat sat on the mat", "A kitten is resting on the rug",
+        "Quarterly revenue grew by twelve percent",
+    ])
+    related, unrelated = float(cat @ kitten), float(cat @ revenue)
+    assert related > 0.5
+    assert unrelated < 0.15
+    assert related - unrelated > 0.4
+
+
+def test_vectors_match_independent_reference_pipeline(model: FastEmbedEmbedder) -> None:
+    references = json.loads(REFERENCES.read_text())
+    texts = list(references)
+    vectors = model.embed(texts)
+    for text, vector in zip(texts, vectors, strict=True):
+        reference = np.asarray(references[text], dtype=np.float32)
+        cosine = float(vector @ reference / np.linalg.norm(reference))
+        assert cosine >= 0.999, (text, cosine)
+
+
+def test_batching_does_not_change_vectors(model: FastEmbedEmbedder) -> None:
+    texts = [f"note {i} about {'caching ' * (i % 7)}layers" for i in range(40)]
+    together = model.embed(texts, batch_size=32)
+    alone = np.vstack([model.embed_one(t) for t in texts[:5]])
+    assert np.allclose(together[:5], alone, atol=1e-4)
+
+
+def test_model_folder_has_the_files_fastembed_reads(model: FastEmbedEmbedder,
+                                                    model_cache: Path) -> None:
+    folder = offline_model.offline_model_dir(model_cache)
+    names = {p.name for p in folder.iterdir()}
+    assert {"model.onnx", "tokenizer.json", "tokenizer_config.json", "config.json",
+            "special_tokens_map.json"} <= names
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    assert config["model_max_length"] == 256 and config["do_lower_case"] is True
+    assert json.loads((folder / "config.json").read_text())["pad_token_id"] == 0
+
+
+def test_a_damaged_model_file_is_refused(tmp_path: Path) -> None:
+    path, expected = offline_model.packaged_onnx()
+    damaged = tmp_path / "model.onnx"
+    damaged.write_bytes(path.read_bytes()[:-10] + b"0123456789")
+    with pytest.raises(EmbedderUnavailableError, match="sha256.*force-reinstall"):
+        offline_model.verify_onnx(damaged, expected)
+    offline_model.verify_onnx(path, expected)
+
+
+def test_unknown_model_name_is_a_clear_error() -> None:
+    with pytest.raises(EmbedderUnavailableError, match="unknown embedding model 'no/such'"):
+        embedding.model_dimension("no/such")
+
+
+def test_uncached_fastembed_model_does_not_download(tmp_path: Path) -> None:
+    settings = Settings.from_env(embed_model="BAAI/bge-small-en-v1.5", model_cache=tmp_path)
+    embedder = load_embedder(settings)
+    assert embedder.dimension == 384
+    with pytest.raises(EmbedderUnavailableError, match="never downloads"):
+        embedder.embed(["x"])
+
+
+def test_no_network_is_touched(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Load and run the model from a cold cache with every socket call failing loudly."""
+    attempts: list[object] = []
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        attempts.append(args)
+        raise OSError("network is blocked in this test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(FastEmbedEmbedder, "_models", {})
+    monkeypatch.setattr(embedding, "_EMBEDDERS", {})
+    monkeypatch.setattr(offline_model, "_verified", set())
+    embedder = load_embedder(Settings.from_env(model_cache=tmp_path / "cold"))
+    vectors = embedder.embed(["offline works"])
+    assert vectors.shape == (1, 384)
+    assert attempts == []
