@@ -1,0 +1,77 @@
+"""AppTest of app.py and the Overview page against real stores in tmp_path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from memory_core.config import Settings
+from memory_core.records import Edge, Memory
+from memory_core.store import MemoryStore
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+@pytest.fixture
+def seeded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MemoryStore:
+    uri = str(tmp_path / "store")
+    monkeypatch.setenv("MEMLENS_STORE", uri)
+    store = MemoryStore.open(settings=Settings.from_env())
+    memories = [
+        Memory.new("Auth refresh race fixed with a mutex", "decision", project="atlas",
+                   agent="mason"),
+        Memory.new("Two tabs refreshing tokens logged users out", "observation",
+                   project="atlas", agent="iris"),
+        Memory.new("<script>alert('x')</script> prefers terse answers", "preference",
+                   project="herd", agent="steve"),
+        Memory.new("Old caching decision", "decision", project="herd", status="superseded"),
+    ]
+    store.add(memories)
+    store.add_edges([Edge.new(memories[1].id, memories[0].id, "caused")])
+    return store
+
+
+def _metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_overview_shows_counts_charts_and_audit(seeded: MemoryStore) -> None:
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception
+    assert at.header[0].value == "Overview"
+    metrics = _metrics(at)
+    assert metrics["Memories"] == "4" and metrics["Active"] == "3"
+    assert metrics["Edges"] == "1" and metrics["Pending embeddings"] == "0"
+    assert len(at.get("plotly_chart")) == 5
+    assert at.sidebar.text_input[0].value == seeded.uri
+    assert at.sidebar.selectbox[0].value == "default"
+    assert len(at.dataframe) == 1  # the audit table
+
+
+def test_sidebar_switches_tenant(seeded: MemoryStore, tmp_path: Path) -> None:
+    other = MemoryStore.open(seeded.uri, tenant="acme", embedder=seeded.embedder)
+    other.add([Memory.new("acme memory", "fact")])
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.sidebar.selectbox[0].select("acme").run()
+    assert not at.exception
+    assert _metrics(at)["Memories"] == "1"
+
+
+def test_empty_store_offers_to_seed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMLENS_STORE", str(tmp_path / "empty"))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception
+    assert "has no memories yet" in at.info[0].value
+    assert at.button[0].label == "Seed the demo corpus"
+
+
+def test_bad_store_location_is_an_error_not_a_crash(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "a-file"
+    path.write_text("x")
+    monkeypatch.setenv("MEMLENS_STORE", str(path))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception
+    assert "is a file, not a folder" in at.sidebar.error[0].value

@@ -1,0 +1,115 @@
+"""The `memlens` command: help everywhere, JSON output, one-line errors with exit code 1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import pytest
+
+from memory_core.cli import cli, main
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        main(argv)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()):
+    for name, command in sorted(group.commands.items()):
+        yield (*prefix, name), command
+        if isinstance(command, click.Group):
+            yield from _commands(command, (*prefix, name))
+
+
+def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
+    names = []
+    for path, command in _commands(cli):
+        assert command.help, f"memlens {' '.join(path)} has no help text"
+        code, out, _ = run([*path, "--help"], capsys)
+        assert code == 0 and "Usage: memlens" in out, path
+        names.append(" ".join(path))
+    assert {"init", "serve", "stats", "add", "ls", "show", "reembed", "bench ingest"} <= set(
+        names)
+
+
+def test_commands_take_store_and_tenant() -> None:
+    for path, command in _commands(cli):
+        if isinstance(command, click.Group) or path[0] == "bench":
+            continue
+        options = {o for p in command.params for o in getattr(p, "opts", [])}
+        assert {"--store", "--tenant"} <= options, path
+
+
+def test_add_ls_show_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = str(tmp_path / "s")
+    code, out, _ = run(["add", "Prefer uv over pip for installs", "--type", "Preference",
+                        "--project", "herd", "--tag", "tooling", "--store", store, "--json"],
+                       capsys)
+    assert code == 0
+    memory_id = json.loads(out)["inserted"][0]
+    run(["--store", store, "add", "CI cache keys must include the lockfile hash",
+         "--type", "decision", "--project", "atlas"], capsys)
+    code, out, _ = run(["--store", store, "ls", "--project", "herd", "--json"], capsys)
+    rows = json.loads(out)
+    assert [r["id"] for r in rows] == [memory_id]
+    assert rows[0]["memory_type"] == "preference" and rows[0]["embedding_status"] == "ok"
+    code, out, _ = run(["show", memory_id, "--store", store], capsys)
+    assert code == 0 and "Prefer uv over pip" in out and "audit" in out
+    code, out, _ = run(["--store", store, "add", "Prefer uv  over pip for installs"], capsys)
+    assert code == 0 and f"already memory {memory_id}" in out
+
+
+def test_command_tenant_overrides_group_tenant(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    store = str(tmp_path / "s")
+    run(["--store", store, "add", "acme only", "--tenant", "acme"], capsys)
+    code, out, _ = run(["--store", store, "--tenant", "default", "ls", "--tenant", "acme",
+                        "--json"], capsys)
+    assert [r["content"] for r in json.loads(out)] == ["acme only"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["add", "   "], "empty content"),
+    (["ls", "--tenant", "ghost"], "tenant 'ghost' has no memories"),
+    (["show", "no-such-id"], "no memory with id 'no-such-id'"),
+    (["add", "x", "--metadata", "{not json"], "--metadata is not JSON"),
+    (["add", "x", "--importance", "urgent"], "unknown importance 'urgent'"),
+    (["ls", "--status", "deleted"], "unknown status 'deleted'"),
+    (["ls", "--bogus"], "No such option"),
+])
+def test_user_mistakes_are_one_line_and_exit_1(tmp_path: Path, argv: list[str], message: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    store = str(tmp_path / "s")
+    run(["--store", store, "add", "seed memory"], capsys)
+    code, out, err = run(["--store", store, *argv], capsys)
+    assert code == 1
+    assert message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_store_path_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "file.txt"
+    path.write_text("keep me")
+    code, _, err = run(["--store", str(path), "stats"], capsys)
+    assert code == 1 and "is a file, not a folder" in err
+    assert path.read_text() == "keep me"
+
+
+def test_reembed_fills_pending(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                               monkeypatch: pytest.MonkeyPatch) -> None:
+    store = str(tmp_path / "s")
+    monkeypatch.setenv("MEMLENS_EMBED_MODEL", "none")
+    code, out, _ = run(["--store", store, "add", "written offline"], capsys)
+    assert code == 0 and "pending" in out
+    monkeypatch.delenv("MEMLENS_EMBED_MODEL")
+    code, out, _ = run(["--store", store, "reembed", "--json"], capsys)
+    assert json.loads(out)["embedded"] == 1
+    code, out, _ = run(["--store", store, "stats", "--json"], capsys)
+    assert json.loads(out)["pending_embeddings"] == 0
