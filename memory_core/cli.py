@@ -199,7 +199,7 @@ def ls_command(ctx: click.Context, limit: int, as_json: bool, **filters: Any) ->
     from memory_core.exchange.canonical import memory_doc
     from memory_core.filters import Filter
 
-    flt = Filter(**{k: (v or None) for k, v in filters.items()})
+    flt = Filter(**{k: (v or None) for k, v in filters.items()})  # type: ignore[arg-type]
     store = open_store(ctx, require_tenant=True)
     memories = store.list(flt, limit=limit or None)
     if as_json:

@@ -8,6 +8,7 @@ ADR-009) and `memlens reembed` fills them in.
 
 from __future__ import annotations
 
+import builtins
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -149,7 +150,7 @@ class MemoryStore:
         self.tables.memories.checkout_latest()
         return int(self.tables.memories.version)
 
-    def history(self) -> list[VersionInfo]:
+    def history(self) -> builtins.list[VersionInfo]:
         """Every version of the memories table, oldest first."""
         out = []
         for v in self.tables.memories.list_versions():
@@ -164,7 +165,7 @@ class MemoryStore:
             )
         return out
 
-    def tenants(self) -> list[str]:
+    def tenants(self) -> builtins.list[str]:
         """Every tenant that has memories in this store, sorted."""
         column = self.tables.memories.search().select(["tenant"]).limit(None).to_arrow()
         return sorted(set(column["tenant"].to_pylist()))
@@ -207,7 +208,7 @@ class MemoryStore:
         order_by: str = "created_at",
         descending: bool = True,
         with_vectors: bool = False,
-    ) -> list[Memory]:
+    ) -> builtins.list[Memory]:
         """Matching memories, newest first by default."""
         if order_by not in self.tables.memories.schema.names or order_by == "vector":
             raise InvalidRecordError(f"cannot order memories by {order_by!r}")
@@ -247,10 +248,12 @@ class MemoryStore:
             )
         return found[memory_id]
 
-    def _lookup(self, ids: Sequence[str], hashes: Sequence[str] = ()) -> list[dict[str, Any]]:
+    def _lookup(
+        self, ids: Sequence[str], hashes: Sequence[str] = ()
+    ) -> builtins.list[dict[str, Any]]:
         """(id, tenant, content_hash) of rows with one of `ids` in any tenant, or one of
         `hashes` in this tenant: one scan for both checks an add makes."""
-        out: list[dict[str, Any]] = []
+        out: builtins.list[dict[str, Any]] = []
         ids, hashes = list(dict.fromkeys(ids)), list(dict.fromkeys(hashes))
         for start in range(0, max(len(ids), len(hashes)), _CHUNK):
             parts = []
@@ -271,13 +274,13 @@ class MemoryStore:
                 f"the store {self.uri} is open read-only (MEMLENS_READ_ONLY); unset it to write"
             )
 
-    def _prepare(self, memories: Iterable[Memory]) -> list[Memory]:
+    def _prepare(self, memories: Iterable[Memory]) -> builtins.list[Memory]:
         dim = self.tables.dimension
         return [validate_memory(replace(m, tenant=self.tenant), dimension=dim) for m in memories]
 
     def _embed_missing(
-        self, memories: list[Memory], progress: Progress | None
-    ) -> tuple[list[Memory], str | None]:
+        self, memories: builtins.list[Memory], progress: Progress | None
+    ) -> tuple[builtins.list[Memory], str | None]:
         todo = [i for i, m in enumerate(memories) if m.vector is None]
         if not todo:
             return memories, None
@@ -293,7 +296,7 @@ class MemoryStore:
             out[i] = replace(out[i], vector=tuple(float(x) for x in vector), embedding_status="ok")
         return out, None
 
-    def _refuse_foreign_ids(self, found: list[dict[str, Any]], ids: Sequence[str]) -> None:
+    def _refuse_foreign_ids(self, found: builtins.list[dict[str, Any]], ids: Sequence[str]) -> None:
         wanted = set(ids)
         foreign = [r["id"] for r in found if r["id"] in wanted and r["tenant"] != self.tenant]
         if foreign:
@@ -330,7 +333,7 @@ class MemoryStore:
             raise InvalidRecordError(
                 f"memory id {taken[0]!r} already exists; use upsert to replace it"
             )
-        duplicates: list[tuple[str, str]] = []
+        duplicates: builtins.list[tuple[str, str]] = []
         if dedup:
             seen = {r["content_hash"]: r["id"] for r in found if r["tenant"] == self.tenant}
             kept = []
@@ -432,7 +435,7 @@ class MemoryStore:
         return len(rows)
 
     def edges(self, *, memory_id: str | None = None, include_inactive: bool = False
-              ) -> list[Edge]:
+              ) -> builtins.list[Edge]:
         """Edges of this tenant, optionally only those touching `memory_id`."""
         where = f"tenant = {sql_string(self.tenant)}"
         if not include_inactive:
@@ -448,7 +451,9 @@ class MemoryStore:
         where = f"tenant = {sql_string(self.tenant)} AND status = 'active'"
         return int(self.tables.edges.count_rows(where))
 
-    def audit_entries(self, *, memory_id: str | None = None, limit: int = 50) -> list[AuditEntry]:
+    def audit_entries(
+        self, *, memory_id: str | None = None, limit: int = 50
+    ) -> builtins.list[AuditEntry]:
         """The newest audit entries of this tenant, optionally for one memory."""
         return self.audit.entries(self.tenant, target_id=memory_id, limit=limit)
 

@@ -20,6 +20,7 @@ HOSTILE = [
     "nul\x00byte", "ünïcødé 😀 漢字", '"double"', "%", "_", "a\nb\tc", "x" * 20_000, " ",
     "tenant = 'default'", ") OR (1=1", "[0]", "array_has(tags, 'x')",
 ]
+SHARED = [HealthCheck.function_scoped_fixture]
 values = st.one_of(st.sampled_from(HOSTILE), st.text(min_size=1, max_size=60),
                    st.text(min_size=500, max_size=3000))
 
@@ -40,7 +41,7 @@ def _matching(rows: dict, field: str, value: str) -> set[str]:
     return {i for i, m in rows.items() if getattr(m, field) == value}
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=SHARED)
 @given(value=values, field=st.sampled_from(["project", "agent", "session_id", "repo", "tags"]))
 def test_hostile_values_select_exactly_their_rows(shared: dict, field: str, value: str) -> None:
     store, rows = shared["store"], shared["rows"]
@@ -53,7 +54,7 @@ def test_hostile_values_select_exactly_their_rows(shared: dict, field: str, valu
     assert store.count(Filter(**{field: value})) == len(got)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None, suppress_health_check=SHARED)
 @given(value=values)
 def test_hostile_memory_types_match_their_normalised_form(shared: dict, value: str) -> None:
     store, rows = shared["store"], shared["rows"]
@@ -70,7 +71,7 @@ def test_hostile_memory_types_match_their_normalised_form(shared: dict, value: s
     assert got == {i for i, m in rows.items() if m.memory_type == wanted}
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, deadline=None, suppress_health_check=SHARED)
 @given(value=values)
 def test_hostile_tenant_sees_nothing_of_others(shared: dict, value: str) -> None:
     store = shared["store"]

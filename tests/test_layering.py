@@ -1,0 +1,45 @@
+"""House rules a reviewer would check: layering, import cost, lint and types."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_engine_never_imports_streamlit() -> None:
+    offenders = []
+    for path in (ROOT / "memory_core").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            if any(n == "streamlit" or n.startswith("streamlit.") for n in names):
+                offenders.append(str(path.relative_to(ROOT)))
+    assert offenders == []
+
+
+def test_importing_memory_core_loads_no_heavy_library() -> None:
+    code = ("import sys, memory_core; heavy = {'lancedb', 'fastembed', 'polars', 'plotly', "
+            "'umap', 'pyvis', 'networkx', 'streamlit', 'onnxruntime'}; "
+            "print(sorted(heavy & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True).stdout.strip()
+    assert out == "[]"
+
+
+@pytest.mark.parametrize("command", [
+    [sys.executable, "-m", "ruff", "check", "memory_core", "pages", "app.py", "tests"],
+    [sys.executable, "-m", "mypy"],
+])
+def test_lint_and_types_are_clean(command: list[str]) -> None:
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
