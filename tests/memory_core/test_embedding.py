@@ -114,3 +114,15 @@ def test_no_network_is_touched(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     vectors = embedder.embed(["offline works"])
     assert vectors.shape == (1, 384)
     assert attempts == []
+
+
+def test_writes_go_pending_when_the_model_cannot_load(tmp_path: Path) -> None:
+    from memory_core.records import Memory
+    from memory_core.store import MemoryStore
+
+    settings = Settings.from_env(embed_model="BAAI/bge-small-en-v1.5", model_cache=tmp_path,
+                                 store_uri=str(tmp_path / "store"))
+    store = MemoryStore.open(settings=settings)
+    report = store.add([Memory.new("written while the model is missing", "fact")])
+    assert report.pending == 1 and "never downloads" in (report.embedding_error or "")
+    assert store.get(report.inserted[0]).embedding_status == "pending"
