@@ -35,6 +35,7 @@ from memory_core.errors import (
 )
 from memory_core.exchange.canonical import edge_doc, memory_doc
 from memory_core.filters import Filter, sql_string
+from memory_core.key_index import KeyIndex
 from memory_core.records import AuditEntry, Edge, Memory, validate_edge, validate_memory
 from memory_core.tables import StoreTables, open_tables
 
@@ -98,6 +99,7 @@ class MemoryStore:
         self.read_only = read_only
         self.actor = actor
         self.audit = AuditLog(tables.audit)
+        self.keys = KeyIndex(tables.memories)
 
     @classmethod
     def open(
@@ -248,25 +250,6 @@ class MemoryStore:
             )
         return found[memory_id]
 
-    def _lookup(
-        self, ids: Sequence[str], hashes: Sequence[str] = ()
-    ) -> builtins.list[dict[str, Any]]:
-        """(id, tenant, content_hash) of rows with one of `ids` in any tenant, or one of
-        `hashes` in this tenant: one scan for both checks an add makes."""
-        out: builtins.list[dict[str, Any]] = []
-        ids, hashes = list(dict.fromkeys(ids)), list(dict.fromkeys(hashes))
-        for start in range(0, max(len(ids), len(hashes)), _CHUNK):
-            parts = []
-            if ids[start : start + _CHUNK]:
-                parts.append(f"id IN ({', '.join(map(sql_string, ids[start : start + _CHUNK]))})")
-            if hashes[start : start + _CHUNK]:
-                listed = ", ".join(map(sql_string, hashes[start : start + _CHUNK]))
-                parts.append(f"(tenant = {sql_string(self.tenant)} AND content_hash IN ({listed}))")
-            query = (self.tables.memories.search().where(" OR ".join(parts))
-                     .select(["id", "tenant", "content_hash"]).limit(None))
-            out.extend(query.to_arrow().to_pylist())
-        return out
-
     # ---------------------------------------------------------------- writes
     def _writable(self) -> None:
         if self.read_only:
@@ -296,14 +279,16 @@ class MemoryStore:
             out[i] = replace(out[i], vector=tuple(float(x) for x in vector), embedding_status="ok")
         return out, None
 
-    def _refuse_foreign_ids(self, found: builtins.list[dict[str, Any]], ids: Sequence[str]) -> None:
-        wanted = set(ids)
-        foreign = [r["id"] for r in found if r["id"] in wanted and r["tenant"] != self.tenant]
+    def _refuse_foreign_ids(self, ids: Sequence[str]) -> dict[str, str]:
+        """Tenants of those `ids` that exist; an id of another tenant is an error."""
+        found = self.keys.tenants_of(ids)
+        foreign = sorted(i for i, tenant in found.items() if tenant != self.tenant)
         if foreign:
             raise InvalidRecordError(
                 f"memory id {foreign[0]!r} already belongs to another tenant; give the record "
                 f"a new id"
             )
+        return found
 
     def add(
         self,
@@ -326,30 +311,35 @@ class MemoryStore:
         ids = [m.id for m in batch]
         if len(set(ids)) != len(ids):
             raise InvalidRecordError("the same memory id appears twice in one add")
-        found = self._lookup(ids, [m.content_hash for m in batch] if dedup else ())
-        self._refuse_foreign_ids(found, ids)
-        taken = sorted({r["id"] for r in found} & set(ids))
+        taken = sorted(self._refuse_foreign_ids(ids))
         if taken:
             raise InvalidRecordError(
                 f"memory id {taken[0]!r} already exists; use upsert to replace it"
             )
+        before = self.keys.version
         duplicates: builtins.list[tuple[str, str]] = []
         if dedup:
-            seen = {r["content_hash"]: r["id"] for r in found if r["tenant"] == self.tenant}
+            seen: dict[str, str] = {}
             kept = []
             for m in batch:
-                if m.content_hash in seen:
-                    duplicates.append((m.id, seen[m.content_hash]))
+                holder = seen.get(m.content_hash) or self.keys.holder_of(self.tenant,
+                                                                         m.content_hash)
+                if holder is not None:
+                    duplicates.append((m.id, holder))
                 else:
                     seen[m.content_hash] = m.id
                     kept.append(m)
             batch = kept
         batch, error = self._embed_missing(batch, progress)
         rows = [memory_to_row(m) for m in batch]
+        writes = 0
         for start in range(0, len(rows), batch_rows):
             self.tables.memories.add(rows_to_table(rows[start : start + batch_rows],
                                                    self.tables.memories.schema))
+            writes += 1
         version = int(self.tables.memories.version)  # this handle saw its own write
+        self.keys.added(((m.id, m.tenant, m.content_hash) for m in batch), before=before,
+                        after=version, writes=writes)
         if rows:
             self.audit.append(
                 tenant=self.tenant, actor=self.actor, action=action,
@@ -373,7 +363,7 @@ class MemoryStore:
         ids = [m.id for m in batch]
         if len(set(ids)) != len(ids):
             raise InvalidRecordError("the same memory id appears twice in one upsert")
-        self._refuse_foreign_ids(self._lookup(ids), ids)
+        self._refuse_foreign_ids(ids)
         current = self.get_many(ids, with_vectors=True)
         changed, unchanged = [], []
         for m in batch:
@@ -390,6 +380,7 @@ class MemoryStore:
             table = rows_to_table(rows, self.tables.memories.schema)
             (self.tables.memories.merge_insert("id").when_matched_update_all()
              .when_not_matched_insert_all().execute(table))
+            self.keys.invalidate()
         version = self.version
         inserted = tuple(m.id for m in changed if m.id not in current)
         updated = tuple(m.id for m in changed if m.id in current)
