@@ -129,7 +129,11 @@ def _metadata(text: str | None) -> dict[str, Any]:
 
 @cli.command()
 @store_options
-@click.argument("content")
+@click.argument("content", required=False)
+@click.option("--file", "file", type=click.File("r", encoding="utf-8"),
+              help="Add many: an NDJSON file (or - for stdin), one memory object a line.")
+@click.option("--upsert", is_flag=True,
+              help="With --file: replace memories whose id exists, insert the rest.")
 @click.option("--type", "memory_type", default="observation", show_default=True,
               help="Memory type (open vocabulary; aliases are mapped).")
 @click.option("--project")
@@ -144,28 +148,56 @@ def _metadata(text: str | None) -> dict[str, Any]:
 @click.option("--allow-duplicate", is_flag=True, help="Store it even if the content exists.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
-def add(ctx: click.Context, content: str, memory_type: str, project: str | None,
-        repo: str | None, agent: str | None, session_id: str | None, tags: tuple[str, ...],
-        why: str | None, source: str | None, importance: str, metadata: str | None,
-        allow_duplicate: bool, as_json: bool) -> None:
-    """Add one memory (embedded now, or pending if the model is unavailable)."""
+def add(ctx: click.Context, content: str | None, file: Any, upsert: bool, memory_type: str,
+        project: str | None, repo: str | None, agent: str | None, session_id: str | None,
+        tags: tuple[str, ...], why: str | None, source: str | None, importance: str,
+        metadata: str | None, allow_duplicate: bool, as_json: bool) -> None:
+    """Add one memory (CONTENT) or many (--file), embedding them now.
+
+    Memories are written with embedding_status "pending" if the model is unavailable;
+    `memlens reembed` completes them. Each line of --file is a JSON object with at least
+    "content"; every line is checked before anything is written.
+    """
+    from memory_core.exchange.memory_lines import read_memory_lines
     from memory_core.records import Memory
 
-    memory = Memory.new(content, memory_type, project=project, repo=repo, agent=agent,
-                        session_id=session_id, tags=tags, why=why, source=source,
-                        importance=importance, metadata=_metadata(metadata))
+    if (content is None) == (file is None):
+        raise click.UsageError("give either CONTENT or --file, not both or neither")
+    if upsert and file is None:
+        raise click.UsageError("--upsert works with --file")
+    if file is not None:
+        memories = read_memory_lines(file, source=getattr(file, "name", "input"))
+    else:
+        memories = [Memory.new(content or "", memory_type, project=project, repo=repo,
+                               agent=agent, session_id=session_id, tags=tags, why=why,
+                               source=source, importance=importance,
+                               metadata=_metadata(metadata))]
     store = open_store(ctx)
-    report = store.add([memory], dedup=not allow_duplicate, reason="memlens add")
-    result = {"inserted": list(report.inserted), "duplicates": [list(d) for d in
-              report.duplicates], "pending": report.pending, "version": report.table_version}
+    with progress_bar("embedding", total=len(memories)) as bar:
+        if upsert:
+            up = store.upsert(memories, reason="memlens add --upsert", progress=bar)
+            result: dict[str, Any] = {"inserted": list(up.inserted), "updated": list(up.updated),
+                                      "unchanged": list(up.unchanged), "pending": up.pending,
+                                      "version": up.table_version}
+        else:
+            report = store.add(memories, dedup=not allow_duplicate, reason="memlens add",
+                               progress=bar)
+            result = {"inserted": list(report.inserted),
+                      "duplicates": [list(d) for d in report.duplicates],
+                      "pending": report.pending, "version": report.table_version}
     if as_json:
         emit_json(result)
-    elif report.duplicates:
-        click.echo(f"not added: the same content is already memory {report.duplicates[0][1]} "
+        return
+    pending = " (embedding pending; run `memlens reembed`)" if result["pending"] else ""
+    if file is None and result.get("duplicates"):
+        click.echo(f"not added: the same content is already memory {result['duplicates'][0][1]} "
                    f"(use --allow-duplicate to store it anyway)")
+    elif file is None:
+        click.echo(f"added {result['inserted'][0]}{pending}")
     else:
-        suffix = " (embedding pending; run `memlens reembed`)" if report.pending else ""
-        click.echo(f"added {report.inserted[0]}{suffix}")
+        counts = ", ".join(f"{len(v) if isinstance(v, list) else v} {k}"
+                           for k, v in result.items() if k != "version")
+        click.echo(f"{counts}{pending}")
 
 
 def _filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -113,3 +113,37 @@ def test_reembed_fills_pending(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert json.loads(out)["embedded"] == 1
     code, out, _ = run(["--store", store, "stats", "--json"], capsys)
     assert json.loads(out)["pending_embeddings"] == 0
+
+
+def test_add_many_from_ndjson_then_upsert(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    store = str(tmp_path / "s")
+    lines = tmp_path / "in.ndjson"
+    lines.write_text(
+        '{"id": "m1", "content": "first fact", "memory_type": "fact", "tags": ["a"]}\n'
+        '\n{"id": "m2", "content": "second", "project": "herd"}\n'
+        '{"content": "first  fact"}\n', encoding="utf-8")
+    code, out, _ = run(["--store", store, "add", "--file", str(lines), "--json"], capsys)
+    result = json.loads(out)
+    assert result["inserted"] == ["m1", "m2"] and result["duplicates"][0][1] == "m1"
+    lines.write_text('{"id": "m2", "content": "second, revised"}\n{"id": "m3", "content": "x"}\n',
+                     encoding="utf-8")
+    code, out, _ = run(["--store", store, "add", "--file", str(lines), "--upsert", "--json"],
+                       capsys)
+    result = json.loads(out)
+    assert result["updated"] == ["m2"] and result["inserted"] == ["m3"]
+
+
+def test_bad_line_in_file_names_the_line_and_writes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = str(tmp_path / "s")
+    lines = tmp_path / "in.ndjson"
+    lines.write_text('{"content": "fine"}\n{"content": ""}\n', encoding="utf-8")
+    code, _, err = run(["--store", store, "add", "--file", str(lines)], capsys)
+    assert code == 1 and "line 2" in err and "empty content" in err
+    lines.write_text('{"content": "fine"}\n{"colour": "red", "content": "x"}\n',
+                     encoding="utf-8")
+    code, _, err = run(["--store", store, "add", "--file", str(lines)], capsys)
+    assert code == 1 and "line 2: unknown field(s) colour" in err
+    code, out, _ = run(["--store", store, "stats", "--json"], capsys)
+    assert json.loads(out)["memories"] == 0
