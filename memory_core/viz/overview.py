@@ -18,7 +18,7 @@ def counts_bar(counts: Mapping[str, int], *, title: str, top: int = 20) -> go.Fi
     labels = [k for k, _ in reversed(items)]
     values = [v for _, v in reversed(items)]
     fig = go.Figure(go.Bar(x=values, y=labels, orientation="h", text=values,
-                           textposition="auto"))
+                           textposition="outside", cliponaxis=False))
     fig.update_layout(title=title, height=max(220, 26 * len(items) + 80),
                       margin={"l": 10, "r": 10, "t": 40, "b": 10}, xaxis_title="memories")
     return fig
