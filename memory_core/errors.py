@@ -57,3 +57,7 @@ class EmbedderUnavailableError(MemlensError):
 
 class ExportFormatError(MemlensError):
     """An export file is malformed: bad manifest, checksum, or record line."""
+
+
+class InvalidConfigError(MemlensError, ValueError):
+    """A ranking option or preset name is not valid."""

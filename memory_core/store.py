@@ -35,6 +35,7 @@ from memory_core.errors import (
 )
 from memory_core.exchange.canonical import edge_doc, memory_doc
 from memory_core.filters import Filter, sql_string
+from memory_core.graph import EdgeIndex
 from memory_core.key_index import KeyIndex
 from memory_core.records import AuditEntry, Edge, Memory, validate_edge, validate_memory
 from memory_core.tables import StoreTables, open_tables
@@ -100,6 +101,7 @@ class MemoryStore:
         self.actor = actor
         self.audit = AuditLog(tables.audit)
         self.keys = KeyIndex(tables.memories)
+        self.edge_index = EdgeIndex(tables.edges, tenant)
 
     @classmethod
     def open(

@@ -1,0 +1,122 @@
+"""The causal graph over memories: a cached adjacency, PathRAG expansion, successors.
+
+Expansion follows seed 004's PathRAG caps: at most `hops` (H <= 2) steps from the seeds, at
+most `fanout` (F <= 3) edges per node (strongest first), at most `beam` (B <= 8) nodes kept per
+hop. Edge strength decays as `strength * exp(-decay_rate * days_since_last_reinforced)`
+(DESIGN.md section 4). Edges are followed in both directions: "why" questions walk from a
+decision back to what caused it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from memory_core.codec import edge_from_row
+from memory_core.decay import edge_strength
+from memory_core.filters import sql_string
+from memory_core.records import Edge
+
+
+@dataclass(frozen=True)
+class GraphHit:
+    """A memory reached from a seed: its path score, hop count and the edges walked."""
+
+    doc_id: str
+    score: float
+    hops: int
+    seed_id: str
+    path: tuple[str, ...]  # edge ids, seed first
+    relations: tuple[str, ...]
+
+
+def decayed(edge: Edge, now: datetime) -> float:
+    """The edge's strength decayed to `now`."""
+    since = edge.last_reinforced or edge.created_at
+    days = max(0.0, (now - since).total_seconds() / 86400.0)
+    return edge_strength(edge.strength, edge.decay_rate, days)
+
+
+def build_adjacency(edges: Sequence[Edge]) -> dict[str, list[Edge]]:
+    """node id -> active edges touching it (both directions)."""
+    adjacency: dict[str, list[Edge]] = {}
+    for edge in edges:
+        if edge.status != "active":
+            continue
+        adjacency.setdefault(edge.source_id, []).append(edge)
+        adjacency.setdefault(edge.target_id, []).append(edge)
+    return adjacency
+
+
+def expand(
+    seeds: Sequence[str],
+    adjacency: Mapping[str, Sequence[Edge]],
+    now: datetime,
+    *,
+    hops: int = 2,
+    fanout: int = 3,
+    beam: int = 8,
+) -> list[GraphHit]:
+    """Memories reached from `seeds` under the PathRAG caps, best path score first.
+
+    A path's score is the product of its edges' decayed strengths; seeds themselves are not
+    returned. Ties break by id, so the result is deterministic.
+    """
+    seen = set(seeds)
+    frontier = [GraphHit(s, 1.0, 0, s, (), ()) for s in seeds]
+    found: list[GraphHit] = []
+    for hop in range(1, hops + 1):
+        best: dict[str, GraphHit] = {}
+        for node in frontier:
+            edges = sorted(adjacency.get(node.doc_id, ()),
+                           key=lambda e: (-decayed(e, now), e.id))[:fanout]
+            for edge in edges:
+                other = edge.target_id if edge.source_id == node.doc_id else edge.source_id
+                if other in seen:
+                    continue
+                hit = GraphHit(other, node.score * decayed(edge, now), hop, node.seed_id,
+                               (*node.path, edge.id), (*node.relations, edge.relation))
+                if other not in best or hit.score > best[other].score:
+                    best[other] = hit
+        frontier = sorted(best.values(), key=lambda h: (-h.score, h.doc_id))[:beam]
+        seen.update(h.doc_id for h in frontier)
+        found.extend(frontier)
+        if not frontier:
+            break
+    return sorted(found, key=lambda h: (-h.score, h.hops, h.doc_id))
+
+
+def successor(doc_id: str, adjacency: Mapping[str, Sequence[Edge]], *, max_steps: int = 5
+              ) -> str | None:
+    """The memory that supersedes `doc_id` (following a chain of supersedes edges), if any."""
+    current, steps = doc_id, 0
+    while steps < max_steps:
+        newer = sorted(e.source_id for e in adjacency.get(current, ())
+                       if e.relation == "supersedes" and e.target_id == current)
+        if not newer:
+            break
+        current, steps = newer[0], steps + 1
+    return current if current != doc_id else None
+
+
+class EdgeIndex:
+    """The adjacency of one tenant's edges, re-read only when the edges table version moves."""
+
+    def __init__(self, table: Any, tenant: str) -> None:
+        self._table = table
+        self._tenant = tenant
+        self._version: int | None = None
+        self._adjacency: dict[str, list[Edge]] = {}
+
+    def adjacency(self) -> dict[str, list[Edge]]:
+        """node id -> active edges touching it."""
+        self._table.checkout_latest()
+        version = int(self._table.version)
+        if version != self._version:
+            where = f"tenant = {sql_string(self._tenant)} AND status = 'active'"
+            rows = self._table.search().where(where).limit(None).to_arrow().to_pylist()
+            self._adjacency = build_adjacency([edge_from_row(r) for r in rows])
+            self._version = version
+        return self._adjacency

@@ -1,0 +1,1 @@
+"""Retrieval: candidate engines, fusion, decay rerank, MMR, `search()` and `recall()`."""

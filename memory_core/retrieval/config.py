@@ -1,0 +1,120 @@
+"""`RankingConfig`: every knob of retrieval in one frozen, serialisable value, and its presets.
+
+Defaults follow seed 003 ADR-001 (RRF k=60, weights vector 1.0 / BM25 1.0 / graph 1.5, x1.10
+convergence bonus) and seed 004's PathRAG caps (hops <= 2, fanout <= 3, beam <= 8).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+from memory_core.decay import DecayParams
+from memory_core.errors import InvalidConfigError
+
+MAX_HOPS, MAX_FANOUT, MAX_BEAM = 2, 3, 8
+
+
+@dataclass(frozen=True)
+class RankingConfig:
+    """How `search` ranks. Two configs can be compared with `diff` (the Ranking Lab)."""
+
+    use_vector: bool = True
+    use_bm25: bool = True
+    use_graph: bool = False
+    candidates: int = 50  # m: top-m per candidate engine
+    rrf_k: int = 60
+    weight_vector: float = 1.0
+    weight_bm25: float = 1.0
+    weight_graph: float = 1.5
+    convergence_bonus: float = 1.10  # for documents found by 2+ engines
+    graph_seeds: int = 5  # best fused documents the graph starts from
+    graph_hops: int = 2
+    graph_fanout: int = 3
+    graph_beam: int = 8
+    use_decay: bool = False
+    decay: DecayParams = field(default_factory=DecayParams)
+    use_mmr: bool = False
+    mmr_lambda: float = 0.4
+
+    def __post_init__(self) -> None:
+        if not (self.use_vector or self.use_bm25):
+            raise InvalidConfigError(
+                "turn on the vector or the BM25 engine (the graph needs seeds)"
+            )
+        checks = [
+            (self.candidates >= 1, "candidates must be >= 1"),
+            (self.rrf_k >= 1, "rrf_k must be >= 1"),
+            (0 <= self.graph_hops <= MAX_HOPS, f"graph_hops must be 0..{MAX_HOPS}"),
+            (1 <= self.graph_fanout <= MAX_FANOUT, f"graph_fanout must be 1..{MAX_FANOUT}"),
+            (1 <= self.graph_beam <= MAX_BEAM, f"graph_beam must be 1..{MAX_BEAM}"),
+            (self.graph_seeds >= 1, "graph_seeds must be >= 1"),
+            (0.0 <= self.mmr_lambda <= 1.0, "mmr_lambda must lie in 0..1"),
+            (min(self.weight_vector, self.weight_bm25, self.weight_graph) >= 0,
+             "engine weights must be >= 0"),
+            (self.convergence_bonus >= 1.0, "convergence_bonus must be >= 1"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise InvalidConfigError(message)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly dict of every knob."""
+        return asdict(self)
+
+    def to_json(self) -> str:
+        """Canonical JSON (sorted keys): equal configs give equal strings."""
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RankingConfig:
+        """A config from `to_dict` output; unknown keys are an error naming the known ones."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise InvalidConfigError(f"unknown ranking option(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(sorted(known))}")
+        data = dict(data)
+        if isinstance(data.get("decay"), dict):
+            data["decay"] = DecayParams(**data["decay"])
+        return cls(**data)
+
+    def with_changes(self, **changes: Any) -> RankingConfig:
+        """A copy with `changes` (validated)."""
+        return replace(self, **changes)
+
+    def diff(self, other: RankingConfig) -> list[tuple[str, Any, Any]]:
+        """(knob, self value, other value) for every knob that differs, nested ones dotted."""
+        mine, theirs = _flat(self.to_dict()), _flat(other.to_dict())
+        return [(k, mine.get(k), theirs.get(k)) for k in sorted(set(mine) | set(theirs))
+                if mine.get(k) != theirs.get(k)]
+
+
+def _flat(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            out.update(_flat(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+PRESETS: dict[str, RankingConfig] = {
+    "vector": RankingConfig(use_bm25=False),
+    "bm25": RankingConfig(use_vector=False),
+    "hybrid": RankingConfig(),
+    "hybrid_graph": RankingConfig(use_graph=True),
+    "full": RankingConfig(use_graph=True, use_decay=True),
+}
+
+
+def preset(name: str) -> RankingConfig:
+    """The named preset; an unknown name raises `ValueError` listing the known ones."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise InvalidConfigError(
+            f"unknown preset {name!r}; use one of: {', '.join(PRESETS)}"
+        ) from None
