@@ -301,9 +301,11 @@ def reembed(ctx: click.Context, model: str | None, as_json: bool) -> None:
 
 
 def _register_subcommands() -> None:
+    from memory_core import cli_search
     from memory_core.cli_bench import bench
 
     cli.add_command(bench)
+    cli_search.register(cli)
 
 
 _register_subcommands()

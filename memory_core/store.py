@@ -12,6 +12,7 @@ import builtins
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
@@ -37,7 +38,14 @@ from memory_core.exchange.canonical import edge_doc, memory_doc
 from memory_core.filters import Filter, sql_string
 from memory_core.graph import EdgeIndex
 from memory_core.key_index import KeyIndex
-from memory_core.records import AuditEntry, Edge, Memory, validate_edge, validate_memory
+from memory_core.records import (
+    AuditEntry,
+    Edge,
+    Memory,
+    utcnow,
+    validate_edge,
+    validate_memory,
+)
 from memory_core.tables import StoreTables, open_tables
 
 log = logging.getLogger(__name__)
@@ -396,6 +404,31 @@ class MemoryStore:
             )
         pending = sum(1 for m in changed if m.embedding_status != "ok")
         return UpsertReport(inserted, updated, tuple(unchanged), pending, version)
+
+    def record_access(self, ids: Sequence[str], *, at: datetime | None = None,
+                      reason: str | None = None) -> int:
+        """Count one recall of each memory: access_count + 1, last_accessed_at = `at`.
+
+        Only `recall` calls this; searching and browsing never change access statistics.
+        """
+        self._writable()
+        current = self.get_many(ids)
+        if not current:
+            return 0
+        when = at or utcnow()
+        ordered = sorted(current)
+        update = pa.table({
+            "id": pa.array(ordered, pa.string()),
+            "access_count": pa.array([current[i].access_count + 1 for i in ordered], pa.int32()),
+            "last_accessed_at": pa.array([when] * len(ordered), pa.timestamp("us", tz="UTC")),
+        })
+        self.tables.memories.merge_insert("id").when_matched_update_all().execute(update)
+        self.audit.append(
+            tenant=self.tenant, actor=self.actor, action="recall", target_ids=ordered,
+            after={"access_count": {i: current[i].access_count + 1 for i in ordered}},
+            reason=reason, table_version=int(self.tables.memories.version),
+        )
+        return len(ordered)
 
     # ----------------------------------------------------------------- edges
     def add_edges(

@@ -1,0 +1,71 @@
+"""Output tiers for recall and the Search page (seed 003 ADR-006): how much of a memory to send.
+
+* minimal: id, type and the first line (about 100 characters): quick checks.
+* compact: plus project, agent and tags, content cut at 200 characters.
+* standard (default): the whole content, why, tags, project, agent, date.
+* full: every field of the memory (no vector) and the ranking explanation.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from memory_core.errors import InvalidConfigError
+from memory_core.records import Memory
+
+if TYPE_CHECKING:
+    from memory_core.retrieval.search import Hit
+
+TIERS: tuple[str, ...] = ("minimal", "compact", "standard", "full")
+
+
+def _first_line(text: str, width: int) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def check_tier(tier: str) -> str:
+    """`tier` if known, else `InvalidConfigError` naming the tiers."""
+    if tier not in TIERS:
+        raise InvalidConfigError(f"unknown output tier {tier!r}; use one of: {', '.join(TIERS)}")
+    return tier
+
+
+def render_tier(memory: Memory, tier: str = "standard", hit: Hit | None = None) -> dict[str, Any]:
+    """The fields of `memory` that `tier` sends, as plain data."""
+    check_tier(tier)
+    if tier == "minimal":
+        return {"id": memory.id, "type": memory.memory_type,
+                "line": _first_line(memory.content, 100)}
+    if tier == "compact":
+        return {"id": memory.id, "type": memory.memory_type, "project": memory.project,
+                "agent": memory.agent, "tags": list(memory.tags),
+                "content": _cut(memory.content, 200)}
+    if tier == "standard":
+        return {"id": memory.id, "type": memory.memory_type, "content": memory.content,
+                "why": memory.why, "tags": list(memory.tags), "project": memory.project,
+                "agent": memory.agent, "created": memory.created_at.date().isoformat()}
+    from memory_core.exchange.canonical import memory_doc
+
+    doc = memory_doc(memory)
+    doc.pop("kind", None)
+    if hit is not None:
+        doc["explanation"] = hit.explain()
+    return doc
+
+
+def render_text(item: dict[str, Any]) -> str:
+    """One rendered item as the recall tool prints it (seed 002's format)."""
+    head = item.get("line") or item.get("content") or ""
+    lines = [f"[{item.get('type') or item.get('memory_type')}] {head}"]
+    if item.get("tags"):
+        lines.append(f"   - tags: {', '.join(item['tags'])}")
+    if item.get("why"):
+        lines.append(f"   - why: {item['why']}")
+    if item.get("project") and "line" not in item:
+        lines.append(f"   - project: {item['project']}")
+    return "\n".join(lines)
