@@ -76,3 +76,17 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> None:
         if name.startswith("MEMLENS_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("MEMLENS_MODEL_CACHE", str(model_cache))
+
+
+@pytest.fixture(scope="session")
+def demo_store(tmp_path_factory: pytest.TempPathFactory) -> MemoryStore:
+    """The demo corpus seeded once per run with the real offline model (read it, don't write)."""
+    from memory_core.config import Settings
+    from memory_core.seeding import seed_from_export
+
+    uri = str(tmp_path_factory.mktemp("demo-store") / "store")
+    settings = Settings.from_env(env={}, store_uri=uri,
+                                 model_cache=tmp_path_factory.mktemp("demo-model"))
+    store = MemoryStore.open(settings=settings)
+    seed_from_export(store)
+    return store

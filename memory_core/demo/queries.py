@@ -149,12 +149,14 @@ def _keyword(ctx: _Ctx, t: Trace, variant: int) -> dict | None:
 
 
 def _paraphrase(ctx: _Ctx, t: Trace, variant: int) -> dict:
+    # The paraphrase retells the storyline's symptom in a user's words, so the memories
+    # stating that symptom are its target; what explains or settled it is relevant too.
     strained = t.first("decision2") is not None
     grades = _merge(
-        _ids(t.final_decision, grade=3),
-        _ids(t.get("decision_context2" if strained else "decision_context"), t.get("cause"),
-             t.get("lesson"), grade=2),
-        _ids(t.get("symptom"), t.get("topic"), t.get("reflection"),
+        _ids(t.get("symptom"), grade=3),
+        _ids(t.final_decision, t.get("cause"), grade=2),
+        _ids(t.get("decision_context2" if strained else "decision_context"), t.get("lesson"),
+             t.get("topic"), t.get("reflection"),
              t.get("decision_context") if strained else None, grade=1),
     )
     return _query(ctx, t.story.paraphrase, grades)

@@ -1,0 +1,185 @@
+"""search() and recall() on real LanceDB stores with the deterministic fake embedder."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memory_core.embedding import UnavailableEmbedder
+from memory_core.filters import Filter
+from memory_core.records import Edge, Memory
+from memory_core.retrieval.config import PRESETS, RankingConfig, preset
+from memory_core.retrieval.recall import recall
+from memory_core.retrieval.search import search
+from memory_core.retrieval.session_dedup import SessionDedup
+from memory_core.store import MemoryStore
+from tests.conftest import FAKE_DIM, FakeEmbedder
+
+NOW = datetime(2026, 10, 1, tzinfo=UTC)
+
+
+def _m(content: str, **kw) -> Memory:
+    kw.setdefault("memory_type", "observation")
+    kw.setdefault("created_at", NOW - timedelta(days=10))
+    return Memory.new(content, **kw)
+
+
+@pytest.fixture
+def world(store: MemoryStore) -> dict[str, Memory]:
+    mems = {
+        "obs": _m("token refresh race logs users out in two tabs", project="atlas",
+                  agent="mason"),
+        "old": _m("decision use long lived refresh tokens", memory_type="decision",
+                  project="atlas", status="superseded"),
+        "new": _m("decision rotate refresh tokens with a grace window", memory_type="decision",
+                  project="atlas"),
+        "other": _m("ci cache key includes lockfile hash", project="herd", agent="steve"),
+        "archived": _m("token refresh notes from an old spike", project="atlas",
+                       status="archived"),
+        "why": _m("grace window chosen because mobile clients retry", project="atlas",
+                  memory_type="decision_context"),
+    }
+    store.add(list(mems.values()))
+    store.add_edges([
+        Edge.new(mems["new"].id, mems["old"].id, "supersedes", created_at=NOW),
+        Edge.new(mems["obs"].id, mems["old"].id, "caused", created_at=NOW, strength=0.9),
+        Edge.new(mems["why"].id, mems["new"].id, "supports", created_at=NOW, strength=0.8),
+    ])
+    return mems
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_explanation_parts_reproduce_the_final_score(store: MemoryStore, world: dict,
+                                                     name: str) -> None:
+    cfg = PRESETS[name].with_changes(use_mmr=name == "full")
+    results = search(store, "refresh token race", config=cfg, limit=5, now=NOW)
+    assert results and not results.degraded
+    for hit in results:
+        assert hit.rrf == pytest.approx(sum(ev.contribution for ev in hit.engines.values()))
+        assert hit.score == pytest.approx(hit.rrf * hit.bonus * hit.decay + hit.mmr_adjustment)
+        assert hit.bonus == (1.10 if len(hit.engines) >= 2 else 1.0)
+        for engine, ev in hit.engines.items():
+            weight = {"vector": cfg.weight_vector, "bm25": cfg.weight_bm25,
+                      "graph": cfg.weight_graph}[engine]
+            assert ev.contribution == pytest.approx(weight / (cfg.rrf_k + ev.rank))
+    assert [h.rank for h in results] == list(range(1, len(results) + 1))
+
+
+def test_filtered_search_returns_only_matching_active_rows(store: MemoryStore,
+                                                           world: dict) -> None:
+    for cfg in PRESETS.values():
+        results = search(store, "token refresh", Filter(project="atlas"), cfg, limit=10,
+                         now=NOW)
+        assert results
+        assert all(h.memory.project == "atlas" and h.memory.status == "active"
+                   for h in results)
+        ids = {h.memory.id for h in results}
+        assert world["archived"].id not in ids and world["old"].id not in ids
+    asked = search(store, "token refresh", Filter(status=["active", "archived"]),
+                   preset("bm25"), limit=10, now=NOW)
+    assert world["archived"].id in {h.memory.id for h in asked}
+
+
+def test_other_tenants_are_invisible(store_path: str, fake_embedder: FakeEmbedder,
+                                     world: dict) -> None:
+    other = MemoryStore.open(store_path, embedder=fake_embedder, tenant="globex")
+    other.add([_m("token refresh race in globex")])
+    results = search(other, "token refresh race", config=preset("hybrid_graph"), now=NOW)
+    assert [h.memory.tenant for h in results] == ["globex"]
+
+
+def test_superseded_memory_reached_by_graph_is_replaced_by_its_successor(
+        store: MemoryStore, world: dict) -> None:
+    cfg = preset("hybrid_graph").with_changes(use_vector=False)
+    results = search(store, "users out in two tabs", Filter(project="atlas"), cfg, limit=10,
+                     now=NOW)
+    replaced = [h for h in results if h.replaces]
+    assert [h.memory.id for h in replaced] == [world["new"].id]
+    assert replaced[0].replaces == world["old"].id
+    assert "superseded" in replaced[0].explain()["note"]
+    assert "graph" in replaced[0].engines
+
+
+def test_search_never_changes_access_statistics(store: MemoryStore, world: dict) -> None:
+    before = {m.id: (m.access_count, m.last_accessed_at) for m in store.list()}
+    for cfg in PRESETS.values():
+        search(store, "token refresh", config=cfg, now=NOW)
+    assert {m.id: (m.access_count, m.last_accessed_at) for m in store.list()} == before
+    assert [e.action for e in store.audit_entries()] == ["add_edges", "add"]
+
+
+def test_degraded_without_embedder_falls_back_to_bm25(store_path: str, world: dict) -> None:
+    broken = UnavailableEmbedder("test/fake-bow", FAKE_DIM, "model files are missing")
+    store = MemoryStore.open(store_path, embedder=broken)
+    results = search(store, "token refresh", config=preset("vector"), now=NOW)
+    assert results.degraded and "model files are missing" in results.reasons[0]
+    assert results and all(set(h.engines) <= {"bm25", "graph"} for h in results)
+
+
+def test_pending_records_mark_results_degraded(store_path: str, world: dict,
+                                               fake_embedder: FakeEmbedder) -> None:
+    broken = UnavailableEmbedder("test/fake-bow", FAKE_DIM, "offline")
+    MemoryStore.open(store_path, embedder=broken).add([_m("token refresh pending note")])
+    store = MemoryStore.open(store_path, embedder=fake_embedder)
+    results = search(store, "token refresh", now=NOW)
+    assert results.degraded and "1 matching memories have no vector" in results.reasons[0]
+    assert "pending note" in " ".join(h.memory.content for h in results)
+
+
+def test_mmr_and_decay_change_the_order_explainably(store: MemoryStore) -> None:
+    store.add([
+        _m("cache eviction policy uses lru", access_count=0,
+           created_at=NOW - timedelta(days=400)),
+        _m("cache eviction policy uses lru now", created_at=NOW - timedelta(days=1)),
+        _m("cache warming on deploy", created_at=NOW - timedelta(days=1)),
+    ])
+    plain = search(store, "cache eviction policy", config=preset("hybrid"), limit=3, now=NOW)
+    decayed = search(store, "cache eviction policy", config=preset("full"), limit=3, now=NOW)
+    old = next(h for h in decayed if "400" not in h.memory.content and "now" not in
+               h.memory.content and "warming" not in h.memory.content)
+    assert old.decay < 1.0 and old.decay_factors is not None
+    assert [h.memory.content for h in plain] != [] and decayed[0].decay > old.decay
+
+
+def test_config_round_trips_and_diffs() -> None:
+    cfg = preset("full").with_changes(mmr_lambda=0.7, candidates=20)
+    assert RankingConfig.from_dict(cfg.to_dict()) == cfg
+    assert dict((k, (a, b)) for k, a, b in preset("full").diff(cfg)) == {
+        "candidates": (50, 20), "mmr_lambda": (0.4, 0.7)}
+    with pytest.raises(ValueError, match="graph_hops must be 0..2"):
+        RankingConfig(graph_hops=3)
+    with pytest.raises(ValueError, match="unknown preset 'fast'.*hybrid"):
+        preset("fast")
+
+
+def test_recall_records_access_dedups_and_renders_tiers(store: MemoryStore, world: dict,
+                                                        tmp_path: Path) -> None:
+    dedup = SessionDedup(tmp_path / "sessions.sqlite")
+    first = recall(store, "refresh token", limit=2, session_id="s1", dedup=dedup, now=NOW,
+                   tier="minimal")
+    sent = [i["id"] for i in first.items]
+    assert len(sent) == 2 and set(first.items[0]) == {"id", "type", "line"}
+    assert all(store.get(i).access_count == 1 for i in sent)
+    assert store.get(sent[0]).last_accessed_at == NOW
+    assert store.audit_entries()[0].action == "recall"
+    second = recall(store, "refresh token", limit=2, session_id="s1", dedup=dedup, now=NOW)
+    assert not set(i["id"] for i in second.items) & set(sent)
+    assert set(sent) <= set(second.skipped_as_sent)
+    later = recall(store, "refresh token", limit=2, session_id="s1", dedup=dedup,
+                   now=NOW + timedelta(minutes=31))
+    assert later.skipped_as_sent == []  # the session expired after 30 idle minutes
+    full = recall(store, "refresh token", limit=1, tier="full", now=NOW)
+    assert "explanation" in full.items[0] and "[" in full.text
+
+
+def test_session_dedup_cap_and_persistence(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    dedup = SessionDedup(path, cap=100)
+    dedup.mark_sent("s", [(f"old{i}", f"h{i}") for i in range(60)], NOW)
+    dedup.mark_sent("s", [(f"new{i}", f"k{i}") for i in range(60)], NOW + timedelta(minutes=1))
+    assert SessionDedup(path).count("s") == 100  # a new handle reads what was persisted
+    ids, hashes = SessionDedup(path).already_sent("s", NOW + timedelta(minutes=2))
+    assert {f"new{i}" for i in range(60)} <= ids and len(ids) == 100
+    assert sum(1 for i in ids if i.startswith("old")) == 40
