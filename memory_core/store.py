@@ -110,6 +110,7 @@ class MemoryStore:
         self.audit = AuditLog(tables.audit)
         self.keys = KeyIndex(tables.memories)
         self.edge_index = EdgeIndex(tables.edges, tenant)
+        self.fts_ready = False  # set once the full-text index is known to exist
 
     @classmethod
     def open(

@@ -38,7 +38,8 @@ def ensure_fts_index(store: MemoryStore) -> bool:
     New rows need no rebuild: LanceDB searches rows the index has not seen yet too, and
     `memlens index` (or `optimize`) folds them in. Returns whether an index exists now.
     """
-    if has_fts_index(store):
+    if store.fts_ready or has_fts_index(store):
+        store.fts_ready = True
         return True
     if store.read_only:
         return False
@@ -46,6 +47,7 @@ def ensure_fts_index(store: MemoryStore) -> bool:
 
     store.tables.memories.create_index(FTS_COLUMN, config=FTS(), replace=True)
     log.info("created the full-text index on %s", FTS_COLUMN)
+    store.fts_ready = True
     return True
 
 
