@@ -34,6 +34,7 @@ def sidebar() -> None:
 
 pages = [
     st.Page("pages/overview.py", title="Overview", icon="📊", default=True),
+    st.Page("pages/search.py", title="Search", icon="🔍"),
 ]
 navigation = st.navigation(pages)
 sidebar()

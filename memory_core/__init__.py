@@ -60,6 +60,11 @@ _EXPORTS: dict[str, str] = {
     "RecallResult": "memory_core.retrieval.recall",
     "TIERS": "memory_core.retrieval.tiers",
     "render_tier": "memory_core.retrieval.tiers",
+    "MAX_HOPS": "memory_core.retrieval.config",
+    "MAX_FANOUT": "memory_core.retrieval.config",
+    "MAX_BEAM": "memory_core.retrieval.config",
+    "score_parts": "memory_core.viz.explain",
+    "score_waterfall": "memory_core.viz.explain",
     "counts_bar": "memory_core.viz.overview",
     "written_over_time": "memory_core.viz.overview",
 }

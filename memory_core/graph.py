@@ -61,10 +61,11 @@ def expand(
 ) -> list[GraphHit]:
     """Memories reached from `seeds` under the PathRAG caps, best path score first.
 
-    A path's score is the product of its edges' decayed strengths; seeds themselves are not
-    returned. Ties break by id, so the result is deterministic.
+    A path's score is the product of its edges' decayed strengths. A seed is returned only
+    when another seed reaches it (well-connected memories earn the convergence bonus, seed
+    003 ADR-001), never for reaching itself. Ties break by id, so the result is deterministic.
     """
-    seen = set(seeds)
+    seen: set[str] = set()
     frontier = [GraphHit(s, 1.0, 0, s, (), ()) for s in seeds]
     found: list[GraphHit] = []
     for hop in range(1, hops + 1):
@@ -74,7 +75,7 @@ def expand(
                            key=lambda e: (-decayed(e, now), e.id))[:fanout]
             for edge in edges:
                 other = edge.target_id if edge.source_id == node.doc_id else edge.source_id
-                if other in seen:
+                if other in seen or other == node.seed_id:
                     continue
                 hit = GraphHit(other, node.score * decayed(edge, now), hop, node.seed_id,
                                (*node.path, edge.id), (*node.relations, edge.relation))

@@ -51,7 +51,9 @@ def resolve_graph_hits(
     for hit in hits:
         if hit.doc_id in allowed:
             doc_id, replaces = hit.doc_id, None
-        elif successors.get(hit.doc_id) in allowed_successors:
+        elif (successors.get(hit.doc_id) in allowed_successors
+              and successors[hit.doc_id] != hit.seed_id):
+            # (a seed walking to its own predecessor earns no graph credit for itself)
             doc_id, replaces = successors[hit.doc_id], hit.doc_id
         else:
             continue

@@ -44,3 +44,11 @@ def test_successor_follows_a_supersedes_chain() -> None:
                                  _edge("v3", "v2", 1.0, "supersedes")])
     assert successor("v1", adjacency) == "v3"
     assert successor("v3", adjacency) is None
+
+
+def test_a_seed_reached_from_another_seed_counts_but_never_from_itself() -> None:
+    adjacency = build_adjacency([_edge("a", "b", 0.9), _edge("b", "c", 0.5)])
+    hits = {h.doc_id: h for h in expand(["a", "b"], adjacency, NOW, hops=2)}
+    assert hits["b"].seed_id == "a" and hits["a"].seed_id == "b"
+    assert hits["c"].score == 0.5 and hits["c"].seed_id == "b"
+    assert all(h.doc_id != h.seed_id for h in hits.values())
