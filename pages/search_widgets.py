@@ -255,7 +255,7 @@ def result_card(hit: Hit, tier: str, now: datetime) -> None:
 
 def explanation(hit: Hit) -> None:
     """The parts of a hit's score: engines, bonus, decay, MMR, graph path, the chart."""
-    cols = st.columns(5)
+    cols = st.columns(3) + st.columns(3)  # two rows: a result card is narrow
     cols[0].metric("Final score", f"{hit.score:.4f}")
     cols[1].metric("RRF", f"{hit.rrf:.4f}")
     cols[2].metric("Bonus", f"×{hit.bonus:.2f}")
