@@ -306,6 +306,9 @@ def _register_subcommands() -> None:
 
     cli.add_command(bench)
     cli_search.register(cli)
+    from memory_core import cli_index
+
+    cli_index.register(cli)
 
 
 _register_subcommands()

@@ -81,8 +81,11 @@ class FastEmbedEmbedder(Embedder):
         self._model_dir = model_dir
         self._cache_dir = cache_dir
         self._threads = threads
+        self._loaded: Any = None  # the model, once resolved (skips the folder check per call)
 
     def _load(self) -> Any:
+        if self._loaded is not None:
+            return self._loaded
         folder = str(self._model_dir()) if self._model_dir else None
         key = (self.model_id, folder, str(self._cache_dir) if self._cache_dir else None)
         with self._lock:
@@ -90,7 +93,8 @@ class FastEmbedEmbedder(Embedder):
                 self._models[key] = _load_fastembed(
                     self.model_id, folder, self._cache_dir, self._threads
                 )
-            return self._models[key]
+            self._loaded = self._models[key]
+            return self._loaded
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         import numpy as np

@@ -230,6 +230,12 @@ class MemoryStore:
         table = table.sort_by([(order_by, order), ("id", "ascending")])
         return [memory_from_row(r) for r in table.slice(offset, limit).to_pylist()]
 
+    def ids(self, filter: Filter | None = None) -> set[str]:
+        """Ids of the memories matching `filter` (no rows decoded)."""
+        rows = (self.tables.memories.search().where(self._predicate(filter))
+                .select(["id"]).limit(None).to_arrow())
+        return set(rows["id"].to_pylist())
+
     def iter_memories(
         self, filter: Filter | None = None, *, with_vectors: bool = False, batch_rows: int = 4096
     ) -> Iterator[Memory]:

@@ -28,7 +28,7 @@ class GraphCandidate:
 def _matching(store: MemoryStore, flt: Filter, ids: Sequence[str]) -> set[str]:
     if not ids:
         return set()
-    return {m.id for m in store.list(replace(flt, ids=list(ids)))}
+    return store.ids(replace(flt, ids=list(ids)))
 
 
 def resolve_graph_hits(

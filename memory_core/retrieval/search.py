@@ -10,7 +10,9 @@ with weights and the convergence bonus, then optionally the decay composite and 
 from __future__ import annotations
 
 import re
+import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -104,6 +106,19 @@ class SearchResults(list[Hit]):
     __hash__ = None  # type: ignore[assignment]
 
 
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """Threads for candidate queries, made once per process."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memlens-search")
+        return _POOL
+
+
 _WORDS = re.compile(r"\w+")
 
 
@@ -138,24 +153,39 @@ def search(
     m = max(cfg.candidates, limit)
     reasons: list[str] = []
     rankings: dict[str, list[Candidate]] = {}
-    use_bm25 = cfg.use_bm25
+    bm25_job: Future[list[Candidate]] | None = None
+    bm25_off = None
+    pool = _pool()
+
+    def start_bm25() -> Future[list[Candidate]] | None:
+        nonlocal bm25_off
+        if ensure_fts_index(store):  # may write an index: stays on this thread
+            return pool.submit(bm25_candidates, store, query, predicate, m)
+        bm25_off = ("BM25 is off: the read-only store has no full-text index; run "
+                    "`memlens index` with write access")
+        return None
+
+    # BM25 needs no query vector, so it runs while the query is embedded and searched
+    # (LanceDB and onnxruntime release the GIL), as LanceDB's own hybrid search does.
+    if cfg.use_bm25:
+        bm25_job = start_bm25()
     if cfg.use_vector:
+        pending_job = pool.submit(_pending_reason, store, flt)
         try:
             vector = store.embedder.embed_one(query)
         except EmbedderUnavailableError as exc:
             reasons.append(f"vector search is off, the embedder is unavailable: {exc}")
-            use_bm25 = True  # fall back to BM25 (seed 003 ADR-009)
+            if not cfg.use_bm25:  # fall back to BM25 (seed 003 ADR-009)
+                bm25_job = start_bm25()
         else:
             rankings["vector"] = vector_candidates(store, vector.tolist(), predicate, m)
-            pending = _pending_reason(store, flt)
+            pending = pending_job.result()
             if pending:
                 reasons.append(pending)
-    if use_bm25:
-        if ensure_fts_index(store):
-            rankings["bm25"] = bm25_candidates(store, query, predicate, m)
-        else:
-            reasons.append("BM25 is off: the read-only store has no full-text index; run "
-                           "`memlens index` with write access")
+    if bm25_job is not None:
+        rankings["bm25"] = bm25_job.result()
+    if bm25_off:
+        reasons.append(bm25_off)
     weights = {"vector": cfg.weight_vector, "bm25": cfg.weight_bm25, "graph": cfg.weight_graph}
     ids_by_engine = {e: [c.doc_id for c in cands] for e, cands in rankings.items()}
     graph_by_id: dict[str, GraphCandidate] = {}

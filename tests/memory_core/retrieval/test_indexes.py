@@ -1,0 +1,205 @@
+"""Indexes on real LanceDB stores with the fake embedder: what is built, recall, history kept."""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from memory_core.filters import Filter
+from memory_core.records import Memory
+from memory_core.retrieval.config import preset
+from memory_core.retrieval.indexes import (
+    KEEP_VERSIONS,
+    SCALAR_INDEXES,
+    ensure_indexes,
+    existing_indexes,
+    vector_index_recall,
+)
+from memory_core.retrieval.search import search
+from memory_core.store import MemoryStore
+from tests.conftest import FakeEmbedder
+
+NOW = datetime(2026, 10, 1, tzinfo=UTC)
+TOPICS, PER_TOPIC = 12, 30  # 360 memories
+
+
+def _corpus(topics: int = TOPICS, per_topic: int = PER_TOPIC) -> list[Memory]:
+    """Memories in `topics` clusters: each text takes 4 of its topic's 6 words plus a word of
+    its own, so the fake embedder puts topic members close together and others far apart."""
+    projects = ("atlas", "herd", "lumen", None)
+    types = ("observation", "decision", "lesson", "pattern")
+    out = []
+    for t in range(topics):
+        words = [f"topic{t}word{j}" for j in range(6)]
+        for i in range(per_topic):
+            n = t * per_topic + i
+            text = " ".join([*(words[(i + j) % 6] for j in range(4)), f"unique{n}"])
+            out.append(Memory.new(
+                text, types[n % 4], project=projects[n % 4], agent=("mason", "steve")[n % 2],
+                session_id=f"s{n % 7}", tags=[("red", "blue", "green")[n % 3], f"t{t}"],
+                importance=("normal", "critical", "temporary")[n % 3],
+                status="archived" if n % 11 == 0 else "active",
+                created_at=NOW - timedelta(days=n % 90),
+            ))
+    return out
+
+
+@pytest.fixture
+def filled(store: MemoryStore) -> MemoryStore:
+    store.add(_corpus())
+    return store
+
+
+def test_small_store_gets_filter_and_full_text_indexes_but_no_vector_index(
+        filled: MemoryStore) -> None:
+    report = ensure_indexes(filled)
+    indexes = existing_indexes(filled)
+    assert set(indexes) == set(SCALAR_INDEXES) | {"content"}
+    assert {c: kind for c, (_, kind) in indexes.items()} == {**SCALAR_INDEXES, "content": "FTS"}
+    assert set(report.created) == set(indexes)
+    assert not report.vector_index and report.recall_at_10 is None
+    assert (report.rows, report.vector_rows) == (360, 360)
+    assert report.vector_search() == "brute force: 360 rows below the threshold 20000"
+    again = ensure_indexes(filled)
+    assert again.created == () and {a.action for a in again.actions} == {"current"}
+
+
+@pytest.mark.parametrize(("threshold", "force"), [(300, False), (50_000, True)])
+def test_vector_index_is_built_above_the_threshold_or_when_forced(
+        filled: MemoryStore, threshold: int, force: bool) -> None:
+    report = ensure_indexes(filled, vector_threshold=threshold, force_vector=force)
+    assert report.vector_index and "vector" in report.created
+    assert existing_indexes(filled)["vector"][1] == "IVF_HNSW_SQ"
+    assert isinstance(report.recall_at_10, float) and 0.8 <= report.recall_at_10 <= 1.0
+    assert vector_index_recall(filled) == report.recall_at_10  # same sample, same seed
+    assert report.vector_search().startswith("IVF_HNSW_SQ index over 360 vectors")
+
+
+def test_recall_is_exact_without_an_index_and_undefined_without_vectors(
+        filled: MemoryStore, fake_embedder: FakeEmbedder) -> None:
+    assert vector_index_recall(filled, queries=5) == 1.0
+    empty = MemoryStore(filled.tables, tenant="nobody", embedder=fake_embedder)
+    assert math.isnan(vector_index_recall(empty))
+
+
+def test_refresh_folds_new_rows_in_and_keeps_every_version(
+        filled: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    table = filled.tables.memories
+    retention: list[Any] = []
+    optimize = table.optimize
+
+    def spy(**kwargs: Any) -> Any:
+        retention.append(kwargs.get("cleanup_older_than"))
+        return optimize(**kwargs)
+
+    monkeypatch.setattr(table, "optimize", spy)
+    ensure_indexes(filled, vector_threshold=300)
+    first = filled.history()
+    filled.add([Memory.new(f"late topic0word1 topic0word2 note {i}", "observation")
+                for i in range(20)])
+    report = ensure_indexes(filled, vector_threshold=300)
+    assert set(report.refreshed) == set(SCALAR_INDEXES) | {"content", "vector"}
+    assert all(a.unindexed_rows == 20 for a in report.actions if a.action == "refreshed")
+    assert report.created == ()
+    assert all(stats.num_unindexed_rows == 0
+               for stats in (table.index_stats(name) for name, _ in
+                             existing_indexes(filled).values()))
+    after = filled.history()
+    assert len(after) >= len(first) and report.versions_after >= report.versions_before
+    assert {v.version for v in first} <= {v.version for v in after}
+    # LanceDB's default would prune versions older than 7 days: undo needs them all
+    assert retention and all(r is not None and r >= KEEP_VERSIONS for r in retention)
+    table.checkout(first[1].version)
+    assert table.count_rows() == 360
+    table.checkout_latest()
+    assert table.count_rows() == 380
+
+
+FILTERS = [
+    Filter(),
+    Filter(project="atlas"),
+    Filter(project=["herd", "lumen"], agent="mason"),
+    Filter(tags="red"),
+    Filter(tags=["blue", "t3"], tags_mode="all"),
+    Filter(memory_type=["decision", "lesson"], importance="critical"),
+    Filter(status=["archived"]),
+    Filter(session_id="s3", created_after=NOW - timedelta(days=30)),
+    Filter(embedding_status="ok", created_before=NOW - timedelta(days=45)),
+]
+
+
+def _observe(store: MemoryStore) -> list[Any]:
+    out = []
+    for flt in FILTERS:
+        hits = search(store, "topic3word1 topic3word2 unique95", flt, preset("hybrid"), 10,
+                      now=NOW)
+        out.append((store.count(flt), [m.id for m in store.list(flt)],
+                    [(h.memory.id, round(h.score, 9)) for h in hits]))
+    return out
+
+
+def test_filtered_results_are_identical_with_and_without_scalar_indexes(
+        filled: MemoryStore) -> None:
+    predicate = FILTERS[3].to_predicate(filled.tenant)
+    assert "ScalarIndexQuery" not in filled.tables.memories.search().where(
+        predicate).explain_plan(True)
+    before = _observe(filled)
+    ensure_indexes(filled)
+    assert "ScalarIndexQuery" in filled.tables.memories.search().where(
+        predicate).explain_plan(True)
+    assert _observe(filled) == before
+    assert all(counts for counts, _, _ in before[:4])  # the filters do select something
+
+
+def test_read_only_store_is_refused(filled: MemoryStore, fake_embedder: FakeEmbedder) -> None:
+    from memory_core.errors import ReadOnlyError
+
+    reader = MemoryStore(filled.tables, tenant="default", embedder=fake_embedder,
+                         read_only=True)
+    with pytest.raises(ReadOnlyError, match="memlens index"):
+        ensure_indexes(reader)
+
+
+def _group() -> click.Group:
+    from memory_core.cli_bench import bench
+    from memory_core.cli_index import register
+
+    @click.group()
+    def group() -> None:
+        """Test group."""
+
+    group.add_command(bench)
+    register(group)
+    return group
+
+
+def test_cli_index_reports_as_json_and_text(filled: MemoryStore) -> None:
+    runner, group = CliRunner(), _group()
+    result = runner.invoke(group, ["index", "--store", filled.uri, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["store"] == filled.uri and data["vector_index"] is False
+    assert "content" in data["created"] and data["recall_at_10"] is None
+    result = runner.invoke(group, ["index", "--store", filled.uri, "--threshold", "300"])
+    assert result.exit_code == 0, result.output
+    assert "created   IVF_HNSW_SQ vector" in result.stdout
+    assert "recall@10" in result.stdout and "history kept" in result.stdout
+    assert runner.invoke(group, ["index", "--store", filled.uri, "--threshold", "0"]
+                         ).exit_code == 2
+    assert runner.invoke(group, ["bench", "search", "--help"]).exit_code == 0
+
+
+def test_cli_index_through_main_once_registered(filled: MemoryStore,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from memory_core.cli import cli, main
+
+    if "index" not in cli.commands:
+        pytest.skip("`index` is not registered in memory_core.cli yet")
+    main(["--store", filled.uri, "index", "--json"])
+    assert json.loads(capsys.readouterr().out)["rows"] == 360
