@@ -65,6 +65,9 @@ _EXPORTS: dict[str, str] = {
     "MAX_BEAM": "memory_core.retrieval.config",
     "score_parts": "memory_core.viz.explain",
     "score_waterfall": "memory_core.viz.explain",
+    "ensure_indexes": "memory_core.retrieval.indexes",
+    "vector_index_recall": "memory_core.retrieval.indexes",
+    "IndexReport": "memory_core.retrieval.indexes",
     "counts_bar": "memory_core.viz.overview",
     "written_over_time": "memory_core.viz.overview",
 }
