@@ -90,3 +90,16 @@ def demo_store(tmp_path_factory: pytest.TempPathFactory) -> MemoryStore:
     store = MemoryStore.open(settings=settings)
     seed_from_export(store)
     return store
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run `memlens ARGV` in-process: (exit code, stdout, stderr)."""
+    from memory_core.cli import main
+
+    try:
+        main(argv)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -8,17 +8,10 @@ from pathlib import Path
 import click
 import pytest
 
-from memory_core.cli import cli, main
+from memory_core.cli import cli
+from tests.conftest import run_cli
 
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+run = run_cli
 
 
 def _commands(group: click.Group, prefix: tuple[str, ...] = ()):

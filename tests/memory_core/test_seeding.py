@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.cli import main
 from memory_core.exchange.ndjson import read_export
 from memory_core.seeding import DEMO_EXPORT, DEMO_QUERIES, demo_dir, write_demo_files
+from tests.conftest import run_cli
 
 
 def test_committed_demo_files_are_regenerated_byte_for_byte(tmp_path: Path) -> None:
@@ -37,14 +37,7 @@ def test_query_lines_point_at_demo_memories() -> None:
         assert all(isinstance(g, int) and g >= 1 for g in query["relevant"].values())
 
 
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+_run = run_cli
 
 
 @pytest.fixture(scope="module")
