@@ -306,9 +306,10 @@ def _register_subcommands() -> None:
 
     cli.add_command(bench)
     cli_search.register(cli)
-    from memory_core import cli_index
+    from memory_core import cli_exchange, cli_index
 
     cli_index.register(cli)
+    cli_exchange.register(cli)
 
 
 _register_subcommands()

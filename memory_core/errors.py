@@ -61,3 +61,22 @@ class ExportFormatError(MemlensError):
 
 class InvalidConfigError(MemlensError, ValueError):
     """A ranking option or preset name is not valid."""
+
+
+class ImportConflictError(MemlensError):
+    """An import would replace data it must not: --mode empty into a tenant that has
+    memories, or a record id that belongs to another tenant."""
+
+
+class MigrationError(MemlensError):
+    """A migration chain is broken (a gap, a duplicate step) or has no path between two
+    schema versions."""
+
+
+class UnknownFormatError(MemlensError, ValueError):
+    """No export reader is registered under that name, or none recognises the file."""
+
+
+class DiffError(MemlensError):
+    """A diff side is not an export file, `live` or `version:N`, or a field to ignore is
+    unknown."""

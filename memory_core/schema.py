@@ -10,6 +10,7 @@ field and nothing else.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import pyarrow as pa
 
@@ -88,6 +89,7 @@ RELATION_ALIASES: dict[str, str] = {
 SOURCES: tuple[str, ...] = ("user_statement", "agent_inference", "code_analysis", "transcript")
 
 
+@lru_cache(maxsize=4096)  # a handful of values, normalised for every record of an import
 def _key(value: str) -> str:
     return re.sub(r"[\s\-]+", "_", value.strip().lower())
 

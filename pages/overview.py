@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from memory_core import MemlensError, counts_bar, memories_over_time, written_over_time
-from pages.state import current_store, get_stats
+from memory_core import counts_bar, memories_over_time, written_over_time
+from pages.state import store_and_stats
 from pages.widgets import audit_table, seed_demo_button
 
 st.header("Overview")
-try:
-    store = current_store()
-    stats = get_stats(store.uri, store.tenant, store.version)
-except MemlensError as exc:
-    st.error(str(exc))
-    st.stop()
+store, stats = store_and_stats()
 
 if stats.memories == 0:
     st.info(f"Tenant **{store.tenant}** of `{store.uri}` has no memories yet.")

@@ -19,15 +19,10 @@ from pages.search_widgets import (
     ranking_panel,
     result_card,
 )
-from pages.state import current_store, get_stats
+from pages.state import store_and_stats
 
 st.header("Search")
-try:
-    store = current_store()
-    stats = get_stats(store.uri, store.tenant, store.version)
-except MemlensError as exc:
-    st.error(str(exc))
-    st.stop()
+store, stats = store_and_stats()
 
 if stats.memories == 0:
     st.info(f"Tenant **{store.tenant}** of `{store.uri}` has no memories yet; seed the demo "

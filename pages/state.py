@@ -8,11 +8,22 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from memory_core import MemoryStore, Settings, StoreStats, load_embedder, store_stats
+from memory_core import (
+    MemlensError,
+    MemoryStore,
+    Settings,
+    StoreStats,
+    load_embedder,
+    store_stats,
+)
 from memory_core.embedding import Embedder
+
+if TYPE_CHECKING:
+    from memory_core.exchange.diff import DiffResult
 
 
 def launch_settings() -> Settings:
@@ -50,3 +61,25 @@ def current_store() -> MemoryStore:
     uri = st.session_state.get("store_uri", settings.store_uri)
     tenant = st.session_state.get("tenant", settings.tenant)
     return get_store(uri, tenant)
+
+
+@st.cache_data(show_spinner="Comparing…", max_entries=8)
+def get_diff(uri: str, tenant: str, a: str, b: str, ignore: tuple[str, ...],
+             stamps: tuple[str, str]) -> DiffResult:
+    """The diff of sides `a` and `b`, cached until either side's `stamps` change."""
+    from memory_core.exchange.diff import diff_sides
+    from memory_core.exchange.diff_sides import load_side
+
+    store = get_store(uri, tenant)
+    return diff_sides(load_side(a, store), load_side(b, store), ignore=ignore)
+
+
+def store_and_stats() -> tuple[MemoryStore, StoreStats]:
+    """The chosen store and its stats; an error opening it is shown and stops the page."""
+    try:
+        store = current_store()
+        return store, get_stats(store.uri, store.tenant, store.version)
+    except MemlensError as exc:
+        st.error(str(exc))
+        st.stop()
+        raise  # st.stop() raises; this keeps type checkers sure the function never falls off

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from memory_core.records import Edge, Memory, as_utc
+from memory_core.records import AuditEntry, Edge, Memory, as_utc
 
 MEMORY_FLOAT32 = ("stability", "confidence")
 EDGE_FLOAT32 = ("strength", "decay_rate")
@@ -97,10 +97,11 @@ def edge_doc(edge: Edge) -> dict[str, Any]:
     }
 
 
-def memory_from_doc(doc: Mapping[str, Any]) -> Memory:
-    """A `Memory` from its canonical JSON object (unvalidated; the store validates)."""
+def memory_from_doc(doc: Mapping[str, Any], **overrides: Any) -> Memory:
+    """A `Memory` from its canonical JSON object (unvalidated; the store validates), with
+    `overrides` (e.g. tenant) in place of the document's fields."""
     vector = doc.get("vector")
-    return Memory(
+    fields: dict[str, Any] = dict(
         id=doc["id"],
         content=doc["content"],
         memory_type=doc["memory_type"],
@@ -125,11 +126,13 @@ def memory_from_doc(doc: Mapping[str, Any]) -> Memory:
         vector=tuple(vector) if vector is not None else None,
         metadata=dict(doc.get("metadata") or {}),
     )
+    fields.update(overrides)
+    return Memory(**fields)
 
 
-def edge_from_doc(doc: Mapping[str, Any]) -> Edge:
-    """An `Edge` from its canonical JSON object (unvalidated)."""
-    return Edge(
+def edge_from_doc(doc: Mapping[str, Any], **overrides: Any) -> Edge:
+    """An `Edge` from its canonical JSON object (unvalidated), with `overrides`."""
+    fields: dict[str, Any] = dict(
         id=doc["id"],
         tenant=doc.get("tenant") or "default",
         source_id=doc["source_id"],
@@ -142,4 +145,40 @@ def edge_from_doc(doc: Mapping[str, Any]) -> Edge:
         decay_rate=float(doc.get("decay_rate") or 0.0),
         status=doc.get("status", "active"),
         metadata=dict(doc.get("metadata") or {}),
+    )
+    fields.update(overrides)
+    return Edge(**fields)
+
+
+def audit_doc(entry: AuditEntry) -> dict[str, Any]:
+    """An audit row as its canonical JSON object (`kind` = "audit"); before/after as JSON."""
+    return {
+        "kind": "audit",
+        "id": entry.id,
+        "at": iso(entry.at),
+        "tenant": entry.tenant,
+        "actor": entry.actor,
+        "action": entry.action,
+        "target_ids": list(entry.target_ids),
+        "before": entry.before,
+        "after": entry.after,
+        "reason": entry.reason,
+        "table_version": entry.table_version,
+    }
+
+
+def audit_from_doc(doc: Mapping[str, Any]) -> AuditEntry:
+    """An `AuditEntry` from its canonical JSON object (unvalidated)."""
+    version = doc.get("table_version")
+    return AuditEntry(
+        id=doc["id"],
+        at=as_utc(doc["at"]),  # type: ignore[arg-type]
+        tenant=doc.get("tenant") or "default",
+        actor=doc["actor"],
+        action=doc["action"],
+        target_ids=tuple(doc.get("target_ids") or ()),
+        before=doc.get("before"),
+        after=doc.get("after"),
+        reason=doc.get("reason"),
+        table_version=int(version) if version is not None else None,
     )

@@ -1,30 +1,37 @@
 """Writing and reading memlens NDJSON exports (DESIGN.md section 5, seed 001).
 
 Line 1 is the manifest (`memlens_export`, `schema_version`, `exported_at`, `tenant`,
-`record_types`, `counts`, `body_sha256`); then memories, then edges, each sorted by id, one
-canonical JSON object a line. The body is hashed as written, so two exports of the same records
-have byte-identical bodies and equal `body_sha256`.
+`record_types`, `counts`, `body_sha256`, and `embedding` when vectors are included); then
+memories, then edges, then (optionally) audit rows, each sorted by id, one canonical JSON
+object a line. The body is hashed as written, so two exports of the same records have
+byte-identical bodies and equal `body_sha256`.
+
+`ExportWriter` streams: lines go to a temporary body file while they are hashed, then the
+manifest and the body are written to a second temporary file that is renamed over the target,
+so memory stays flat and a reader never sees half a file.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
+import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
-from memory_core.errors import ExportFormatError, SchemaVersionError
 from memory_core.exchange.canonical import edge_doc, iso, memory_doc
 from memory_core.records import Edge, Memory, canonical_json
 from memory_core.schema import SCHEMA_VERSION
 
 EXPORT_FORMAT = 1
 KIND_ORDER = ("memory", "edge")
+#: Every kind an export body may hold, in the order they are written.
+ALL_KINDS = ("memory", "edge", "audit")
 
 
 @dataclass(frozen=True)
@@ -37,25 +44,141 @@ class Manifest:
     record_types: tuple[str, ...]
     counts: dict[str, int]
     body_sha256: str
+    #: {"model": id, "dimension": d} of the vectors in the file; None when vectors are left out.
+    embedding: Mapping[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The manifest as the JSON object written on line 1."""
+        out: dict[str, Any] = {
+            "memlens_export": EXPORT_FORMAT,
+            "schema_version": self.schema_version,
+            "exported_at": self.exported_at,
+            "tenant": self.tenant,
+            "record_types": list(self.record_types),
+            "counts": self.counts,
+            "body_sha256": self.body_sha256,
+        }
+        if self.embedding is not None:
+            out["embedding"] = dict(self.embedding)
+        return out
 
     def to_json(self) -> str:
-        return canonical_json(
-            {
-                "memlens_export": EXPORT_FORMAT,
-                "schema_version": self.schema_version,
-                "exported_at": self.exported_at,
-                "tenant": self.tenant,
-                "record_types": list(self.record_types),
-                "counts": self.counts,
-                "body_sha256": self.body_sha256,
-            }
+        return canonical_json(self.to_dict())
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    """A written export: its path, manifest and the sha256 of each kind's lines."""
+
+    path: Path
+    manifest: Manifest
+    kind_sha256: Mapping[str, str] = field(default_factory=dict)
+
+
+class ExportWriter:
+    """Streams body lines into an export file; `commit()` writes manifest + body atomically.
+
+    Use it as a context manager; leaving the block without `commit()` (or with an exception)
+    removes the temporary files and leaves any existing file at `path` untouched.
+
+    >>> import tempfile, pathlib, datetime
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> with ExportWriter(folder / "x.ndjson", tenant="default",
+    ...                   exported_at=datetime.datetime(2026, 1, 1)) as writer:
+    ...     writer.write("memory", '{"id":"a","kind":"memory"}')
+    ...     written = writer.commit()
+    >>> written.manifest.counts
+    {'memory': 1, 'edge': 0}
+    """
+
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        tenant: str,
+        exported_at: datetime,
+        record_types: tuple[str, ...] = KIND_ORDER,
+        embedding: Mapping[str, Any] | None = None,
+    ) -> None:
+        unknown = [k for k in record_types if k not in ALL_KINDS]
+        if unknown:
+            raise ValueError(f"unknown record type(s) {unknown}; known: {', '.join(ALL_KINDS)}")
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._tenant = tenant
+        self._exported_at = exported_at
+        self._record_types = tuple(k for k in ALL_KINDS if k in record_types)
+        self._embedding = embedding
+        self._digest = hashlib.sha256()
+        self._kind_digests = {kind: hashlib.sha256() for kind in self._record_types}
+        self._counts = {kind: 0 for kind in self._record_types}
+        self._position = 0
+        fd, name = tempfile.mkstemp(dir=self.path.parent, prefix=".memlens-", suffix=".body")
+        self._body_name = name
+        self._body = os.fdopen(fd, "wb", buffering=1 << 20)
+
+    def __enter__(self) -> ExportWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def write(self, kind: str, line: str) -> None:
+        """Append one canonical JSON line (no newline) of `kind`; kinds come in order."""
+        order = self._record_types.index(kind) if kind in self._record_types else -1
+        if order < self._position:
+            raise ValueError(f"a {kind!r} line cannot follow the "
+                             f"{self._record_types[self._position]!r} lines of this export")
+        self._position = order
+        data = (line + "\n").encode("utf-8")
+        self._digest.update(data)
+        self._kind_digests[kind].update(data)
+        self._body.write(data)
+        self._counts[kind] += 1
+
+    def write_all(self, lines: Iterable[tuple[str, str]]) -> None:
+        """Append (kind, line) pairs."""
+        for kind, line in lines:
+            self.write(kind, line)
+
+    def commit(self) -> ExportFile:
+        """Write the manifest and the body to `path` (atomic rename) and return them."""
+        self._body.close()
+        manifest = Manifest(
+            schema_version=SCHEMA_VERSION,
+            exported_at=iso(self._exported_at) or "",
+            tenant=self._tenant,
+            record_types=self._record_types,
+            counts=dict(self._counts),
+            body_sha256=self._digest.hexdigest(),
+            embedding=self._embedding,
         )
+        fd, final = tempfile.mkstemp(dir=self.path.parent, prefix=".memlens-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as out, open(self._body_name, "rb") as body:
+                out.write((manifest.to_json() + "\n").encode("utf-8"))
+                shutil.copyfileobj(body, out, 1 << 22)
+            os.replace(final, self.path)
+        finally:
+            if os.path.exists(final):
+                os.unlink(final)
+            self.close()
+        digests = {kind: d.hexdigest() for kind, d in self._kind_digests.items()}
+        return ExportFile(self.path, manifest, digests)
+
+    def close(self) -> None:
+        """Remove the temporary body file (the export, if committed, stays)."""
+        if not self._body.closed:
+            self._body.close()
+        if os.path.exists(self._body_name):
+            os.unlink(self._body_name)
 
 
 def body_lines(
     memories: Iterable[Memory], edges: Iterable[Edge], *, with_vectors: bool = False
 ) -> Iterator[tuple[str, str]]:
-    """(kind, line) pairs of an export body in canonical order."""
+    """(kind, line) pairs of an export body in canonical order (sorted in memory)."""
     for memory in sorted(memories, key=lambda m: m.id):
         yield "memory", canonical_json(memory_doc(memory, with_vector=with_vectors))
     for edge in sorted(edges, key=lambda e: e.id):
@@ -71,106 +194,36 @@ def write_export(
     exported_at: datetime,
     with_vectors: bool = False,
 ) -> Manifest:
-    """Write an export file atomically (temp file, then rename) and return its manifest."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    digest = hashlib.sha256()
-    counts = {kind: 0 for kind in KIND_ORDER}
-    fd, body_name = tempfile.mkstemp(dir=path.parent, suffix=".body")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as body:
-            for kind, line in body_lines(memories, edges, with_vectors=with_vectors):
-                data = line + "\n"
-                digest.update(data.encode("utf-8"))
-                body.write(data)
-                counts[kind] += 1
-        manifest = Manifest(
-            schema_version=SCHEMA_VERSION,
-            exported_at=iso(exported_at) or "",
-            tenant=tenant,
-            record_types=KIND_ORDER,
-            counts=counts,
-            body_sha256=digest.hexdigest(),
-        )
-        final = path.with_suffix(path.suffix + ".tmp")
-        with final.open("w", encoding="utf-8", newline="\n") as out, open(
-            body_name, encoding="utf-8"
-        ) as body_in:
-            out.write(manifest.to_json() + "\n")
-            for line in body_in:
-                out.write(line)
-        os.replace(final, path)
-    finally:
-        if os.path.exists(body_name):
-            os.unlink(body_name)
-    return manifest
+    """Write records held in memory as an export file (atomically) and return its manifest.
 
-
-def _parse_manifest(line: str, path: Path) -> Manifest:
-    try:
-        raw = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ExportFormatError(f"{path}: line 1 is not a JSON manifest ({exc.msg})") from exc
-    if not isinstance(raw, dict) or "memlens_export" not in raw:
-        raise ExportFormatError(
-            f"{path}: line 1 is not a memlens export manifest (no 'memlens_export' key)"
-        )
-    version = raw.get("schema_version")
-    if not isinstance(version, int):
-        raise ExportFormatError(f"{path}: the manifest has no integer schema_version")
-    if version > SCHEMA_VERSION:
-        raise SchemaVersionError(
-            f"{path} has schema_version {version}, newer than this memlens reads "
-            f"({SCHEMA_VERSION}); upgrade memlens to import it"
-        )
-    return Manifest(
-        schema_version=version,
-        exported_at=str(raw.get("exported_at", "")),
-        tenant=str(raw.get("tenant", "default")),
-        record_types=tuple(raw.get("record_types") or KIND_ORDER),
-        counts=dict(raw.get("counts") or {}),
-        body_sha256=str(raw.get("body_sha256", "")),
-    )
+    To export a store, use `memory_core.exchange.export.export_store`, which streams.
+    """
+    with ExportWriter(path, tenant=tenant, exported_at=exported_at) as writer:
+        writer.write_all(body_lines(memories, edges, with_vectors=with_vectors))
+        return writer.commit().manifest
 
 
 def read_export(path: Path | str) -> tuple[Manifest, list[dict[str, Any]]]:
-    """The manifest and body records of an export, after checking the body's sha256 and counts.
+    """The manifest and body records of a memlens export, after checking its sha256 and
+    counts; older schema versions are migrated. Each record carries its `_line` number.
 
-    Raises `ExportFormatError` naming the line and the problem.
+    Raises `ExportFormatError` naming the line and the problem, `SchemaVersionError` for a
+    newer schema. Holds every record in memory; imports stream instead.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise ExportFormatError(f"there is no export file at {path}")
-    digest = hashlib.sha256()
-    records: list[dict[str, Any]] = []
-    with path.open(encoding="utf-8", newline="\n") as handle:
-        first = handle.readline()
-        if not first.strip():
-            raise ExportFormatError(f"{path} is empty; an export starts with a manifest line")
-        manifest = _parse_manifest(first, path)
-        for number, line in enumerate(handle, start=2):
-            digest.update(line.encode("utf-8"))
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ExportFormatError(f"{path}: line {number} is not JSON ({exc.msg})") from exc
-            if not isinstance(record, dict) or record.get("kind") not in KIND_ORDER:
-                raise ExportFormatError(
-                    f"{path}: line {number} has no known 'kind' (expected one of "
-                    f"{', '.join(KIND_ORDER)})"
-                )
-            record["_line"] = number
-            records.append(record)
-    if digest.hexdigest() != manifest.body_sha256:
-        raise ExportFormatError(
-            f"{path}: body sha256 {digest.hexdigest()} does not match the manifest's "
-            f"{manifest.body_sha256}; the file is truncated or was edited"
-        )
-    counted = {kind: sum(1 for r in records if r["kind"] == kind) for kind in KIND_ORDER}
-    for kind, expected in manifest.counts.items():
-        if counted.get(kind, 0) != expected:
-            raise ExportFormatError(
-                f"{path}: the manifest counts {expected} {kind} records, the file holds "
-                f"{counted.get(kind, 0)}"
-            )
+    from memory_core.exchange.readers import get_reader
+
+    source = get_reader("memlens").open(Path(path))
+    records = []
+    for record in source.records():
+        records.append({**record.doc, "_line": record.line})
+    info = source.info
+    manifest = Manifest(
+        schema_version=info.schema_version,
+        exported_at=info.exported_at,
+        tenant=info.tenant or "default",
+        record_types=tuple(info.record_types),
+        counts=dict(info.counts),
+        body_sha256=info.body_sha256 or "",
+        embedding=info.embedding,
+    )
     return manifest, records

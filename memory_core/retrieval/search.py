@@ -155,12 +155,12 @@ def search(
     rankings: dict[str, list[Candidate]] = {}
     bm25_job: Future[list[Candidate]] | None = None
     bm25_off = None
-    pool = _pool()
+    executor = _pool()
 
     def start_bm25() -> Future[list[Candidate]] | None:
         nonlocal bm25_off
         if ensure_fts_index(store):  # may write an index: stays on this thread
-            return pool.submit(bm25_candidates, store, query, predicate, m)
+            return executor.submit(bm25_candidates, store, query, predicate, m)
         bm25_off = ("BM25 is off: the read-only store has no full-text index; run "
                     "`memlens index` with write access")
         return None
@@ -170,7 +170,7 @@ def search(
     if cfg.use_bm25:
         bm25_job = start_bm25()
     if cfg.use_vector:
-        pending_job = pool.submit(_pending_reason, store, flt)
+        pending_job = executor.submit(_pending_reason, store, flt)
         try:
             vector = store.embedder.embed_one(query)
         except EmbedderUnavailableError as exc:

@@ -1,0 +1,215 @@
+"""The recovery drill (seed 001): export -> drop the store -> import -> same counts and hash.
+
+Run on the configured store, so it is built to lose nothing:
+
+1. export the tenant with vectors and audit rows to a file that is kept until the drill passes
+   (and kept, with its path in the report, whenever anything fails);
+2. verify the file: manifest, checksum and counts, every line parsed;
+3. rehearse: import it into a scratch store in a temporary folder, re-export, compare. A
+   failed rehearsal stops the drill before the store is touched;
+4. drop: delete the tenant's rows from the three tables (LanceDB keeps the old versions, so
+   this is undoable) or, with `drop_tables`, drop and recreate the tables (the real "database
+   lost" drill; version history is lost too, so it is refused when other tenants share them);
+5. import the file (`empty` mode, vectors and embedding states kept, no audit row of its own);
+6. verify: the re-export has the same counts per kind and the same body sha256 as step 1.
+
+When a step after 4 fails, the tables are restored to their versions before the drill (row
+mode) and the export file is kept. A passing drill appends one `drill` audit row.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from memory_core.errors import ImportConflictError, ReadOnlyError
+from memory_core.exchange.export import export_store
+from memory_core.exchange.importer import import_file
+from memory_core.exchange.ndjson import ExportFile
+from memory_core.exchange.readers import get_reader
+from memory_core.filters import sql_string
+from memory_core.records import utcnow
+from memory_core.schema import AUDIT, EDGES, MEMORIES
+from memory_core.store import MemoryStore
+from memory_core.tables import open_tables
+
+log = logging.getLogger(__name__)
+TABLES = (MEMORIES, EDGES, AUDIT)
+
+
+@dataclass(frozen=True)
+class DrillCheck:
+    """One step of the drill and whether it passed."""
+
+    step: str
+    passed: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class DrillReport:
+    """The outcome of a recovery drill."""
+
+    passed: bool
+    store: str
+    tenant: str
+    mode: str
+    counts: dict[str, int]
+    body_sha256: str
+    checks: tuple[DrillCheck, ...]
+    #: The export file, when it was kept (always after a failure).
+    export_path: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _compare(step: str, first: ExportFile, again: ExportFile) -> DrillCheck:
+    a, b = first.manifest, again.manifest
+    if a.counts != b.counts:
+        return DrillCheck(step, False, f"counts differ: {a.counts} before, {b.counts} after")
+    if a.body_sha256 != b.body_sha256:
+        kinds = [k for k in first.kind_sha256 if first.kind_sha256[k] != again.kind_sha256[k]]
+        return DrillCheck(step, False, f"body sha256 differs ({', '.join(kinds)} lines)")
+    return DrillCheck(step, True, f"same counts {b.counts} and body sha256 {b.body_sha256}")
+
+
+def _verify_file(path: Path, export: ExportFile) -> DrillCheck:
+    source = get_reader("memlens").open(path)
+    seen = {k: 0 for k in export.manifest.counts}
+    for record in source.records():
+        seen[record.kind] += 1
+    ok = seen == export.manifest.counts
+    return DrillCheck("verify export file", ok, f"checksum ok, {seen} records parsed")
+
+
+def _rehearse(store: MemoryStore, path: Path, folder: Path, first: ExportFile) -> DrillCheck:
+    tables = open_tables(str(folder / "scratch"), model_id=store.tables.model_id,
+                         dimension=store.tables.dimension)
+    scratch = MemoryStore(tables, tenant=store.tenant, embedder=store.embedder,
+                          actor=store.actor)
+    import_file(scratch, path, embed=False, record_audit=False)
+    again = export_store(scratch, folder / "rehearsal.ndjson", with_vectors=True,
+                         with_audit=True)
+    return _compare("rehearse in a scratch store", first, again)
+
+
+def _drop(store: MemoryStore, drop_tables: bool) -> MemoryStore:
+    """The store with this tenant's records gone (rows deleted, or tables recreated)."""
+    where = f"tenant = {sql_string(store.tenant)}"
+    if not drop_tables:
+        for name in TABLES:
+            getattr(store.tables, name).delete(where)
+        store.keys.invalidate()
+        return store
+    for name in TABLES:
+        others = getattr(store.tables, name).count_rows(f"NOT ({where})")
+        if others:
+            raise ImportConflictError(
+                f"table {name!r} of {store.uri} also holds other tenants' rows; a drill with "
+                f"--drop-tables would drop them too. Run it without --drop-tables"
+            )
+    for name in TABLES:
+        store.tables.db.drop_table(name)
+    tables = open_tables(store.uri, model_id=store.tables.model_id,
+                         dimension=store.tables.dimension)
+    return MemoryStore(tables, tenant=store.tenant, embedder=store.embedder,
+                       actor=store.actor)
+
+
+def _restore(store: MemoryStore, versions: dict[str, int]) -> None:
+    for name, version in versions.items():
+        table = getattr(store.tables, name)
+        table.checkout_latest()
+        if int(table.version) != version:
+            table.restore(version)
+    store.keys.invalidate()
+
+
+def run_drill(
+    store: MemoryStore,
+    *,
+    export_dir: Path,
+    drop_tables: bool = False,
+    keep: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> DrillReport:
+    """Run the drill on `store`'s tenant; see the module doc. Never raises for a failed
+    comparison (the report says so); raises `MemlensError` only before anything is dropped."""
+    if store.read_only:
+        raise ReadOnlyError(f"the store {store.uri} is open read-only; a drill rewrites it")
+    say = progress or (lambda step: None)
+    stamp = utcnow().strftime("%Y%m%dT%H%M%S%fZ")
+    safe = re.sub(r"[^\w.-]", "_", store.tenant)
+    path = Path(export_dir) / f"drill-{safe}-{stamp}.ndjson"
+    checks: list[DrillCheck] = []
+    say("exporting")
+    first = export_store(store, path, with_vectors=True, with_audit=True)
+    counts, digest = dict(first.manifest.counts), first.manifest.body_sha256
+    checks.append(DrillCheck("export", True, f"{counts} to {path}"))
+
+    def report(passed: bool) -> DrillReport:
+        kept = str(path) if (keep or not passed) else None
+        if kept is None:
+            path.unlink(missing_ok=True)
+        return DrillReport(passed, store.uri, store.tenant,
+                           "drop tables" if drop_tables else "delete rows", counts, digest,
+                           tuple(checks), kept)
+
+    with tempfile.TemporaryDirectory(prefix="memlens-drill-") as tmp:
+        try:
+            say("verifying the export")
+            checks.append(_verify_file(path, first))
+            say("rehearsing in a scratch store")
+            checks.append(_rehearse(store, path, Path(tmp), first))
+        except Exception as exc:  # a drill reports every failure; nothing is dropped yet
+            log.exception("recovery drill failed before the drop")
+            checks.append(DrillCheck("verify before dropping", False,
+                                     f"{type(exc).__name__}: {exc}"))
+        if not all(c.passed for c in checks):
+            return report(False)
+        before = {name: int(getattr(store.tables, name).version) for name in TABLES}
+        live, step = store, "drop"
+        try:
+            say("dropping")
+            live = _drop(store, drop_tables)
+            checks.append(DrillCheck(step, True, "tables dropped and recreated (run `memlens "
+                                     "index` to rebuild indexes)" if drop_tables
+                                     else "tenant rows deleted"))
+            say("importing")
+            step = "import"
+            import_file(live, path, embed=False, record_audit=False)
+            checks.append(DrillCheck("import", True, f"{counts} imported"))
+            say("re-exporting")
+            step = "verify re-export"
+            again = export_store(live, Path(tmp) / "again.ndjson", with_vectors=True,
+                                 with_audit=True)
+            checks.append(_compare("verify re-export", first, again))
+        except Exception as exc:  # reported below, and the store is put back
+            log.exception("recovery drill failed while %s", step)
+            checks.append(DrillCheck(step, False, f"{type(exc).__name__}: {exc}"))
+        except BaseException:  # interrupted: put the store back, keep the file, stop
+            if not drop_tables:
+                _restore(live, before)
+            raise
+        passed = all(c.passed for c in checks)
+        if not passed and not drop_tables:
+            _restore(live, before)
+            checks.append(DrillCheck("rollback", True,
+                                     f"tables restored to versions {before}"))
+        elif not passed and live is not store:  # the tables are gone; the file is the copy
+            checks.append(DrillCheck("rollback", False,
+                                     f"the tables were dropped; load the kept export with "
+                                     f"`memlens import {path}`"))
+        if passed:
+            live.audit.append(
+                tenant=live.tenant, actor=live.actor, action="drill", target_ids=[],
+                after={"counts": counts, "body_sha256": digest},
+                reason=f"recovery drill passed ({'drop tables' if drop_tables else 'rows'})",
+                table_version=live.version)
+    return report(passed)

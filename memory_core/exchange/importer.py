@@ -1,0 +1,318 @@
+"""`import_file`: load an export into a store, all or nothing (DESIGN.md section 5, seed 001).
+
+1. Open the file with a reader (`--format`, default `auto`: the manifest says which); newer
+   schemas are refused, older ones migrated step by step.
+2. Stage: every line parsed and validated into a temporary folder; a bad line stops the import
+   naming its line, and the store is not touched (its table versions do not move).
+3. Check: `empty` mode needs a tenant without memories; ids of other tenants are refused.
+4. Commit: `empty` mode appends all memories in one write (embedding those without a vector),
+   `merge` mode upserts them (inserted / updated / unchanged by id); edges and audit rows whose
+   id is new are appended. If a write fails, the tables written are restored to their versions
+   before the import.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from memory_core.audit import record_snapshot
+from memory_core.codec import memory_from_row
+from memory_core.errors import EmbedderUnavailableError, ImportConflictError, ReadOnlyError
+from memory_core.exchange.readers import AUTO, open_source
+from memory_core.exchange.staging import Progress, StagedImport, stage
+from memory_core.filters import Filter
+from memory_core.schema import STATUSES
+from memory_core.store import MemoryStore
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["empty", "merge"]
+MODES: tuple[str, ...] = ("empty", "merge")
+MERGE_ROWS = 10_000
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import read and wrote."""
+
+    path: str
+    format: str
+    schema_version: int
+    migrations: tuple[str, ...]
+    mode: str
+    records: dict[str, int]
+    inserted: tuple[str, ...] = ()
+    updated: tuple[str, ...] = ()
+    unchanged: tuple[str, ...] = ()
+    edges_added: int = 0
+    edges_skipped: int = 0
+    dangling_edges: int = 0
+    audit_added: int = 0
+    audit_skipped: int = 0
+    vectors_kept: int = 0
+    embedded: int = 0
+    pending: int = 0
+    embedding_error: str | None = None
+    notes: tuple[str, ...] = ()
+    table_versions: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form (ids as lists)."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+@dataclass
+class _Written:
+    inserted: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    embedded: int = 0
+    pending: int = 0
+    embedding_error: str | None = None
+
+
+def _ids_by_tenant(table: Any) -> dict[str, str]:
+    rows = table.search().select(["id", "tenant"]).limit(None).to_arrow()
+    return dict(zip(rows["id"].to_pylist(), rows["tenant"].to_pylist(), strict=True))
+
+
+def _existing(table: Any, ids: dict[str, int], tenant: str, kind: str) -> set[str]:
+    """Ids of `ids` already in `table` for `tenant`; an id of another tenant is refused."""
+    if not ids:
+        return set()
+    owners = _ids_by_tenant(table)
+    clash = sorted(i for i in ids if i in owners and owners[i] != tenant)
+    if clash:
+        raise ImportConflictError(
+            f"{kind} id {clash[0]!r} (line {ids[clash[0]]}) already belongs to tenant "
+            f"{owners[clash[0]]!r}; import into that tenant or give the record a new id"
+        )
+    return {i for i in ids if i in owners}
+
+
+def _check_memories(store: MemoryStore, staged: StagedImport, mode: str) -> None:
+    if mode == "empty":
+        present = store.count(Filter(status=STATUSES))
+        if present:
+            raise ImportConflictError(
+                f"tenant {store.tenant!r} of {store.uri} already has {present} memories; "
+                f"--mode empty loads only into a tenant without any: use --mode merge to "
+                f"upsert by id, or import into another --tenant"
+            )
+    owners = store.keys.tenants_of(list(staged.memory_ids))
+    foreign = sorted(i for i, t in owners.items() if t != store.tenant)
+    if foreign:
+        raise ImportConflictError(
+            f"memory id {foreign[0]!r} (line {staged.memory_ids[foreign[0]]}) already belongs "
+            f"to tenant {owners[foreign[0]]!r}; import into that tenant or give it a new id"
+        )
+
+
+def _with_vectors(batch: pa.RecordBatch, store: MemoryStore, written: _Written,
+                  progress: Progress | None) -> pa.RecordBatch:
+    """`batch` with its missing vectors embedded (left pending if the embedder fails)."""
+    vectors = batch.column("vector")
+    todo = np.flatnonzero(vectors.is_null().to_numpy(zero_copy_only=False))
+    if not len(todo) or written.embedding_error is not None:
+        written.pending += len(todo)
+        return batch
+    texts = [batch.column("content")[int(i)].as_py() for i in todo]
+    try:
+        embedded = store.embedder.embed(texts, progress=progress)
+    except EmbedderUnavailableError as exc:
+        log.warning("embedding unavailable, importing memories as pending: %s", exc)
+        written.embedding_error = str(exc)
+        written.pending += len(todo)
+        return batch
+    dim = vectors.type.list_size
+    flat = np.zeros((batch.num_rows, dim), dtype=np.float32)
+    has = ~np.asarray(vectors.is_null().to_numpy(zero_copy_only=False))
+    if has.any():
+        flat[has] = vectors.filter(pa.array(has)).flatten().to_numpy().reshape(-1, dim)
+    flat[todo] = embedded
+    done = np.zeros(batch.num_rows, dtype=bool)
+    done[todo] = True
+    column = pa.FixedSizeListArray.from_arrays(pa.array(flat.ravel()), type=vectors.type)
+    status = pc.if_else(pa.array(done), pa.scalar("ok"), batch.column("embedding_status"))
+    schema = batch.schema
+    columns = list(batch.columns)
+    columns[schema.get_field_index("vector")] = column
+    columns[schema.get_field_index("embedding_status")] = status
+    written.embedded += len(todo)
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def _commit_empty(store: MemoryStore, staged: StagedImport, embed: bool,
+                  progress: Progress | None) -> _Written:
+    written = _Written(inserted=list(staged.memory_ids))
+    if not staged.memory_ids:
+        return written
+
+    def batches() -> Any:
+        for batch in staged.batches("memory"):
+            if embed:
+                yield _with_vectors(batch, store, written, progress)
+            else:
+                written.pending += batch.column("vector").null_count
+                yield batch
+
+    schema = staged.schemas["memory"]
+    store.tables.memories.add(pa.RecordBatchReader.from_batches(schema, batches()))
+    store.keys.invalidate()
+    return written
+
+
+def _commit_merge(store: MemoryStore, staged: StagedImport, reason: str,
+                  progress: Progress | None) -> _Written:
+    written = _Written()
+    pending: list[Any] = []
+
+    def flush() -> None:
+        report = store.upsert(pending, reason=reason, progress=progress)
+        written.inserted += report.inserted
+        written.updated += report.updated
+        written.unchanged += report.unchanged
+        written.pending += report.pending
+        pending.clear()
+
+    for batch in staged.batches("memory"):
+        pending.extend(memory_from_row(row) for row in batch.to_pylist())
+        if len(pending) >= MERGE_ROWS:
+            flush()
+    if pending:
+        flush()
+    return written
+
+
+def _append_new(table: Any, staged: StagedImport, kind: str, skip: set[str]) -> int:
+    """Append staged rows of `kind` whose id is not in `skip`; returns how many."""
+    added = [0]
+    skip_ids = pa.array(sorted(skip), pa.string())
+
+    def batches() -> Any:
+        for batch in staged.batches(kind):
+            if len(skip_ids):
+                batch = batch.filter(pc.invert(pc.is_in(batch.column("id"),
+                                                        value_set=skip_ids)))
+            added[0] += batch.num_rows
+            yield batch
+
+    if len(staged.ids(kind)) > len(skip):
+        table.add(pa.RecordBatchReader.from_batches(staged.schemas[kind], batches()))
+    return added[0]
+
+
+def _dangling_edges(store: MemoryStore, staged: StagedImport) -> int:
+    """Staged edges with an endpoint that is a memory neither of the file nor of the tenant."""
+    known = store.keys.tenants_of(sorted(staged.outside_endpoints))
+    missing = pa.array(sorted(e for e in staged.outside_endpoints
+                              if known.get(e) != store.tenant), pa.string())
+    if not len(missing):
+        return 0
+    count = 0
+    for batch in staged.batches("edge"):
+        out = pc.or_(pc.is_in(batch.column("source_id"), value_set=missing),
+                     pc.is_in(batch.column("target_id"), value_set=missing))
+        count += pc.sum(out).as_py() or 0
+    return count
+
+
+def _rollback(store: MemoryStore, before: dict[str, int]) -> None:
+    for name, version in before.items():
+        table = getattr(store.tables, name)
+        table.checkout_latest()
+        if int(table.version) != version:
+            log.warning("import failed; restoring table %s to version %d", name, version)
+            table.restore(version)
+    store.keys.invalidate()
+
+
+def _versions(store: MemoryStore) -> dict[str, int]:
+    out = {}
+    for name in ("memories", "edges", "audit"):
+        table = getattr(store.tables, name)
+        table.checkout_latest()
+        out[name] = int(table.version)
+    return out
+
+
+def import_file(
+    store: MemoryStore,
+    path: Path | str,
+    *,
+    mode: Mode = "empty",
+    format: str = AUTO,
+    embed: bool = True,
+    record_audit: bool = True,
+    progress: Progress | None = None,
+    read_progress: Progress | None = None,
+) -> ImportReport:
+    """Import the export at `path` into the store's tenant; see the module doc.
+
+    `embed=False` keeps memories without a vector pending (with their exported embedding
+    status) instead of embedding them; `record_audit=False` writes no audit row of its own
+    (the recovery drill restores the audit log exactly).
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown import mode {mode!r}; known: {', '.join(MODES)}")
+    if store.read_only:
+        raise ReadOnlyError(f"the store {store.uri} is open read-only; unset "
+                            f"MEMLENS_READ_ONLY to import")
+    source = open_source(path, format)
+    info = source.info
+    with tempfile.TemporaryDirectory(prefix="memlens-import-") as folder:
+        staged = stage(source, folder=Path(folder), tables=store.tables,
+                       tenant=store.tenant, progress=read_progress)
+        _check_memories(store, staged, mode)
+        old_edges = _existing(store.tables.edges, staged.edge_ids, store.tenant, "edge")
+        old_audit = _existing(store.tables.audit, staged.audit_ids, store.tenant, "audit")
+        dangling = _dangling_edges(store, staged)
+        name = Path(path).name
+        reason = f"import {name} ({info.format}, mode {mode})"
+        before = _versions(store)
+        try:
+            if mode == "empty":
+                written = _commit_empty(store, staged, embed, progress)
+            else:
+                written = _commit_merge(store, staged, reason, progress)
+            edges_added = _append_new(store.tables.edges, staged, "edge", old_edges)
+            audit_added = _append_new(store.tables.audit, staged, "audit", old_audit)
+            if record_audit and (mode == "empty" or edges_added or audit_added):
+                store.audit.append(
+                    tenant=store.tenant, actor=store.actor, action="import",
+                    target_ids=(written.inserted if mode == "empty" else []),
+                    after=record_snapshot(staged.preview) if staged.counts["memory"] <= 100
+                    else {"count": staged.counts["memory"]},
+                    reason=f"{reason}: {staged.counts['memory']} memories, {edges_added} "
+                           f"edges, {audit_added} audit rows",
+                    table_version=store.version,
+                )
+        except BaseException:
+            _rollback(store, before)
+            raise
+    notes = [staged.vector_note] if staged.vector_note else []
+    if staged.vectors_dropped and not staged.vector_note:
+        notes.append(f"{staged.vectors_dropped} vectors were left out (not the store's "
+                     f"model or dimension) and embedded again")
+    if dangling:
+        notes.append(f"{dangling} edges point at memories this tenant does not hold "
+                     f"(dangling edges, kept as exported)")
+    return ImportReport(
+        path=str(path), format=info.format, schema_version=info.schema_version,
+        migrations=info.migrations, mode=mode, records=dict(staged.counts),
+        inserted=tuple(written.inserted), updated=tuple(written.updated),
+        unchanged=tuple(written.unchanged), edges_added=edges_added,
+        edges_skipped=staged.counts["edge"] - edges_added, dangling_edges=dangling,
+        audit_added=audit_added, audit_skipped=staged.counts["audit"] - audit_added,
+        vectors_kept=staged.vectors_kept, embedded=written.embedded, pending=written.pending,
+        embedding_error=written.embedding_error, notes=tuple(notes),
+        table_versions=_versions(store),
+    )

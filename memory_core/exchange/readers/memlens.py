@@ -1,0 +1,137 @@
+"""The `memlens` import format: memlens NDJSON exports of any schema version this one reads.
+
+Line 1 is the manifest; a newer `schema_version` is refused naming both versions, an older
+one is migrated record by record through `migrations.MIGRATIONS`. The body is hashed as it is
+read (bytes as written), and its sha256 and per-kind counts are checked against the manifest
+when the stream ends, so a truncated or edited file fails before the importer writes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from memory_core.errors import ExportFormatError, SchemaVersionError
+from memory_core.exchange.migrations import MIGRATIONS, MigrationChain
+from memory_core.exchange.ndjson import ALL_KINDS
+from memory_core.exchange.readers.base import (
+    ExportReader,
+    ExportSource,
+    SourceInfo,
+    SourceRecord,
+)
+from memory_core.schema import SCHEMA_VERSION
+
+MANIFEST_KEY = "memlens_export"
+
+
+def parse_manifest_line(raw: bytes | str, path: Path) -> dict[str, Any]:
+    """Line 1 of a memlens export as a dict; `ExportFormatError` / `SchemaVersionError`."""
+    if not (raw.strip() if isinstance(raw, str) else raw.strip()):
+        raise ExportFormatError(f"{path} is empty; an export starts with a manifest line")
+    try:
+        head = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+        raise ExportFormatError(f"{path}: line 1 is not a JSON manifest ({reason})") from exc
+    if not isinstance(head, dict) or MANIFEST_KEY not in head:
+        raise ExportFormatError(
+            f"{path}: line 1 is not a memlens export manifest (no {MANIFEST_KEY!r} key)"
+        )
+    version = head.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ExportFormatError(f"{path}: the manifest has no integer schema_version")
+    if version > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"{path} has schema_version {version}, newer than this memlens reads "
+            f"({SCHEMA_VERSION}); upgrade memlens to import it"
+        )
+    return head
+
+
+def _decode(raw: bytes, number: int, path: Path) -> dict[str, Any]:
+    if not raw.endswith(b"\n"):
+        raise ExportFormatError(
+            f"{path}: line {number} is incomplete (no line end); the file is truncated"
+        )
+    try:
+        record = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ExportFormatError(f"{path}: line {number} is not JSON ({exc.msg})") from exc
+    except UnicodeDecodeError as exc:
+        raise ExportFormatError(f"{path}: line {number} is not UTF-8 text") from exc
+    if not isinstance(record, dict):
+        raise ExportFormatError(
+            f"{path}: line {number} is not a JSON object (got {type(record).__name__})"
+        )
+    return record
+
+
+class MemlensReader(ExportReader):
+    """memlens exports (`{"memlens_export": 1, ...}` manifests), schema v0 onwards."""
+
+    name = "memlens"
+    summary = "memlens NDJSON exports (any schema version, migrated)"
+
+    def sniff(self, path: Path, first_line: str) -> bool:
+        try:
+            head = json.loads(first_line)
+        except json.JSONDecodeError:
+            return False
+        return isinstance(head, dict) and MANIFEST_KEY in head
+
+    def open(self, path: Path) -> ExportSource:
+        if not path.is_file():
+            raise ExportFormatError(f"there is no export file at {path}")
+        with path.open("rb") as handle:
+            raw = parse_manifest_line(handle.readline(), path)
+        chain = MIGRATIONS.chain(raw["schema_version"], SCHEMA_VERSION)
+        head = chain.manifest(raw)
+        counts = head.get("counts") or {}
+        embedding = head.get("embedding")
+        info = SourceInfo(
+            format=self.name,
+            path=str(path),
+            schema_version=int(raw["schema_version"]),
+            exported_at=str(head.get("exported_at", "")),
+            tenant=head.get("tenant"),
+            record_types=tuple(head.get("record_types") or ("memory", "edge")),
+            counts={str(k): int(v) for k, v in counts.items()},
+            body_sha256=str(head.get("body_sha256") or ""),
+            embedding=embedding if isinstance(embedding, Mapping) else None,
+            migrations=chain.names,
+        )
+        return ExportSource(info, lambda: self._records(path, info, chain))
+
+    def _records(self, path: Path, info: SourceInfo, chain: MigrationChain
+                 ) -> Iterator[SourceRecord]:
+        digest = hashlib.sha256()
+        counted = dict.fromkeys(ALL_KINDS, 0)
+        with path.open("rb") as handle:
+            handle.readline()
+            for number, raw in enumerate(handle, start=2):
+                digest.update(raw)
+                doc = chain.record(_decode(raw, number, path)) if chain.steps else \
+                    _decode(raw, number, path)
+                kind = doc.get("kind")
+                if kind not in ALL_KINDS:
+                    raise ExportFormatError(
+                        f"{path}: line {number} has no known 'kind' (expected one of "
+                        f"{', '.join(ALL_KINDS)})"
+                    )
+                counted[kind] += 1
+                yield SourceRecord(number, kind, doc)
+        if digest.hexdigest() != info.body_sha256:
+            raise ExportFormatError(
+                f"{path}: body sha256 {digest.hexdigest()} does not match the manifest's "
+                f"{info.body_sha256 or '(none)'}; the file is truncated or was edited"
+            )
+        for kind, expected in info.counts.items():
+            if counted.get(kind, 0) != expected:
+                raise ExportFormatError(
+                    f"{path}: the manifest counts {expected} {kind} records, the file holds "
+                    f"{counted.get(kind, 0)}"
+                )

@@ -1,0 +1,262 @@
+"""The staging step of an import: every record parsed, validated and set aside first.
+
+`stage` reads a source to its end, checks each record (required fields, types,
+`validate_memory` / `validate_edge`, vector size, ids unique in the file) and writes it, in
+the store's row shape, to Arrow IPC files in a temporary folder. Nothing touches the store:
+the first bad line raises `InvalidRecordError` naming the file, the line and the reason, and
+the reader's checksum and counts are verified when the stream ends. The importer then loads
+the staged batches, so memory stays bounded by one batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from memory_core.codec import edge_to_row, memory_to_row
+from memory_core.errors import InvalidRecordError, MemlensError
+from memory_core.exchange.canonical import edge_from_doc, memory_doc, memory_from_doc
+from memory_core.exchange.readers import ExportSource, SourceRecord
+from memory_core.records import (
+    as_utc,
+    canonical_json,
+    content_hash,
+    validate_edge,
+    validate_memory,
+)
+from memory_core.schema import normalise_embedding_status
+from memory_core.tables import StoreTables
+
+BATCH_ROWS = 2048
+PROGRESS_EVERY = 1024  # lines read between progress reports
+#: Memory docs kept for the import's audit row (the audit keeps records whole up to 100).
+PREVIEW = 101
+REQUIRED = {
+    "memory": ("id", "content", "memory_type", "created_at"),
+    "edge": ("id", "source_id", "target_id", "relation", "created_at"),
+    "audit": ("id", "at", "actor", "action"),
+}
+LISTS = {"memory": ("tags",), "edge": ("evidence",), "audit": ("target_ids",)}
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class VectorPolicy:
+    """Which vectors of a file to keep: those of the store's model and dimension."""
+
+    dimension: int
+    keep: bool
+    note: str | None = None
+
+
+def vector_policy(tables: StoreTables, embedding: Mapping[str, Any] | None) -> VectorPolicy:
+    """Keep file vectors unless the file says they came from another model or dimension."""
+    if embedding is None:
+        return VectorPolicy(tables.dimension, True)
+    model, dim = embedding.get("model"), embedding.get("dimension")
+    if model == tables.model_id and dim == tables.dimension:
+        return VectorPolicy(tables.dimension, True)
+    return VectorPolicy(tables.dimension, False,
+                        f"the file's vectors come from {model!r} ({dim}-d) and this store "
+                        f"holds {tables.model_id!r} ({tables.dimension}-d): they were left "
+                        f"out and the memories embedded again")
+
+
+@dataclass
+class StagedImport:
+    """What staging found and where it put it."""
+
+    folder: Path
+    schemas: dict[str, pa.Schema]
+    counts: dict[str, int] = field(default_factory=lambda: {"memory": 0, "edge": 0,
+                                                             "audit": 0})
+    memory_ids: dict[str, int] = field(default_factory=dict)
+    edge_ids: dict[str, int] = field(default_factory=dict)
+    audit_ids: dict[str, int] = field(default_factory=dict)
+    #: Edge endpoints that are not memories of the file.
+    outside_endpoints: set[str] = field(default_factory=set)
+    vectors_kept: int = 0
+    vectors_dropped: int = 0
+    to_embed: int = 0
+    vector_note: str | None = None
+    preview: list[dict[str, Any]] = field(default_factory=list)
+
+    def ids(self, kind: str) -> dict[str, int]:
+        """Ids of the staged records of `kind`, with their lines."""
+        return {"memory": self.memory_ids, "edge": self.edge_ids, "audit": self.audit_ids}[kind]
+
+    def batches(self, kind: str) -> Iterator[pa.RecordBatch]:
+        """The staged rows of `kind`, in file order."""
+        path = self.folder / f"{kind}.arrow"
+        if not path.exists():
+            return
+        with pa.OSFile(str(path), "rb") as handle:
+            yield from pa.ipc.open_stream(handle)
+
+
+def _check_shape(kind: str, doc: Mapping[str, Any]) -> None:
+    for name in REQUIRED[kind]:
+        if doc.get(name) is None:
+            raise InvalidRecordError(f"the {kind} record has no {name!r}")
+    for name in LISTS[kind]:
+        if doc.get(name) is not None and not isinstance(doc[name], list):
+            raise InvalidRecordError(f"{name} must be a list, got {doc[name]!r}")
+    if doc.get("metadata") is not None and not isinstance(doc["metadata"], dict):
+        raise InvalidRecordError(f"metadata must be a JSON object, got {doc['metadata']!r}")
+
+
+def _vector(raw: Any, policy: VectorPolicy) -> np.ndarray | None:
+    if raw is None or not policy.keep:
+        return None
+    if not isinstance(raw, list):
+        raise InvalidRecordError("vector must be a list of numbers")
+    try:
+        vector = np.asarray(raw, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise InvalidRecordError("vector must be a list of numbers") from exc
+    if vector.ndim != 1 or len(vector) != policy.dimension:
+        return None
+    if not np.isfinite(vector).all():
+        raise InvalidRecordError("the vector has NaN or inf values")
+    return vector
+
+
+def _hash_of(content: Any) -> str:
+    return content_hash(content) if isinstance(content, str) else ""
+
+
+def _status(doc: Mapping[str, Any], has_vector: bool) -> str:
+    given = doc.get("embedding_status")
+    status = normalise_embedding_status(given) if isinstance(given, str) else None
+    if has_vector:
+        return status or "ok"
+    return status if status in ("pending", "failed") else "pending"
+
+
+class _Writer:
+    """One Arrow IPC stream of staged rows of one kind, written a batch at a time."""
+
+    def __init__(self, path: Path, schema: pa.Schema) -> None:
+        self.path, self.schema = path, schema
+        self.rows: list[dict[str, Any]] = []
+        self.vectors: list[np.ndarray | None] = []
+        self._sink: Any = None
+
+    def add(self, row: dict[str, Any], vector: np.ndarray | None = None) -> None:
+        self.rows.append(row)
+        self.vectors.append(vector)
+        if len(self.rows) >= BATCH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.rows:
+            return
+        table = pa.Table.from_pylist(self.rows, schema=self.schema)
+        if "vector" in self.schema.names:
+            vtype = self.schema.field("vector").type
+            flat = np.zeros((len(self.rows), vtype.list_size), dtype=np.float32)
+            missing = np.ones(len(self.rows), dtype=bool)
+            for i, vector in enumerate(self.vectors):
+                if vector is not None:
+                    flat[i], missing[i] = vector, False
+            column = pa.FixedSizeListArray.from_arrays(pa.array(flat.ravel()), type=vtype,
+                                                       mask=pa.array(missing))
+            index = self.schema.get_field_index("vector")
+            table = table.set_column(index, self.schema.field("vector"), column)
+        if self._sink is None:
+            self._sink = pa.ipc.new_stream(str(self.path), self.schema)
+        self._sink.write_table(table)
+        self.rows, self.vectors = [], []
+
+    def close(self) -> None:
+        self.flush()
+        if self._sink is not None:
+            self._sink.close()
+
+
+def _audit_row(doc: Mapping[str, Any], tenant: str) -> dict[str, Any]:
+    version = doc.get("table_version")
+    if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
+        raise InvalidRecordError(f"table_version must be an integer, got {version!r}")
+    for name in ("actor", "action"):
+        if not isinstance(doc[name], str):
+            raise InvalidRecordError(f"{name} must be text, got {doc[name]!r}")
+    return {
+        "id": str(doc["id"]), "at": as_utc(doc["at"]), "tenant": tenant,
+        "actor": doc["actor"], "action": doc["action"],
+        "target_ids": [str(t) for t in doc.get("target_ids") or []],
+        "before": None if doc.get("before") is None else canonical_json(doc["before"]),
+        "after": None if doc.get("after") is None else canonical_json(doc["after"]),
+        "reason": doc.get("reason"), "table_version": version,
+    }
+
+
+def _seen(ids: dict[str, int], kind: str, record: SourceRecord) -> None:
+    record_id = str(record.doc["id"])
+    if record_id in ids:
+        raise InvalidRecordError(
+            f"{kind} id {record_id!r} appears twice (first on line {ids[record_id]})"
+        )
+    ids[record_id] = record.line
+
+
+def stage(source: ExportSource, *, folder: Path, tables: StoreTables, tenant: str,
+          progress: Progress | None = None) -> StagedImport:
+    """Parse and validate every record of `source` into `folder`; see the module doc.
+    `progress` is told about lines read, in steps of `PROGRESS_EVERY`."""
+    policy = vector_policy(tables, source.info.embedding)
+    schemas = {"memory": tables.memories.schema, "edge": tables.edges.schema,
+               "audit": tables.audit.schema}
+    staged = StagedImport(folder, schemas, vector_note=policy.note)
+    writers = {kind: _Writer(folder / f"{kind}.arrow", schema)
+               for kind, schema in schemas.items()}
+    try:
+        for record in source.records():
+            try:
+                _stage_one(record, staged, writers, policy, tenant)
+            except (MemlensError, TypeError, ValueError, KeyError, OverflowError) as exc:
+                reason = str(exc) if isinstance(exc, MemlensError) else \
+                    f"{type(exc).__name__}: {exc}"
+                raise InvalidRecordError(
+                    f"{source.info.path}: line {record.line}: {reason}") from exc
+            if progress is not None and record.line % PROGRESS_EVERY == 0:
+                progress(PROGRESS_EVERY)
+    finally:
+        for writer in writers.values():
+            writer.close()
+    staged.outside_endpoints -= set(staged.memory_ids)
+    return staged
+
+
+def _stage_one(record: SourceRecord, staged: StagedImport, writers: dict[str, _Writer],
+               policy: VectorPolicy, tenant: str) -> None:
+    doc, kind = record.doc, record.kind
+    _check_shape(kind, doc)
+    if kind == "memory":
+        _seen(staged.memory_ids, "memory", record)
+        vector = _vector(doc.get("vector"), policy)
+        memory = validate_memory(memory_from_doc(
+            doc, vector=None, tenant=tenant, content_hash=_hash_of(doc["content"]),
+            embedding_status=_status(doc, vector is not None)))
+        if vector is not None:
+            staged.vectors_kept += 1
+        else:
+            staged.vectors_dropped += doc.get("vector") is not None
+            staged.to_embed += 1
+        if len(staged.preview) < PREVIEW:
+            staged.preview.append(memory_doc(memory))
+        writers["memory"].add(memory_to_row(memory), vector)
+    elif kind == "edge":
+        _seen(staged.edge_ids, "edge", record)
+        edge = validate_edge(edge_from_doc(doc, tenant=tenant))
+        staged.outside_endpoints.update((edge.source_id, edge.target_id))
+        writers["edge"].add(edge_to_row(edge))
+    else:
+        _seen(staged.audit_ids, "audit", record)
+        writers["audit"].add(_audit_row(doc, tenant))
+    staged.counts[kind] += 1

@@ -1,0 +1,165 @@
+"""Widgets of the Export Diff page: side pickers, summary, change table, side-by-side record.
+
+Memory data is never rendered as HTML or Markdown: tables go through `st.dataframe` and
+user-derived strings (ids, paths, notes) through `st.text`, so `<script>` or `**x**` in a memory
+shows literally.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import streamlit as st
+
+from memory_core import MemoryStore
+from memory_core.exchange.diff import BREAKDOWNS, CHANGES, DiffResult
+from memory_core.viz.diff import diff_breakdown_bar
+
+SOURCES = ("Export file", "Upload", "Live store", "Table version")
+IGNORABLE = ("updated_at", "access_count", "last_accessed_at", "embedding_status",
+             "content_hash", "stability", "confidence", "tenant", "metadata")
+HIGHLIGHT = "background-color: rgba(255, 170, 0, 0.25)"
+PLURAL = {"memory": "Memories", "edge": "Edges"}
+
+
+@dataclass(frozen=True)
+class SidePick:
+    """A chosen side: its spec for `load_side`, a label, and a stamp that changes with it."""
+
+    spec: str
+    label: str
+    stamp: str
+
+
+def export_files(folder: Path) -> list[Path]:
+    """NDJSON exports in `folder`, newest first."""
+    if not folder.is_dir():
+        return []
+    files = [p for p in folder.iterdir() if p.suffix in (".ndjson", ".jsonl") and p.is_file()]
+    return sorted(files, key=lambda p: (-p.stat().st_mtime, p.name))
+
+
+def save_upload(name: str, data: bytes, folder: Path | None = None) -> Path:
+    """An uploaded file saved under a name derived from its bytes (the same upload, the same
+    path, so the cached diff is reused)."""
+    folder = folder or Path(tempfile.gettempdir()) / "memlens-uploads"
+    folder.mkdir(parents=True, exist_ok=True)
+    suffix = Path(name).suffix or ".ndjson"
+    path = folder / f"{hashlib.sha256(data).hexdigest()[:24]}{suffix}"
+    if not path.exists():
+        path.write_bytes(data)
+    return path
+
+
+def _stamp(path: Path) -> str:
+    stat = path.stat()
+    return f"{stat.st_mtime_ns}/{stat.st_size}"
+
+
+def side_picker(side: str, store: MemoryStore, folder: Path, default: str) -> SidePick | None:
+    """Pick one side of the diff; None until the choice is complete."""
+    source = st.radio(f"Side {side}", SOURCES, index=SOURCES.index(default),
+                      key=f"diff_source_{side}", horizontal=True)
+    if source == "Export file":
+        files = export_files(folder)
+        if not files:
+            st.caption("No exports in this folder yet; create one with `memlens export`:")
+            st.text(str(folder))
+            return None
+        chosen = st.selectbox("Export", files, format_func=lambda p: p.name,
+                              key=f"diff_file_{side}")
+        return SidePick(str(chosen), chosen.name, _stamp(chosen))
+    if source == "Upload":
+        upload = st.file_uploader("Export file", type=["ndjson", "jsonl"],
+                                  key=f"diff_upload_{side}")
+        if upload is None:
+            return None
+        path = save_upload(upload.name, upload.getvalue())
+        return SidePick(str(path), upload.name, _stamp(path))
+    if source == "Live store":
+        store.tables.edges.checkout_latest()
+        return SidePick("live", "live store", f"{store.version}/{store.tables.edges.version}")
+    versions = [v.version for v in reversed(store.history())]
+    version = st.selectbox("Memories table version", versions, key=f"diff_version_{side}")
+    store.tables.edges.checkout_latest()
+    return SidePick(f"version:{version}", f"version {version}",
+                    f"{version}/{store.tables.edges.version}")
+
+
+def summary(result: DiffResult) -> None:
+    """Counts per kind as metrics, then the notes (as plain text)."""
+    for kind, counts in result.counts.items():
+        cols = st.columns(4)
+        for col, (name, value) in zip(cols, vars(counts).items(), strict=True):
+            col.metric(f"{PLURAL[kind]} {name}", value)
+    for note in result.notes:
+        st.text(f"Note: {note}")
+
+
+def breakdown_chart(result: DiffResult) -> None:
+    """The stacked breakdown of changes by a field the reviewer picks."""
+    by = st.radio("Break down by", BREAKDOWNS, horizontal=True, key="diff_breakdown") \
+        or "memory_type"
+    kind = "edge" if by == "relation" else "memory"
+    frame = result.breakdown(by, kind=kind)
+    if frame.height:
+        st.plotly_chart(diff_breakdown_bar(frame, title=f"{PLURAL[kind]} by {by}"))
+    else:
+        st.caption(f"No {kind} changed.")
+
+
+def change_table(result: DiffResult) -> pl.DataFrame:
+    """The changed records, filtered by the reviewer; returns the rows shown."""
+    cols = st.columns([2, 1, 2])
+    changes = cols[0].multiselect("Changes", CHANGES, default=list(CHANGES),
+                                  key="diff_changes")
+    kind = cols[1].selectbox("Kind", ("all", "memory", "edge"), key="diff_kind")
+    needle = cols[2].text_input("Id or field contains", key="diff_needle").strip()
+    frame = result.to_frame().filter(pl.col("change").is_in(changes))
+    if kind != "all":
+        frame = frame.filter(pl.col("kind") == kind)
+    if needle:
+        frame = frame.filter(pl.col("id").str.contains(needle, literal=True)
+                             | pl.col("fields").list.join(",").str.contains(needle,
+                                                                            literal=True))
+    shown = frame.with_columns(pl.col("fields").list.join(", "))
+    st.dataframe(shown, hide_index=True)
+    st.caption(f"{frame.height} of {result.records.height} changed records")
+    return frame
+
+
+def record_view(result: DiffResult, frame: pl.DataFrame, a_label: str, b_label: str) -> None:
+    """One record of `frame` side by side, changed fields highlighted."""
+    if not frame.height:
+        return
+    keys = list(frame.select("kind", "id").iter_rows())
+    chosen = st.selectbox("Record", keys, format_func=lambda k: f"{k[0]} {k[1]}",
+                          key="diff_record")
+    if chosen is None:
+        return
+    side = result.side_by_side(*chosen).sort("changed", descending=True, maintain_order=True)
+    table = side.rename({"a": a_label, "b": b_label}).to_pandas()
+
+    def highlight(row: Any) -> list[str]:
+        return [HIGHLIGHT if row["changed"] else ""] * len(row)
+
+    st.dataframe(table.style.apply(highlight, axis=1), hide_index=True)
+    for field, old, new in side.filter(pl.col("changed")).select("field", "a", "b").iter_rows():
+        st.text(f"Changed: {field}")
+        left, right = st.columns(2)
+        left.code(_readable(old), language=None, wrap_lines=True)
+        right.code(_readable(new), language=None, wrap_lines=True)
+
+
+def _readable(value: str | None) -> str:
+    """A field's JSON text for reading: strings unquoted, absence said in words."""
+    if value is None:
+        return "(absent)"
+    parsed = json.loads(value)
+    return parsed if isinstance(parsed, str) else value

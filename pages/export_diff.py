@@ -1,0 +1,56 @@
+"""Export Diff: what changed between two exports, an export and the live store, or two table
+versions of the memories (DESIGN.md section 5)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from memory_core import MemlensError
+from memory_core.exchange.export import default_exports_dir
+from pages.diff_widgets import (
+    IGNORABLE,
+    breakdown_chart,
+    change_table,
+    record_view,
+    side_picker,
+    summary,
+)
+from pages.state import current_store, get_diff
+
+st.header("Export Diff")
+try:
+    store = current_store()
+except MemlensError as exc:
+    st.error(str(exc))
+    st.stop()
+
+folder = default_exports_dir(store.uri)
+left, right = st.columns(2)
+with left:
+    a = side_picker("A", store, folder, default="Export file")
+with right:
+    b = side_picker("B", store, folder, default="Live store")
+ignore = st.multiselect("Ignore fields", IGNORABLE, key="diff_ignore",
+                        help="Records that differ only in these fields count as unchanged.")
+if a is None or b is None:
+    st.info("Pick both sides to compare them.")
+    st.stop()
+
+try:
+    result = get_diff(store.uri, store.tenant, a.spec, b.spec, tuple(ignore),
+                      (a.stamp, b.stamp))
+except MemlensError as exc:
+    st.error(str(exc))
+    st.stop()
+
+st.text(f"A: {a.label}    B: {b.label}")
+summary(result)
+if result.identical:
+    st.success("The two sides hold the same memories and edges.")
+    st.stop()
+
+breakdown_chart(result)
+st.subheader("Changes")
+shown = change_table(result)
+st.subheader("Side by side")
+record_view(result, shown, f"A: {a.label}", f"B: {b.label}")

@@ -1,0 +1,127 @@
+"""`diff_sides`: added / removed / changed between exports, the live store and versions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memory_core.errors import DiffError, ExportFormatError
+from memory_core.exchange.diff import diff_sides, field_changes
+from memory_core.exchange.diff_sides import load_side, without_vector
+from memory_core.exchange.export import export_store
+from memory_core.records import Memory
+from memory_core.store import MemoryStore
+from tests.memory_core.exchange.conftest import WHEN
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def before(filled: MemoryStore, tmp_path: Path) -> Path:
+    path = tmp_path / "before.ndjson"
+    export_store(filled, path, exported_at=WHEN)
+    return path
+
+
+def _edit(store: MemoryStore) -> None:
+    """One memory changed (content and a metadata key), one removed, one added."""
+    a = store.get("m-a")
+    store.upsert([a.with_changes(content="Chose LanceDB, again",
+                                 metadata={**a.metadata, "hdr_number": "HDR-0008"})])
+    store.tables.memories.delete("id = 'm-b'")
+    store.add([Memory.new("A new lesson", "lesson", id="m-n", project="herd", agent="iris")])
+
+
+def test_export_against_live(filled: MemoryStore, before: Path) -> None:
+    _edit(filled)
+    result = diff_sides(load_side(str(before), filled), load_side("live", filled))
+    memory = result.counts["memory"]
+    assert (memory.added, memory.removed, memory.changed, memory.unchanged) == (1, 1, 1, 1)
+    assert vars(result.counts["edge"]) == {"added": 0, "removed": 0, "changed": 0,
+                                           "unchanged": 2}
+    frame = result.to_frame()
+    assert frame.select("id", "change").rows() == [("m-a", "changed"), ("m-b", "removed"),
+                                                   ("m-n", "added")]
+    assert frame.filter(frame["id"] == "m-a")["fields"].to_list() == [
+        ["content", "content_hash", "metadata.hdr_number"]]
+    changed = result.fields.filter(result.fields["field"] == "metadata.hdr_number")
+    assert changed.select("old", "new").rows() == [('"HDR-0007"', '"HDR-0008"')]
+    assert result.breakdown("memory_type").rows() == [("decision", 0, 0, 1), ("lesson", 1, 0, 0),
+                                                      ("observation", 0, 1, 0)]
+    assert result.breakdown("agent").rows()[0] == ("iris", 1, 1, 0)
+    side = result.side_by_side("memory", "m-a")
+    assert side.filter(side["changed"])["field"].to_list() == [
+        "content", "content_hash", "metadata.hdr_number"]
+    old, new = result.docs("memory", "m-b")
+    assert old is not None and old["content"].startswith("Chroma") and new is None
+
+
+def test_ignored_fields_count_as_unchanged(filled: MemoryStore, before: Path) -> None:
+    filled.upsert([filled.get("m-c").with_changes(access_count=9)])
+    plain = diff_sides(load_side(str(before)), load_side("live", filled))
+    assert plain.counts["memory"].changed == 1
+    ignoring = diff_sides(load_side(str(before)), load_side("live", filled),
+                          ignore=["access_count", "updated_at"])
+    assert ignoring.counts["memory"].changed == 0 and ignoring.identical
+    assert ignoring.ignored == ("access_count", "updated_at")
+    with pytest.raises(DiffError, match="unknown field 'acess_count' to ignore"):
+        diff_sides(load_side(str(before)), load_side("live", filled), ignore=["acess_count"])
+
+
+def test_a_table_version_against_live_uses_current_edges(filled: MemoryStore) -> None:
+    version = filled.version
+    _edit(filled)
+    result = diff_sides(load_side(f"version:{version}", filled), load_side("live", filled))
+    assert result.a == f"version:{version}"
+    assert result.counts["memory"].changed == 1 and result.counts["edge"].unchanged == 2
+    assert "its edges are the current ones" in result.notes[0]
+    with pytest.raises(DiffError, match="has no version 999"):
+        load_side("version:999", filled)
+    with pytest.raises(DiffError, match="'version:x' is not a table version"):
+        load_side("version:x", filled)
+
+
+def test_vectors_are_left_out_of_the_comparison(filled: MemoryStore, before: Path,
+                                                tmp_path: Path) -> None:
+    export_store(filled, tmp_path / "v.ndjson", with_vectors=True)
+    result = diff_sides(load_side(str(before)), load_side(str(tmp_path / "v.ndjson")))
+    assert result.identical and result.counts["memory"].unchanged == 3
+    assert without_vector('{"metadata":{"vector":[1]},"vector":[0.5],"why":"x"}') == (
+        '{"metadata":{"vector":[1]},"why":"x"}')
+
+
+def test_other_formats_are_diffed_in_canonical_form(tmp_path: Path) -> None:
+    from memory_core.exchange.importer import import_file
+    from tests.memory_core.exchange.conftest import fresh_store
+
+    store = fresh_store(tmp_path)
+    import_file(store, DATA / "v0_export.ndjson")
+    result = diff_sides(load_side(str(DATA / "v0_export.ndjson")), load_side("live", store),
+                        ignore=["embedding_status"])
+    assert result.identical, result.to_dict()
+    assert "migrated (v0_to_v1)" in result.notes[0]
+
+
+def test_bad_sides(tmp_path: Path, before: Path) -> None:
+    with pytest.raises(DiffError, match="no export file at nowhere.ndjson; a side is"):
+        load_side("nowhere.ndjson")
+    with pytest.raises(DiffError, match="'live' needs a store"):
+        load_side("live")
+    before.write_bytes(before.read_bytes().replace(b"Chroma", b"Chromb"))
+    with pytest.raises(ExportFormatError, match="does not match"):
+        load_side(str(before))
+
+
+def test_to_dict_is_json(filled: MemoryStore, before: Path) -> None:
+    _edit(filled)
+    out = diff_sides(load_side(str(before)), load_side("live", filled)).to_dict(limit=2)
+    assert json.loads(json.dumps(out))["counts"]["memory"]["added"] == 1
+    assert len(out["changes"]) == 2 and out["changes"][0]["fields"][0]["field"] == "content"
+
+
+def test_field_changes_compare_json_not_python_equality() -> None:
+    assert field_changes({"metadata": {"n": 1}}, {"metadata": {"n": 1.0}}) == [
+        ("metadata.n", "1", "1.0")]
+    assert field_changes({"metadata": {"n": 1}}, {"metadata": {"n": True}}, ["metadata"]) == []
