@@ -318,7 +318,10 @@ _register_subcommands()
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning user mistakes into one line and exit code 1."""
     try:
-        cli.main(args=argv, prog_name="memlens", standalone_mode=False)
+        # without standalone mode click returns ctx.exit() codes instead of exiting
+        code = cli.main(args=argv, prog_name="memlens", standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -19,8 +19,6 @@ import pyarrow as pa
 
 from memory_core.audit import AuditLog, record_snapshot
 from memory_core.codec import (
-    edge_from_row,
-    edge_to_row,
     memory_from_row,
     memory_to_row,
     rows_to_table,
@@ -34,18 +32,17 @@ from memory_core.errors import (
     ReadOnlyError,
     TenantNotFoundError,
 )
-from memory_core.exchange.canonical import edge_doc, memory_doc
-from memory_core.filters import Filter, sql_string
+from memory_core.exchange.canonical import memory_doc
+from memory_core.filters import Filter
 from memory_core.graph import EdgeIndex
 from memory_core.key_index import KeyIndex
 from memory_core.records import (
-    AuditEntry,
-    Edge,
     Memory,
     utcnow,
-    validate_edge,
     validate_memory,
 )
+from memory_core.store_links import EdgeAndAuditOps
+from memory_core.store_reports import AddReport, UpsertReport, VersionInfo
 from memory_core.tables import StoreTables, open_tables
 
 log = logging.getLogger(__name__)
@@ -54,43 +51,12 @@ Progress = Callable[[int], None]
 _CHUNK = 1000  # values per IN (...) list
 
 
-@dataclass(frozen=True)
-class AddReport:
-    """What an add did: ids inserted, duplicates skipped as (new id, existing id), pending."""
-
-    inserted: tuple[str, ...]
-    duplicates: tuple[tuple[str, str], ...]
-    pending: int
-    embedding_error: str | None
-    table_version: int
-
-
-@dataclass(frozen=True)
-class UpsertReport:
-    """What an upsert did, by id."""
-
-    inserted: tuple[str, ...]
-    updated: tuple[str, ...]
-    unchanged: tuple[str, ...]
-    pending: int
-    table_version: int
-
-
-@dataclass(frozen=True)
-class VersionInfo:
-    """One version of the memories table."""
-
-    version: int
-    timestamp: Any
-    rows: int | None
-
-
 def _chunks(values: Sequence[str], size: int = _CHUNK) -> Iterator[Sequence[str]]:
     for start in range(0, len(values), size):
         yield values[start : start + size]
 
 
-class MemoryStore:
+class MemoryStore(EdgeAndAuditOps):
     """The memories of one tenant. Build it with `MemoryStore.open`."""
 
     def __init__(
@@ -436,60 +402,6 @@ class MemoryStore:
             reason=reason, table_version=int(self.tables.memories.version),
         )
         return len(ordered)
-
-    # ----------------------------------------------------------------- edges
-    def add_edges(
-        self, edges: Iterable[Edge], *, check_endpoints: bool = True, reason: str | None = None
-    ) -> int:
-        """Insert edges of this tenant; endpoints must exist unless `check_endpoints` is off."""
-        self._writable()
-        batch = [validate_edge(replace(e, tenant=self.tenant)) for e in edges]
-        if not batch:
-            return 0
-        if check_endpoints:
-            ends = {e.source_id for e in batch} | {e.target_id for e in batch}
-            known = self.get_many(sorted(ends))
-            missing = sorted(ends - set(known))
-            if missing:
-                raise InvalidRecordError(
-                    f"edge endpoint {missing[0]!r} is not a memory of tenant {self.tenant!r}; "
-                    f"add the memory first"
-                )
-        rows = [edge_to_row(e) for e in batch]
-        self.tables.edges.add(rows_to_table(rows, self.tables.edges.schema))
-        self.audit.append(
-            tenant=self.tenant, actor=self.actor, action="add_edges",
-            # the edges, then the memories they link, so a memory's history shows its links
-            target_ids=[r["id"] for r in rows] + sorted(
-                {e.source_id for e in batch} | {e.target_id for e in batch}),
-            after=record_snapshot([edge_doc(e) for e in batch]),
-            reason=reason, table_version=int(self.tables.edges.version),
-        )
-        return len(rows)
-
-    def edges(self, *, memory_id: str | None = None, include_inactive: bool = False
-              ) -> builtins.list[Edge]:
-        """Edges of this tenant, optionally only those touching `memory_id`."""
-        where = f"tenant = {sql_string(self.tenant)}"
-        if not include_inactive:
-            where += " AND status = 'active'"
-        if memory_id is not None:
-            mid = sql_string(memory_id)
-            where += f" AND (source_id = {mid} OR target_id = {mid})"
-        table = self.tables.edges.search().where(where).limit(None).to_arrow()
-        return [edge_from_row(r) for r in table.sort_by("id").to_pylist()]
-
-    def count_edges(self) -> int:
-        """Number of active edges of this tenant."""
-        where = f"tenant = {sql_string(self.tenant)} AND status = 'active'"
-        return int(self.tables.edges.count_rows(where))
-
-    def audit_entries(
-        self, *, memory_id: str | None = None, limit: int = 50
-    ) -> builtins.list[AuditEntry]:
-        """The newest audit entries of this tenant, optionally for one memory."""
-        return self.audit.entries(self.tenant, target_id=memory_id, limit=limit)
-
 
 def _same(old: Memory, new: Memory) -> bool:
     """Equal apart from `updated_at` (vectors compared too)."""
