@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,8 @@ import click
 
 from memory_core.cli_support import (
     emit_json,
+    filter_from_options,
+    filter_options,
     memory_line,
     open_store,
     progress_bar,
@@ -200,38 +201,17 @@ def add(ctx: click.Context, content: str | None, file: Any, upsert: bool, memory
         click.echo(f"{counts}{pending}")
 
 
-def _filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    options = [
-        click.option("--project", multiple=True, help="Project; repeat for any of several."),
-        click.option("--repo", multiple=True),
-        click.option("--agent", multiple=True),
-        click.option("--session", "session_id", multiple=True),
-        click.option("--type", "memory_type", multiple=True),
-        click.option("--tag", "tags", multiple=True, help="Has any of these tags."),
-        click.option("--status", multiple=True,
-                     help="active (default), archived, superseded; repeat for several."),
-        click.option("--importance", multiple=True),
-        click.option("--embedding-status", multiple=True),
-        click.option("--since", "created_after", help="Created at or after (ISO date)."),
-        click.option("--until", "created_before", help="Created at or before (ISO date)."),
-    ]
-    for option in reversed(options):
-        fn = option(fn)
-    return fn
-
-
 @cli.command(name="ls")
 @store_options
-@_filter_options
+@filter_options()
 @click.option("--limit", default=20, show_default=True, help="How many (0 for all).")
 @click.option("--json", "as_json", is_flag=True, help="Print memories as JSON lines.")
 @click.pass_context
 def ls_command(ctx: click.Context, limit: int, as_json: bool, **filters: Any) -> None:
     """List memories, newest first, with filters."""
     from memory_core.exchange.canonical import memory_doc
-    from memory_core.filters import Filter
 
-    flt = Filter(**{k: (v or None) for k, v in filters.items()})  # type: ignore[arg-type]
+    flt = filter_from_options(filters)
     store = open_store(ctx, require_tenant=True)
     memories = store.list(flt, limit=limit or None)
     if as_json:

@@ -8,38 +8,24 @@ mistakes are `MemlensError`s, which the CLI's `main` prints as one line with exi
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from memory_core.cli_support import emit_json, open_store, progress_bar, store_options
+from memory_core.cli_support import (
+    emit_json,
+    filter_from_options,
+    filter_options,
+    open_store,
+    progress_bar,
+    store_options,
+)
 
 if TYPE_CHECKING:
     from memory_core.exchange.diff import DiffResult
 
 JSON = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-
-
-def _filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    options = [
-        click.option("--project", multiple=True, help="Project; repeat for any of several."),
-        click.option("--repo", multiple=True),
-        click.option("--agent", multiple=True),
-        click.option("--session", "session_id", multiple=True),
-        click.option("--type", "memory_type", multiple=True),
-        click.option("--tag", "tags", multiple=True, help="Has any of these tags."),
-        click.option("--status", multiple=True,
-                     help="active, archived, superseded (default: all); repeat for several."),
-        click.option("--importance", multiple=True),
-        click.option("--embedding-status", multiple=True),
-        click.option("--since", "created_after", help="Created at or after (ISO date)."),
-        click.option("--until", "created_before", help="Created at or before (ISO date)."),
-    ]
-    for option in reversed(options):
-        fn = option(fn)
-    return fn
 
 
 @click.command(name="export")
@@ -48,7 +34,7 @@ def _filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--with-vectors", is_flag=True,
               help="Include the vectors (import then keeps them instead of embedding).")
 @click.option("--with-audit", is_flag=True, help="Include the audit rows (after the edges).")
-@_filter_options
+@filter_options("all")
 @JSON
 @click.pass_context
 def export_command(ctx: click.Context, path: Path, with_vectors: bool, with_audit: bool,
@@ -57,9 +43,8 @@ def export_command(ctx: click.Context, path: Path, with_vectors: bool, with_audi
     status unless --status is given) and edges sorted by id. Exports of an unchanged store
     have byte-identical bodies. With filters, edges between exported memories only."""
     from memory_core.exchange.export import export_filter, export_store
-    from memory_core.filters import Filter
 
-    flt = Filter(**{k: (v or None) for k, v in filters.items()})  # type: ignore[arg-type]
+    flt = filter_from_options(filters)
     store = open_store(ctx, require_tenant=True)
     with progress_bar("exporting", total=store.count(export_filter(flt))) as bar:
         written = export_store(store, path, filter=flt, with_vectors=with_vectors,

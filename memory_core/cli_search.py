@@ -6,7 +6,13 @@ from typing import Any
 
 import click
 
-from memory_core.cli_support import emit_json, memory_line, open_store, store_options
+from memory_core.cli_support import (
+    emit_json,
+    filter_from_options,
+    memory_line,
+    open_store,
+    store_options,
+)
 
 
 def _config(preset_name: str, config_file: Any) -> Any:
@@ -50,10 +56,9 @@ def search(ctx: click.Context, query: str, preset_name: str, config_file: Any, l
            explain: bool, as_json: bool, **filters: Any) -> None:
     """Search memories with hybrid ranking; every hit says why it ranks where it does."""
     from memory_core.exchange.canonical import memory_doc
-    from memory_core.filters import Filter
     from memory_core.retrieval.search import search as run_search
 
-    flt = Filter(**{k: (v or None) for k, v in filters.items()})  # type: ignore[arg-type]
+    flt = filter_from_options(filters)
     store = open_store(ctx, require_tenant=True)
     results = run_search(store, query, flt, _config(preset_name, config_file), limit)
     if as_json:

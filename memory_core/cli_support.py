@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from memory_core.config import Settings
+from memory_core.filters import Filter
 from memory_core.records import Memory
 from memory_core.store import MemoryStore
 
@@ -28,6 +29,37 @@ def store_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option("--store", metavar="URI", expose_value=False, callback=_remember,
                       help="Store folder or URI (MEMLENS_STORE, default ./data/store).")(fn)
     return fn
+
+
+def filter_options(status_default: str = "active") -> Callable[[Callable[..., Any]], Any]:
+    """The `Filter` fields as repeatable options (`--project`, `--type`, `--since`, ...)."""
+    options = [
+        click.option("--project", multiple=True, help="Project; repeat for any of several."),
+        click.option("--repo", multiple=True),
+        click.option("--agent", multiple=True),
+        click.option("--session", "session_id", multiple=True),
+        click.option("--type", "memory_type", multiple=True),
+        click.option("--tag", "tags", multiple=True, help="Has any of these tags."),
+        click.option("--status", multiple=True,
+                     help=f"active, archived, superseded (default: {status_default}); repeat "
+                          f"for several."),
+        click.option("--importance", multiple=True),
+        click.option("--embedding-status", multiple=True),
+        click.option("--since", "created_after", help="Created at or after (ISO date)."),
+        click.option("--until", "created_before", help="Created at or before (ISO date)."),
+    ]
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+
+    return decorate
+
+
+def filter_from_options(values: dict[str, Any]) -> Filter:
+    """A `Filter` from the values of `filter_options` (empty repeats mean no restriction)."""
+    return Filter(**{k: (v or None) for k, v in values.items()})  # type: ignore[arg-type]
 
 
 def settings_of(ctx: click.Context) -> Settings:
