@@ -86,3 +86,14 @@ def first_line(path: Path) -> str:
     with path.open("rb") as handle:
         raw = handle.readline(1 << 20)
     return raw.decode("utf-8", errors="replace")
+
+
+def manifest_has(first_line: str, key: str) -> bool:
+    """Whether `first_line` is a JSON object with `key`: how readers sniff manifests."""
+    import json
+
+    try:
+        head = json.loads(first_line)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(head, dict) and key in head

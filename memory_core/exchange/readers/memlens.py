@@ -22,6 +22,7 @@ from memory_core.exchange.readers.base import (
     ExportSource,
     SourceInfo,
     SourceRecord,
+    manifest_has,
 )
 from memory_core.schema import SCHEMA_VERSION
 
@@ -77,11 +78,7 @@ class MemlensReader(ExportReader):
     summary = "memlens NDJSON exports (any schema version, migrated)"
 
     def sniff(self, path: Path, first_line: str) -> bool:
-        try:
-            head = json.loads(first_line)
-        except json.JSONDecodeError:
-            return False
-        return isinstance(head, dict) and MANIFEST_KEY in head
+        return manifest_has(first_line, MANIFEST_KEY)
 
     def open(self, path: Path) -> ExportSource:
         if not path.is_file():

@@ -24,6 +24,7 @@ from memory_core.exchange.readers.base import (
     ExportSource,
     SourceInfo,
     SourceRecord,
+    manifest_has,
 )
 from memory_core.records import content_hash
 from memory_core.schema import normalise_importance, normalise_memory_type
@@ -89,11 +90,7 @@ class SuperagentsReader(ExportReader):
     summary = "seed 001 superagents_export NDJSON (Fact, Decision, Identity records)"
 
     def sniff(self, path: Path, first_line: str) -> bool:
-        try:
-            head = json.loads(first_line)
-        except json.JSONDecodeError:
-            return False
-        return isinstance(head, dict) and MANIFEST_KEY in head
+        return manifest_has(first_line, MANIFEST_KEY)
 
     def open(self, path: Path) -> ExportSource:
         if not path.is_file():
