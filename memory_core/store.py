@@ -12,7 +12,6 @@ import builtins
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
-from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
@@ -38,7 +37,6 @@ from memory_core.graph import EdgeIndex
 from memory_core.key_index import KeyIndex
 from memory_core.records import (
     Memory,
-    utcnow,
     validate_memory,
 )
 from memory_core.store_links import EdgeAndAuditOps
@@ -128,6 +126,15 @@ class MemoryStore(EdgeAndAuditOps):
         """The current version of the memories table."""
         self.tables.memories.checkout_latest()
         return int(self.tables.memories.version)
+
+    def table_versions(self) -> dict[str, int]:
+        """The current version of each of the three tables."""
+        out = {}
+        for name in ("memories", "edges", "audit"):
+            table = getattr(self.tables, name)
+            table.checkout_latest()
+            out[name] = int(table.version)
+        return out
 
     def history(self) -> builtins.list[VersionInfo]:
         """Every version of the memories table, oldest first."""
@@ -378,30 +385,6 @@ class MemoryStore(EdgeAndAuditOps):
         pending = sum(1 for m in changed if m.embedding_status != "ok")
         return UpsertReport(inserted, updated, tuple(unchanged), pending, version)
 
-    def record_access(self, ids: Sequence[str], *, at: datetime | None = None,
-                      reason: str | None = None) -> int:
-        """Count one recall of each memory: access_count + 1, last_accessed_at = `at`.
-
-        Only `recall` calls this; searching and browsing never change access statistics.
-        """
-        self._writable()
-        current = self.get_many(ids)
-        if not current:
-            return 0
-        when = at or utcnow()
-        ordered = sorted(current)
-        update = pa.table({
-            "id": pa.array(ordered, pa.string()),
-            "access_count": pa.array([current[i].access_count + 1 for i in ordered], pa.int32()),
-            "last_accessed_at": pa.array([when] * len(ordered), pa.timestamp("us", tz="UTC")),
-        })
-        self.tables.memories.merge_insert("id").when_matched_update_all().execute(update)
-        self.audit.append(
-            tenant=self.tenant, actor=self.actor, action="recall", target_ids=ordered,
-            after={"access_count": {i: current[i].access_count + 1 for i in ordered}},
-            reason=reason, table_version=int(self.tables.memories.version),
-        )
-        return len(ordered)
 
 def _same(old: Memory, new: Memory) -> bool:
     """Equal apart from `updated_at` (vectors compared too)."""

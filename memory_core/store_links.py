@@ -1,17 +1,20 @@
-"""Edges and the audit log of one tenant: the part of `MemoryStore` that links memories."""
+"""Edges, the audit log and access records of one tenant: mixed into `MemoryStore`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from datetime import datetime
 from typing import TYPE_CHECKING
+
+import pyarrow as pa
 
 from memory_core.audit import AuditLog, record_snapshot
 from memory_core.codec import edge_from_row, edge_to_row, rows_to_table
 from memory_core.errors import InvalidRecordError
 from memory_core.exchange.canonical import edge_doc
 from memory_core.filters import sql_string
-from memory_core.records import AuditEntry, Edge, validate_edge
+from memory_core.records import AuditEntry, Edge, utcnow, validate_edge
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -21,7 +24,7 @@ if TYPE_CHECKING:
 
 
 class EdgeAndAuditOps:
-    """Edge writes and reads and audit reads; mixed into `MemoryStore`."""
+    """Edge writes and reads, audit reads, access records; mixed into `MemoryStore`."""
 
     tables: StoreTables
     tenant: str
@@ -85,3 +88,28 @@ class EdgeAndAuditOps:
     ) -> list[AuditEntry]:
         """The newest audit entries of this tenant, optionally for one memory."""
         return self.audit.entries(self.tenant, target_id=memory_id, limit=limit)
+
+    def record_access(self, ids: Sequence[str], *, at: datetime | None = None,
+                      reason: str | None = None) -> int:
+        """Count one recall of each memory: access_count + 1, last_accessed_at = `at`.
+
+        Only `recall` calls this; searching and browsing never change access statistics.
+        """
+        self._writable()
+        current = self.get_many(ids)
+        if not current:
+            return 0
+        when = at or utcnow()
+        ordered = sorted(current)
+        update = pa.table({
+            "id": pa.array(ordered, pa.string()),
+            "access_count": pa.array([current[i].access_count + 1 for i in ordered], pa.int32()),
+            "last_accessed_at": pa.array([when] * len(ordered), pa.timestamp("us", tz="UTC")),
+        })
+        self.tables.memories.merge_insert("id").when_matched_update_all().execute(update)
+        self.audit.append(
+            tenant=self.tenant, actor=self.actor, action="recall", target_ids=ordered,
+            after={"access_count": {i: current[i].access_count + 1 for i in ordered}},
+            reason=reason, table_version=int(self.tables.memories.version),
+        )
+        return len(ordered)

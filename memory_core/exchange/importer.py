@@ -235,15 +235,6 @@ def _rollback(store: MemoryStore, before: dict[str, int]) -> None:
     store.keys.invalidate()
 
 
-def _versions(store: MemoryStore) -> dict[str, int]:
-    out = {}
-    for name in ("memories", "edges", "audit"):
-        table = getattr(store.tables, name)
-        table.checkout_latest()
-        out[name] = int(table.version)
-    return out
-
-
 def import_file(
     store: MemoryStore,
     path: Path | str,
@@ -277,7 +268,7 @@ def import_file(
         dangling = _dangling_edges(store, staged)
         name = Path(path).name
         reason = f"import {name} ({info.format}, mode {mode})"
-        before = _versions(store)
+        before = store.table_versions()
         try:
             if mode == "empty":
                 written = _commit_empty(store, staged, embed, progress)
@@ -314,5 +305,5 @@ def import_file(
         audit_added=audit_added, audit_skipped=staged.counts["audit"] - audit_added,
         vectors_kept=staged.vectors_kept, embedded=written.embedded, pending=written.pending,
         embedding_error=written.embedding_error, notes=tuple(notes),
-        table_versions=_versions(store),
+        table_versions=store.table_versions(),
     )

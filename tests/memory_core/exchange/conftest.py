@@ -19,15 +19,6 @@ def body(path: Path) -> bytes:
     return path.read_bytes().split(b"\n", 1)[1]
 
 
-def table_versions(store: MemoryStore) -> dict[str, int]:
-    out = {}
-    for name in ("memories", "edges", "audit"):
-        table = getattr(store.tables, name)
-        table.checkout_latest()
-        out[name] = int(table.version)
-    return out
-
-
 def fresh_store(folder: Path, name: str = "fresh", tenant: str = "default") -> MemoryStore:
     return MemoryStore.open(str(folder / name), embedder=FakeEmbedder(), tenant=tenant)
 

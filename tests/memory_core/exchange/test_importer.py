@@ -23,7 +23,7 @@ from memory_core.records import Memory, canonical_json
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
-from tests.memory_core.exchange.conftest import WHEN, body, fresh_store, table_versions
+from tests.memory_core.exchange.conftest import WHEN, body, fresh_store
 
 
 @pytest.fixture
@@ -107,12 +107,12 @@ def test_a_bad_file_names_line_and_reason_and_changes_nothing(
     for target in (fresh_store(tmp_path, "empty"), fresh_store(tmp_path, "full")):
         if target.uri.endswith("full"):
             target.add([Memory.new("already here", "fact", id="m-z")])
-        before = table_versions(target)
+        before = target.table_versions()
         count = target.count(Filter(status=STATUSES))
         with pytest.raises(error, match=message):
             import_file(target, export,
                         mode="merge" if target.uri.endswith("full") else "empty")
-        assert table_versions(target) == before
+        assert target.table_versions() == before
         assert target.count(Filter(status=STATUSES)) == count
 
 
@@ -130,10 +130,10 @@ def test_empty_mode_loads_all_statuses_edges_and_audit(export: Path, tmp_path: P
 
 
 def test_empty_mode_refuses_a_tenant_with_memories(export: Path, filled: MemoryStore) -> None:
-    before = table_versions(filled)
+    before = filled.table_versions()
     with pytest.raises(ImportConflictError, match="already has 3 memories.*--mode merge"):
         import_file(filled, export)
-    assert table_versions(filled) == before
+    assert filled.table_versions() == before
 
 
 def test_ids_of_another_tenant_are_refused(export: Path, filled: MemoryStore) -> None:
