@@ -75,7 +75,7 @@ _EXPORTS: dict[str, str] = {
     "export_store": "memory_core.exchange.export",
     "default_exports_dir": "memory_core.exchange.export",
     "import_file": "memory_core.exchange.importer",
-    "ImportReport": "memory_core.exchange.importer",
+    "ImportReport": "memory_core.exchange.import_report",
     "run_drill": "memory_core.exchange.drill",
     "DrillReport": "memory_core.exchange.drill",
     "diff_sides": "memory_core.exchange.diff",

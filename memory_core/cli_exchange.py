@@ -24,6 +24,7 @@ from memory_core.cli_support import (
 
 if TYPE_CHECKING:
     from memory_core.exchange.diff import DiffResult
+    from memory_core.exchange.import_report import ImportReport
 
 JSON = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 
@@ -57,45 +58,101 @@ def export_command(ctx: click.Context, path: Path, with_vectors: bool, with_audi
     click.echo(f"exported {counts} to {written.path} (body sha256 {manifest.body_sha256})")
 
 
-@click.command(name="import")
-@store_options
-@click.argument("path", type=click.Path(path_type=Path))
-@click.option("--mode", type=click.Choice(["empty", "merge"]), default="empty",
-              show_default=True,
-              help="empty: load into a tenant without memories; merge: upsert memories by "
-                   "id (inserted/updated/unchanged) and add edges whose id is new.")
-@click.option("--format", "fmt", default="auto", show_default=True,
-              help="auto (tell from the manifest), memlens, superagents, or another "
-                   "registered reader.")
-@JSON
-@click.pass_context
-def import_command(ctx: click.Context, path: Path, mode: str, fmt: str, as_json: bool) -> None:
-    """Import an export file into the tenant: all or nothing. Every line is checked (and
-    older schemas migrated) before anything is written; memories without vectors are
-    embedded."""
-    from memory_core.exchange.importer import import_file
+def _params(pairs: tuple[str, ...]) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--param")
+        params[key.strip()] = value
+    return params
 
-    store = open_store(ctx)
-    with progress_bar("reading lines") as read, progress_bar("embedding") as bar:
-        report = import_file(store, path, mode=mode, format=fmt,  # type: ignore[arg-type]
-                             progress=bar, read_progress=read)
-    if as_json:
-        emit_json(report.to_dict())
-        return
+
+def _print_import(report: ImportReport, sniffed: bool) -> None:
     migrated = f", migrated {'+'.join(report.migrations)}" if report.migrations else ""
-    click.echo(f"read {report.path} ({report.format} schema_version "
+    chosen = " (--format auto chose it)" if sniffed else ""
+    click.echo(f"format: {report.format}{chosen}; mode {report.mode}"
+               f"{'; dry run, nothing written' if report.dry_run else ''}")
+    click.echo(f"read {report.read} records from {report.path} ({report.format} schema_version "
                f"{report.schema_version}{migrated}): "
                + ", ".join(f"{n} {kind}" for kind, n in report.records.items()))
-    click.echo(f"memories: {len(report.inserted)} inserted, {len(report.updated)} updated, "
-               f"{len(report.unchanged)} unchanged; {report.vectors_kept} vectors kept, "
-               f"{report.embedded} embedded, {report.pending} pending")
-    click.echo(f"edges: {report.edges_added} added, {report.edges_skipped} already there; "
-               f"audit rows: {report.audit_added} added")
+    if report.dry_run:
+        click.echo(f"memories: {len(report.inserted)} would be new, {len(report.existing)} "
+                   f"already in the tenant (updated or unchanged), {report.pending} to embed")
+        click.echo(f"edges: {report.edges_added} would be created, {report.edges_skipped} "
+                   f"already there")
+    else:
+        click.echo(f"memories: {len(report.inserted)} imported, {len(report.updated)} "
+                   f"updated, {len(report.unchanged)} unchanged; {report.vectors_kept} "
+                   f"vectors kept, {report.embedded} embedded, {report.pending} pending")
+        click.echo(f"edges: {report.edges_added} created, {report.edges_skipped} already "
+                   f"there; audit rows: {report.audit_added} added")
+    click.echo(f"duplicates by content_hash: {len(report.duplicates)}")
+    skipped = sum(int(s["count"]) for s in report.skipped.values())
+    click.echo(f"skipped: {skipped}")
+    for reason, seen in report.skipped.items():
+        click.echo(f"  {seen['count']} {reason} (e.g. {', '.join(seen['examples'])})")
+    if report.queries_path:
+        click.echo(f"queries: {report.queries} written to {report.queries_path}")
     for note in report.notes:
         click.echo(f"note: {note}", err=True)
     if report.embedding_error:
         click.echo(f"note: embedding unavailable ({report.embedding_error}); run "
                    f"`memlens reembed` later", err=True)
+
+
+def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from memory_core.exchange.readers import get_reader, reader_names
+
+    for name in reader_names():
+        click.echo(f"{name:14} {get_reader(name).summary}")
+    ctx.exit(0)
+
+
+@click.command(name="import")
+@store_options
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", default="auto", show_default=True,
+              help="auto (recognise the input and say which format it chose), or a format "
+                   "name; `memlens import --formats` lists them.")
+@click.option("--mode", type=click.Choice(["empty", "merge"]), default=None,
+              help="empty: load into a tenant without memories; merge: upsert memories by "
+                   "id and add edges whose id is new. Default: empty for memlens exports, "
+                   "merge for every other format.")
+@click.option("--dry-run", is_flag=True, help="Read and check everything; write nothing.")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Read at most N records (sessions for transcripts; see the format).")
+@click.option("--project", default=None, help="Only this project (formats with projects).")
+@click.option("--table", default=None, help="Table name of a LanceDB source.")
+@click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
+              help="A format-specific setting (see README); repeatable.")
+@click.option("--queries-out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Benchmark formats: write their query set to this NDJSON file.")
+@click.option("--formats", "list_formats", is_flag=True, is_eager=True, expose_value=False,
+              callback=_list_formats, help="List the import formats and exit.")
+@JSON
+@click.pass_context
+def import_command(ctx: click.Context, path: Path, fmt: str, mode: str | None, dry_run: bool,
+                   limit: int | None, project: str | None, table: str | None,
+                   params: tuple[str, ...], queries_out: Path | None, as_json: bool) -> None:
+    """Import memories from PATH: a memlens export or another memory system's files. All
+    or nothing: every record is checked before anything is written; memories without
+    vectors are embedded."""
+    from memory_core.exchange.importer import import_file
+    from memory_core.exchange.readers import AUTO, ReadOptions
+
+    options = ReadOptions(limit=limit, project=project, table=table, params=_params(params))
+    store = open_store(ctx)
+    with progress_bar("reading records") as read, progress_bar("embedding") as bar:
+        report = import_file(store, path, mode=mode, format=fmt,  # type: ignore[arg-type]
+                             options=options, dry_run=dry_run, queries_out=queries_out,
+                             progress=bar, read_progress=read)
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    _print_import(report, sniffed=fmt == AUTO)
 
 
 @click.command()

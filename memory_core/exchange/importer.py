@@ -1,7 +1,8 @@
 """`import_file`: load an export into a store, all or nothing (DESIGN.md section 5, seed 001).
 
-1. Open the file with a reader (`--format`, default `auto`: the manifest says which); newer
-   schemas are refused, older ones migrated step by step.
+1. Open the file with a reader (`--format`, default `auto`: the reader that recognises it);
+   newer schemas are refused, older ones migrated step by step. Foreign formats (adapters)
+   merge by default and skip content the tenant already holds (`ContentDedup`).
 2. Stage: every line parsed and validated into a temporary folder; a bad line stops the import
    naming its line, and the store is not touched (its table versions do not move).
 3. Check: `empty` mode needs a tenant without memories; ids of other tenants are refused.
@@ -13,9 +14,10 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,8 +28,9 @@ import pyarrow.compute as pc
 from memory_core.audit import record_snapshot
 from memory_core.codec import memory_from_row
 from memory_core.errors import EmbedderUnavailableError, ImportConflictError, ReadOnlyError
-from memory_core.exchange.readers import AUTO, open_source
-from memory_core.exchange.staging import Progress, StagedImport, stage
+from memory_core.exchange.import_report import ImportReport
+from memory_core.exchange.readers import AUTO, NO_OPTIONS, ReadOptions, get_reader, open_source
+from memory_core.exchange.staging import ContentDedup, Progress, StagedImport, stage
 from memory_core.filters import Filter
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
@@ -37,36 +40,6 @@ log = logging.getLogger(__name__)
 Mode = Literal["empty", "merge"]
 MODES: tuple[str, ...] = ("empty", "merge")
 MERGE_ROWS = 10_000
-
-
-@dataclass(frozen=True)
-class ImportReport:
-    """What an import read and wrote."""
-
-    path: str
-    format: str
-    schema_version: int
-    migrations: tuple[str, ...]
-    mode: str
-    records: dict[str, int]
-    inserted: tuple[str, ...] = ()
-    updated: tuple[str, ...] = ()
-    unchanged: tuple[str, ...] = ()
-    edges_added: int = 0
-    edges_skipped: int = 0
-    dangling_edges: int = 0
-    audit_added: int = 0
-    audit_skipped: int = 0
-    vectors_kept: int = 0
-    embedded: int = 0
-    pending: int = 0
-    embedding_error: str | None = None
-    notes: tuple[str, ...] = ()
-    table_versions: dict[str, int] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly form (ids as lists)."""
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
 @dataclass
@@ -235,37 +208,89 @@ def _rollback(store: MemoryStore, before: dict[str, int]) -> None:
     store.keys.invalidate()
 
 
+def _write_queries(path: Path, queries: list[dict[str, Any]], moved: dict[str, str]) -> int:
+    """Write a benchmark's query set, its relevant ids pointed at the memories kept."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="\n") as out:
+        for query in queries:
+            relevant: dict[str, int] = {}
+            for memory_id, grade in (query.get("relevant") or {}).items():
+                kept = moved.get(memory_id, memory_id)
+                relevant[kept] = max(relevant.get(kept, 0), int(grade))
+            out.write(json.dumps({**query, "relevant": relevant}, sort_keys=True,
+                                 ensure_ascii=False) + "\n")
+    return len(queries)
+
+
+def _notes(staged: StagedImport, dangling: int) -> list[str]:
+    notes = [staged.vector_note] if staged.vector_note else []
+    if staged.vectors_dropped and not staged.vector_note:
+        notes.append(f"{staged.vectors_dropped} vectors were left out (not the store's "
+                     f"model or dimension) and embedded again")
+    if dangling:
+        notes.append(f"{dangling} edges point at memories this tenant does not hold "
+                     f"(dangling edges, kept as exported)")
+    return notes
+
+
 def import_file(
     store: MemoryStore,
     path: Path | str,
     *,
-    mode: Mode = "empty",
+    mode: Mode | None = None,
     format: str = AUTO,
+    options: ReadOptions = NO_OPTIONS,
+    dry_run: bool = False,
+    queries_out: Path | str | None = None,
     embed: bool = True,
     record_audit: bool = True,
     progress: Progress | None = None,
     read_progress: Progress | None = None,
 ) -> ImportReport:
-    """Import the export at `path` into the store's tenant; see the module doc.
+    """Import the file (or folder) at `path` into the store's tenant; see the module doc.
 
-    `embed=False` keeps memories without a vector pending (with their exported embedding
-    status) instead of embedding them; `record_audit=False` writes no audit row of its own
-    (the recovery drill restores the audit log exactly).
+    `mode` defaults to the format's own (`empty` for memlens exports, `merge` for foreign
+    formats); `options` go to the reader (`--limit`, `--project`, `--table`, `--param`);
+    `dry_run` stages and checks everything and writes nothing; `queries_out` receives the
+    query set of a benchmark format. `embed=False` keeps memories without a vector pending
+    instead of embedding them; `record_audit=False` writes no audit row of its own (the
+    recovery drill restores the audit log exactly).
     """
-    if mode not in MODES:
+    if mode is not None and mode not in MODES:
         raise ValueError(f"unknown import mode {mode!r}; known: {', '.join(MODES)}")
-    if store.read_only:
+    if store.read_only and not dry_run:
         raise ReadOnlyError(f"the store {store.uri} is open read-only; unset "
-                            f"MEMLENS_READ_ONLY to import")
-    source = open_source(path, format)
+                            f"MEMLENS_READ_ONLY to import (or use --dry-run)")
+    source = open_source(path, format, options)
     info = source.info
+    reader = get_reader(info.format)
+    mode = mode or reader.default_mode
+    dedup = ContentDedup(lambda digest: store.keys.holder_of(store.tenant, digest)) \
+        if reader.dedup_content else None
     with tempfile.TemporaryDirectory(prefix="memlens-import-") as folder:
         staged = stage(source, folder=Path(folder), tables=store.tables,
-                       tenant=store.tenant, progress=read_progress)
+                       tenant=store.tenant, progress=read_progress, dedup=dedup)
         _check_memories(store, staged, mode)
         old_edges = _existing(store.tables.edges, staged.edge_ids, store.tenant, "edge")
         old_audit = _existing(store.tables.audit, staged.audit_ids, store.tenant, "audit")
         dangling = _dangling_edges(store, staged)
+        common: dict[str, Any] = dict(
+            path=str(path), format=info.format, schema_version=info.schema_version,
+            migrations=info.migrations, mode=mode, records=dict(staged.counts),
+            dangling_edges=dangling, vectors_kept=staged.vectors_kept,
+            notes=tuple(_notes(staged, dangling)), skipped=source.skips.as_dict(),
+            duplicates=dict(staged.duplicates))
+        if dry_run:
+            present = store.keys.tenants_of(list(staged.memory_ids))
+            return ImportReport(
+                **common, dry_run=True,
+                inserted=tuple(i for i in staged.memory_ids if i not in present),
+                existing=tuple(i for i in staged.memory_ids if i in present),
+                edges_added=staged.counts["edge"] - len(old_edges),
+                edges_skipped=len(old_edges),
+                audit_added=staged.counts["audit"] - len(old_audit),
+                audit_skipped=len(old_audit), pending=staged.to_embed,
+                queries=len(source.queries), table_versions=store.table_versions())
         name = Path(path).name
         reason = f"import {name} ({info.format}, mode {mode})"
         before = store.table_versions()
@@ -289,21 +314,18 @@ def import_file(
         except BaseException:
             _rollback(store, before)
             raise
-    notes = [staged.vector_note] if staged.vector_note else []
-    if staged.vectors_dropped and not staged.vector_note:
-        notes.append(f"{staged.vectors_dropped} vectors were left out (not the store's "
-                     f"model or dimension) and embedded again")
-    if dangling:
-        notes.append(f"{dangling} edges point at memories this tenant does not hold "
-                     f"(dangling edges, kept as exported)")
+    written_queries = 0
+    if queries_out is not None and source.queries:
+        written_queries = _write_queries(Path(queries_out), source.queries,
+                                         staged.duplicates)
     return ImportReport(
-        path=str(path), format=info.format, schema_version=info.schema_version,
-        migrations=info.migrations, mode=mode, records=dict(staged.counts),
+        **common,
         inserted=tuple(written.inserted), updated=tuple(written.updated),
         unchanged=tuple(written.unchanged), edges_added=edges_added,
-        edges_skipped=staged.counts["edge"] - edges_added, dangling_edges=dangling,
+        edges_skipped=staged.counts["edge"] - edges_added,
         audit_added=audit_added, audit_skipped=staged.counts["audit"] - audit_added,
-        vectors_kept=staged.vectors_kept, embedded=written.embedded, pending=written.pending,
-        embedding_error=written.embedding_error, notes=tuple(notes),
+        embedded=written.embedded, pending=written.pending,
+        embedding_error=written.embedding_error, queries=written_queries,
+        queries_path=str(queries_out) if written_queries else None,
         table_versions=store.table_versions(),
     )

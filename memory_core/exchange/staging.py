@@ -68,6 +68,29 @@ def vector_policy(tables: StoreTables, embedding: Mapping[str, Any] | None) -> V
 
 
 @dataclass
+class ContentDedup:
+    """Skips memories whose content the tenant or the file already holds under another id.
+
+    `holder(content_hash)` names the tenant's memory with that content, if any. A skipped
+    memory's id maps to the id kept (`replaced`), and staged edges are pointed at it.
+    """
+
+    holder: Callable[[str], str | None]
+    seen: dict[str, str] = field(default_factory=dict)
+    replaced: dict[str, str] = field(default_factory=dict)
+
+    def kept_instead(self, memory_id: str, digest: str) -> str | None:
+        """The id already holding `digest`, when it is not `memory_id`; else None (and the
+        memory is remembered as the holder of its content)."""
+        kept = self.seen.get(digest) or self.holder(digest)
+        if kept is not None and kept != memory_id:
+            self.replaced[memory_id] = kept
+            return kept
+        self.seen.setdefault(digest, memory_id)
+        return None
+
+
+@dataclass
 class StagedImport:
     """What staging found and where it put it."""
 
@@ -85,6 +108,8 @@ class StagedImport:
     to_embed: int = 0
     vector_note: str | None = None
     preview: list[dict[str, Any]] = field(default_factory=list)
+    #: Memories left out because their content is already held (id -> id kept).
+    duplicates: dict[str, str] = field(default_factory=dict)
 
     def ids(self, kind: str) -> dict[str, int]:
         """Ids of the staged records of `kind`, with their lines."""
@@ -206,9 +231,11 @@ def _seen(ids: dict[str, int], kind: str, record: SourceRecord) -> None:
 
 
 def stage(source: ExportSource, *, folder: Path, tables: StoreTables, tenant: str,
-          progress: Progress | None = None) -> StagedImport:
+          progress: Progress | None = None, dedup: ContentDedup | None = None
+          ) -> StagedImport:
     """Parse and validate every record of `source` into `folder`; see the module doc.
-    `progress` is told about lines read, in steps of `PROGRESS_EVERY`."""
+    `progress` is told about lines read, in steps of `PROGRESS_EVERY`; with `dedup`,
+    memories whose content is already held are left out and their edges redirected."""
     policy = vector_policy(tables, source.info.embedding)
     schemas = {"memory": tables.memories.schema, "edge": tables.edges.schema,
                "audit": tables.audit.schema}
@@ -218,26 +245,34 @@ def stage(source: ExportSource, *, folder: Path, tables: StoreTables, tenant: st
     try:
         for record in source.records():
             try:
-                _stage_one(record, staged, writers, policy, tenant)
+                _stage_one(record, staged, writers, policy, tenant, dedup, source)
             except (MemlensError, TypeError, ValueError, KeyError, OverflowError) as exc:
                 reason = str(exc) if isinstance(exc, MemlensError) else \
                     f"{type(exc).__name__}: {exc}"
                 raise InvalidRecordError(
-                    f"{source.info.path}: line {record.line}: {reason}") from exc
+                    f"{source.info.path}: {record.place}: {reason}") from exc
             if progress is not None and record.line % PROGRESS_EVERY == 0:
                 progress(PROGRESS_EVERY)
     finally:
         for writer in writers.values():
             writer.close()
     staged.outside_endpoints -= set(staged.memory_ids)
+    if dedup is not None:
+        staged.duplicates = dict(dedup.replaced)
     return staged
 
 
 def _stage_one(record: SourceRecord, staged: StagedImport, writers: dict[str, _Writer],
-               policy: VectorPolicy, tenant: str) -> None:
+               policy: VectorPolicy, tenant: str, dedup: ContentDedup | None,
+               source: ExportSource) -> None:
     doc, kind = record.doc, record.kind
     _check_shape(kind, doc)
     if kind == "memory":
+        if dedup is not None and not isinstance(doc["content"], str):
+            raise InvalidRecordError(f"content must be text, got {doc['content']!r}")
+        if dedup is not None and dedup.kept_instead(str(doc["id"]),
+                                                    _hash_of(doc["content"])) is not None:
+            return
         _seen(staged.memory_ids, "memory", record)
         vector = _vector(doc.get("vector"), policy)
         memory = validate_memory(memory_from_doc(
@@ -253,7 +288,14 @@ def _stage_one(record: SourceRecord, staged: StagedImport, writers: dict[str, _W
         writers["memory"].add(memory_to_row(memory), vector)
     elif kind == "edge":
         _seen(staged.edge_ids, "edge", record)
-        edge = validate_edge(edge_from_doc(doc, tenant=tenant))
+        moved = dedup.replaced if dedup is not None else {}
+        edge = validate_edge(edge_from_doc(
+            doc, tenant=tenant, source_id=moved.get(str(doc["source_id"]), doc["source_id"]),
+            target_id=moved.get(str(doc["target_id"]), doc["target_id"])))
+        if edge.source_id == edge.target_id and moved:
+            del staged.edge_ids[edge.id]
+            source.skips.skip("edge joins a memory to its own duplicate", record.place)
+            return
         staged.outside_endpoints.update((edge.source_id, edge.target_id))
         writers["edge"].add(edge_to_row(edge))
     else:

@@ -58,7 +58,7 @@ def test_export_import_and_diff_round_trip(store: str, tmp_path: Path,
     code, out, _ = run(["--store", other, "diff", str(path), "live", "--exit-code"], capsys)
     assert code == 0 and "memory: 0 added, 0 removed, 0 changed, 2 unchanged" in out
     code, out, _ = run(["--store", other, "import", str(path), "--mode", "merge"], capsys)
-    assert code == 0 and "0 inserted, 0 updated, 2 unchanged" in out
+    assert code == 0 and "0 imported, 0 updated, 2 unchanged" in out
 
 
 def test_diff_lists_changes_and_exit_code(store: str, tmp_path: Path,

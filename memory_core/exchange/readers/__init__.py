@@ -1,9 +1,9 @@
 """The registry of import formats, keyed by name (`memlens import --format NAME`).
 
-Built in: `memlens` (memlens exports of any schema version, migrated) and `superagents`
-(seed 001's `superagents_export` files). More readers register with `register_reader`;
-`--format auto` asks each registered reader, in registration order, whether it recognises
-the file.
+Built in: `memlens` (memlens exports of any schema version, migrated) and the adapters of
+`memory_core.adapters` (seed 001's `superagents_export` files and the other foreign formats).
+More readers register with `register_reader`; `--format auto` asks each registered reader, in
+registration order, whether it recognises the path.
 
 >>> reader_names()[:2]
 ['memlens', 'superagents']
@@ -15,8 +15,11 @@ from pathlib import Path
 
 from memory_core.errors import ExportFormatError, UnknownFormatError
 from memory_core.exchange.readers.base import (
+    NO_OPTIONS,
     ExportReader,
     ExportSource,
+    ReadOptions,
+    SkipLog,
     SourceInfo,
     SourceRecord,
     first_line,
@@ -24,8 +27,11 @@ from memory_core.exchange.readers.base import (
 
 __all__ = [
     "AUTO",
+    "NO_OPTIONS",
     "ExportReader",
     "ExportSource",
+    "ReadOptions",
+    "SkipLog",
     "SourceInfo",
     "SourceRecord",
     "detect_reader",
@@ -42,10 +48,10 @@ _READERS: dict[str, ExportReader] = {}
 def _builtins() -> None:
     if _READERS:
         return
+    from memory_core.adapters import builtin_adapters
     from memory_core.exchange.readers.memlens import MemlensReader
-    from memory_core.exchange.readers.superagents import SuperagentsReader
 
-    for reader in (MemlensReader(), SuperagentsReader()):
+    for reader in (MemlensReader(), *builtin_adapters()):
         _READERS.setdefault(reader.name, reader)
 
 
@@ -78,19 +84,20 @@ def detect_reader(path: Path) -> ExportReader:
     _builtins()
     head = first_line(path)
     if not head.strip() and path.is_file():
-        raise ExportFormatError(f"{path} is empty; an export starts with a manifest line")
+        raise ExportFormatError(f"{path} is empty; there is nothing to import")
     for reader in _READERS.values():
         if reader.sniff(path, head):
             return reader
     raise UnknownFormatError(
-        f"cannot tell the format of {path}: its first line is no manifest memlens knows; "
+        f"cannot tell the format of {path}: no import format recognises it; "
         f"give --format (known: {', '.join(_READERS)})"
     )
 
 
-def open_source(path: Path | str, format: str = AUTO) -> ExportSource:
+def open_source(path: Path | str, format: str = AUTO,
+                options: ReadOptions = NO_OPTIONS) -> ExportSource:
     """Open `path` with the reader named `format` (`auto`: sniff it)."""
     path = Path(path)
     first_line(path)  # a missing file is an error before anything else
     reader = detect_reader(path) if format == AUTO else get_reader(format)
-    return reader.open(path)
+    return reader.open(path, options)

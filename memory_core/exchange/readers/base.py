@@ -11,10 +11,11 @@ records and loads them.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from memory_core.errors import ExportFormatError
 
@@ -46,14 +47,77 @@ class SourceRecord:
     line: int
     kind: str
     doc: dict[str, Any]
+    #: Where the record is, for formats without lines ("item 3", "file.md", "row 12").
+    where: str | None = None
+
+    @property
+    def place(self) -> str:
+        """Where the record is, for error messages."""
+        return self.where or f"line {self.line}"
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """What `memlens import` passes to a reader besides the path.
+
+    `limit` caps what is read (each format says in what unit: records, sessions, files);
+    `project` keeps only one project's data (formats that have projects); `table` names the
+    table of a database source; `params` holds format-specific `--param KEY=VALUE` settings.
+    """
+
+    limit: int | None = None
+    project: str | None = None
+    table: str | None = None
+    params: Mapping[str, str] = field(default_factory=dict)
+
+    def param(self, key: str, default: str | None = None) -> str | None:
+        """One `--param` value, or `default`."""
+        return self.params.get(key, default)
+
+
+NO_OPTIONS = ReadOptions()
+
+
+class SkipLog:
+    """Records a reader left out on purpose, counted by reason, with a few examples each."""
+
+    EXAMPLES = 3
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.examples: dict[str, list[str]] = {}
+
+    def skip(self, reason: str, where: str) -> None:
+        """Note that the record at `where` (a line, an id, a file) was skipped for `reason`."""
+        self.counts[reason] += 1
+        shown = self.examples.setdefault(reason, [])
+        if len(shown) < self.EXAMPLES:
+            shown.append(where)
+
+    @property
+    def total(self) -> int:
+        """How many records were skipped."""
+        return sum(self.counts.values())
+
+    def as_dict(self) -> dict[str, dict[str, Any]]:
+        """{reason: {"count": n, "examples": [...]}}, most frequent first."""
+        return {reason: {"count": n, "examples": list(self.examples.get(reason, []))}
+                for reason, n in self.counts.most_common()}
 
 
 class ExportSource:
-    """An opened file: its `info` and a one-shot stream of its records."""
+    """An opened file: its `info` and a one-shot stream of its records.
 
-    def __init__(self, info: SourceInfo, records: Callable[[], Iterator[SourceRecord]]) -> None:
+    Readers fill `skips` (records left out, with reasons) and, for benchmark formats,
+    `queries` (query-set lines referring to memory ids) while the stream runs.
+    """
+
+    def __init__(self, info: SourceInfo, records: Callable[[], Iterator[SourceRecord]],
+                 skips: SkipLog | None = None) -> None:
         self.info = info
         self._records = records
+        self.skips = skips if skips is not None else SkipLog()
+        self.queries: list[dict[str, Any]] = []
 
     def records(self) -> Iterator[SourceRecord]:
         """The records, in file order; integrity checks run as the stream ends."""
@@ -66,6 +130,14 @@ class ExportReader(ABC):
     name: ClassVar[str]
     #: One line for `--help` and error messages.
     summary: ClassVar[str]
+    #: The import mode when none is given: exports restore into an empty tenant, foreign
+    #: formats merge (so importing the same input again adds nothing).
+    default_mode: ClassVar[Literal["empty", "merge"]] = "empty"
+    #: Whether a memory whose content the tenant (or the file) already holds under another
+    #: id is skipped as a duplicate, its edges pointing at the memory already held.
+    dedup_content: ClassVar[bool] = False
+    #: Whether the reader honours `ReadOptions.limit` / `.project` / `.table`.
+    options: ClassVar[frozenset[str]] = frozenset()
 
     @abstractmethod
     def sniff(self, path: Path, first_line: str) -> bool:
@@ -73,8 +145,20 @@ class ExportReader(ABC):
         reader's format."""
 
     @abstractmethod
-    def open(self, path: Path) -> ExportSource:
+    def open(self, path: Path, options: ReadOptions = NO_OPTIONS) -> ExportSource:
         """Read the header of `path` and return its source; raises `ExportFormatError`."""
+
+    def check_options(self, options: ReadOptions) -> None:
+        """Refuse options this format cannot honour, naming them."""
+        given = {name for name in ("limit", "project", "table")
+                 if getattr(options, name) is not None}
+        unknown = sorted(given - self.options)
+        if unknown:
+            flags = ", ".join(f"--{name}" for name in unknown)
+            raise ExportFormatError(
+                f"the {self.name} format does not take {flags}; it takes "
+                f"{', '.join(f'--{o}' for o in sorted(self.options)) or 'no such options'}"
+            )
 
 
 def first_line(path: Path) -> str:

@@ -18,8 +18,10 @@ from memory_core.errors import ExportFormatError, SchemaVersionError
 from memory_core.exchange.migrations import MIGRATIONS, MigrationChain
 from memory_core.exchange.ndjson import ALL_KINDS
 from memory_core.exchange.readers.base import (
+    NO_OPTIONS,
     ExportReader,
     ExportSource,
+    ReadOptions,
     SourceInfo,
     SourceRecord,
     manifest_has,
@@ -80,7 +82,8 @@ class MemlensReader(ExportReader):
     def sniff(self, path: Path, first_line: str) -> bool:
         return manifest_has(first_line, MANIFEST_KEY)
 
-    def open(self, path: Path) -> ExportSource:
+    def open(self, path: Path, options: ReadOptions = NO_OPTIONS) -> ExportSource:
+        self.check_options(options)
         if not path.is_file():
             raise ExportFormatError(f"there is no export file at {path}")
         with path.open("rb") as handle:

@@ -9,8 +9,10 @@ import pytest
 from memory_core.errors import ExportFormatError, SchemaVersionError, UnknownFormatError
 from memory_core.exchange.readers import (
     _READERS,
+    NO_OPTIONS,
     ExportReader,
     ExportSource,
+    ReadOptions,
     SourceInfo,
     SourceRecord,
     detect_reader,
@@ -33,7 +35,7 @@ class LinesReader(ExportReader):
     def sniff(self, path: Path, first_line: str) -> bool:
         return path.suffix == ".txt"
 
-    def open(self, path: Path) -> ExportSource:
+    def open(self, path: Path, options: ReadOptions = NO_OPTIONS) -> ExportSource:
         info = SourceInfo(format=self.name, path=str(path), schema_version=1)
 
         def records():  # type: ignore[no-untyped-def]

@@ -17,11 +17,13 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from memory_core.adapters.base import Adapter
 from memory_core.decay import default_stability
 from memory_core.errors import ExportFormatError, InvalidRecordError, SchemaVersionError
 from memory_core.exchange.readers.base import (
-    ExportReader,
+    NO_OPTIONS,
     ExportSource,
+    ReadOptions,
     SourceInfo,
     SourceRecord,
     manifest_has,
@@ -83,16 +85,18 @@ def memory_doc_of(record: Mapping[str, Any], *, agent: str | None,
     return doc
 
 
-class SuperagentsReader(ExportReader):
+class SuperagentsReader(Adapter):
     """Seed 001 `superagents_export` files (Fact, Decision, Identity records)."""
 
     name = "superagents"
     summary = "seed 001 superagents_export NDJSON (Fact, Decision, Identity records)"
+    options = frozenset({"limit"})
 
     def sniff(self, path: Path, first_line: str) -> bool:
         return manifest_has(first_line, MANIFEST_KEY)
 
-    def open(self, path: Path) -> ExportSource:
+    def open(self, path: Path, options: ReadOptions = NO_OPTIONS) -> ExportSource:
+        self.check_options(options)
         if not path.is_file():
             raise ExportFormatError(f"there is no export file at {path}")
         with path.open("rb") as handle:
@@ -120,15 +124,19 @@ class SuperagentsReader(ExportReader):
             record_types=tuple(str(t) for t in types),
         )
         agent = head.get("agent_id") if isinstance(head.get("agent_id"), str) else None
-        return ExportSource(info, lambda: self._records(path, info, agent))
+        return ExportSource(info, lambda: self._records(path, info, agent, options.limit))
 
-    def _records(self, path: Path, info: SourceInfo, agent: str | None
+    def _records(self, path: Path, info: SourceInfo, agent: str | None, limit: int | None
                  ) -> Iterator[SourceRecord]:
+        read = 0
         with path.open("rb") as handle:
             handle.readline()
             for number, raw in enumerate(handle, start=2):
                 if not raw.strip():
                     continue
+                if limit is not None and read >= limit:
+                    return
+                read += 1
                 record = _json_object(raw, number, path)
                 try:
                     doc = memory_doc_of(record, agent=agent, record_types=info.record_types)

@@ -1,0 +1,96 @@
+"""Running one `RankingConfig` over a query set: the ranked ids and the hits behind them.
+
+A run keeps, per query, the ranked (memory id, score) pairs and the `Hit`s themselves (their
+memories carry no vectors) so that a page can show why a memory ranked where it did. Every
+query of the set is in the run, including those that found nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memory_core.evaluation.queryset import Query
+from memory_core.records import utcnow
+from memory_core.retrieval.config import RankingConfig
+from memory_core.retrieval.search import Hit, search
+from memory_core.store import MemoryStore
+
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class RetrievalRun:
+    """What one config retrieved for every query of a set.
+
+    `ranked[qid]` is [(memory id, score)] best first (empty when nothing matched); `hits[qid]`
+    the matching `Hit`s with their explanations. `reasons` gathers why search ran degraded
+    (each reason once); `unreachable` lists the qids none of whose relevant memories is in
+    the store (they score 0 everywhere, which usually means the wrong store or tenant).
+    """
+
+    config: RankingConfig
+    depth: int
+    ranked: dict[str, tuple[tuple[str, float], ...]]
+    hits: dict[str, tuple[Hit, ...]] = field(default_factory=dict)
+    reasons: tuple[str, ...] = ()
+    unreachable: tuple[str, ...] = ()
+    now: datetime | None = None
+    elapsed_s: float = 0.0
+
+    def ids(self, qid: str) -> list[str]:
+        """The ranked memory ids of one query."""
+        return [memory_id for memory_id, _ in self.ranked[qid]]
+
+    @classmethod
+    def from_ranked(cls, ranked: dict[str, Sequence[str]], *,
+                    config: RankingConfig | None = None, depth: int | None = None
+                    ) -> RetrievalRun:
+        """A run from plain ranked id lists (tests, imported runs); scores are 1/rank."""
+        pairs = {qid: tuple((i, 1.0 / r) for r, i in enumerate(ids, 1))
+                 for qid, ids in ranked.items()}
+        deepest = max((len(ids) for ids in ranked.values()), default=0)
+        return cls(config=config or RankingConfig(), depth=depth or max(deepest, 1),
+                   ranked=pairs)
+
+
+def _unreachable(store: MemoryStore, queries: Sequence[Query]) -> tuple[str, ...]:
+    wanted = sorted({i for q in queries for i in q.relevant})
+    present = set(store.get_many(wanted))
+    return tuple(q.qid for q in queries if not present & set(q.relevant))
+
+
+def run_queries(
+    store: MemoryStore,
+    queries: Sequence[Query],
+    config: RankingConfig,
+    *,
+    depth: int = 10,
+    progress: Progress | None = None,
+    now: datetime | None = None,
+) -> RetrievalRun:
+    """Search every query with its own filter under `config`, keeping the top `depth` hits.
+
+    `now` fixes the clock of the decay rerank so that two configs are compared on the same
+    day (default: now). `progress(1)` is called after each query.
+    """
+    import time
+
+    if depth < 1:
+        raise ValueError(f"depth must be >= 1, got {depth}")
+    started = time.perf_counter()
+    now = now or utcnow()
+    ranked: dict[str, tuple[tuple[str, float], ...]] = {}
+    hits: dict[str, tuple[Hit, ...]] = {}
+    reasons: dict[str, None] = {}
+    for q in queries:
+        results = search(store, q.query, q.filter, config, limit=depth, now=now)
+        hits[q.qid] = tuple(results)
+        ranked[q.qid] = tuple((h.memory.id, h.score) for h in results)
+        reasons.update(dict.fromkeys(results.reasons))
+        if progress is not None:
+            progress(1)
+    return RetrievalRun(config=config, depth=depth, ranked=ranked, hits=hits,
+                        reasons=tuple(reasons), unreachable=_unreachable(store, queries),
+                        now=now, elapsed_s=time.perf_counter() - started)
