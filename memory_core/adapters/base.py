@@ -184,6 +184,9 @@ def memory_record(where: str, *, id: str, content: str, memory_type: str, create
                   line: int = 0, **fields: Any) -> SourceRecord:
     """A canonical memory document with memlens' defaults filled in (content hash,
     stability for its type and importance, updated_at = created_at)."""
+    if not isinstance(content, str):
+        raise ExportFormatError(
+            f"{where}: content must be text, got {type(content).__name__} {content!r:.60}")
     kind = normalise_memory_type(memory_type)
     doc: dict[str, Any] = {
         "kind": "memory", "id": id, "content": content, "memory_type": kind,

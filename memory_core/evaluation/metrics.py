@@ -20,6 +20,7 @@ still scored (0 on every metric): the mean is over the whole query set.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from memory_core.errors import InvalidConfigError
 from memory_core.evaluation.queryset import Query
@@ -62,14 +63,20 @@ def qrels_of(queries: Sequence[Query]) -> dict[str, dict[str, int]]:
     return {q.qid: dict(q.relevant) for q in queries}
 
 
-def _ranx_run(qids: Sequence[str], ranked: Mapping[str, Sequence[str]]) -> dict[str, dict[
-        str, float]]:
+def ranx_run(qids: Sequence[str], ranked: Mapping[str, Sequence[str]], depth: int, *,
+             name: str | None = None) -> Any:
+    """A ranx `Run` holding every qid (empty when it found nothing), each list cut at `depth`.
+
+    ranx orders a run by score, so the scores given to it are derived from the rank
+    (depth - rank): search's order is kept exactly, ties in search score included.
+    """
+    from ranx import Run
+
     run: dict[str, dict[str, float]] = {}
     for qid in qids:
-        ids = list(dict.fromkeys(ranked.get(qid, ())))  # a repeated id counts once
-        # ranx orders by score: rank-derived scores keep search's order, ties included
-        run[qid] = {memory_id: float(len(ids) - r) for r, memory_id in enumerate(ids)}
-    return run
+        ids = list(dict.fromkeys(ranked.get(qid, ())))[:depth]  # a repeated id counts once
+        run[qid] = {memory_id: float(depth - r) for r, memory_id in enumerate(ids)}
+    return Run(run, name=name)
 
 
 def score_queries(
@@ -80,14 +87,12 @@ def score_queries(
     `ranked[qid]` lists memory ids best first; a qid missing from `ranked` found nothing.
     Each list is cut at the largest k.
     """
-    from ranx import Qrels, Run, evaluate
+    from ranx import Qrels, evaluate
 
     names = metric_names(ks)
     if not queries:
         return {m: {} for m in names}
-    depth = check_ks(ks)[-1]
     qids = [q.qid for q in queries]
-    cut = {qid: list(ranked.get(qid, ()))[:depth] for qid in qids}
-    run = Run(_ranx_run(qids, cut))
+    run = ranx_run(qids, ranked, check_ks(ks)[-1])
     evaluate(Qrels(qrels_of(queries)), run, list(names), make_comparable=True)
     return {m: {qid: float(run.scores[m][qid]) for qid in qids} for m in names}

@@ -40,8 +40,8 @@ class RetrievalRun:
     elapsed_s: float = 0.0
 
     def ids(self, qid: str) -> list[str]:
-        """The ranked memory ids of one query."""
-        return [memory_id for memory_id, _ in self.ranked[qid]]
+        """The ranked memory ids of one query (empty if it found nothing)."""
+        return [memory_id for memory_id, _ in self.ranked.get(qid, ())]
 
     @classmethod
     def from_ranked(cls, ranked: dict[str, Sequence[str]], *,

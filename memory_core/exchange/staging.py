@@ -289,13 +289,12 @@ def _stage_one(record: SourceRecord, staged: StagedImport, writers: dict[str, _W
     elif kind == "edge":
         _seen(staged.edge_ids, "edge", record)
         moved = dedup.replaced if dedup is not None else {}
-        edge = validate_edge(edge_from_doc(
-            doc, tenant=tenant, source_id=moved.get(str(doc["source_id"]), doc["source_id"]),
-            target_id=moved.get(str(doc["target_id"]), doc["target_id"])))
-        if edge.source_id == edge.target_id and moved:
-            del staged.edge_ids[edge.id]
+        ends = {end: moved.get(str(doc[end]), doc[end]) for end in ("source_id", "target_id")}
+        if ends["source_id"] == ends["target_id"] and doc["source_id"] != doc["target_id"]:
+            del staged.edge_ids[str(doc["id"])]
             source.skips.skip("edge joins a memory to its own duplicate", record.place)
             return
+        edge = validate_edge(edge_from_doc(doc, tenant=tenant, **ends))
         staged.outside_endpoints.update((edge.source_id, edge.target_id))
         writers["edge"].add(edge_to_row(edge))
     else:

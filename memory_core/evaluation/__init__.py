@@ -1,0 +1,69 @@
+"""Retrieval-quality evaluation: query sets, metrics, config comparison, embedder drift.
+
+    queries = load_queries(demo_dir() / "queries.ndjson")
+    result = evaluate_config(store, queries, preset("hybrid"), name="hybrid")
+    cmp = compare_configs(store, queries, preset("hybrid"), preset("full"),
+                          names=("hybrid", "full"))
+    cmp.summary        # metric, baseline, candidate, delta, p_value, marker, wins/ties/losses
+    cmp.worst(5)       # the queries that regressed most on nDCG@10
+
+Metrics are computed by ranx; polars and ranx load on first use, not on import.
+"""
+
+from __future__ import annotations
+
+from memory_core.evaluation.compare import (
+    DEFAULT_ALPHA,
+    STAT_TESTS,
+    Comparison,
+    compare_configs,
+    compare_results,
+    p_values,
+)
+from memory_core.evaluation.drift import copy_with_embedder, evaluate_embedders
+from memory_core.evaluation.metrics import (
+    AT_K,
+    DEFAULT_KS,
+    OVER_LIST,
+    check_ks,
+    metric_names,
+    score_queries,
+)
+from memory_core.evaluation.queryset import (
+    Query,
+    QuerySetError,
+    load_queries,
+    parse_query,
+    select_tags,
+    write_queries,
+)
+from memory_core.evaluation.results import EvalResult, evaluate_config, result_from_run
+from memory_core.evaluation.runner import RetrievalRun, run_queries
+
+__all__ = [
+    "AT_K",
+    "DEFAULT_ALPHA",
+    "DEFAULT_KS",
+    "OVER_LIST",
+    "STAT_TESTS",
+    "Comparison",
+    "EvalResult",
+    "Query",
+    "QuerySetError",
+    "RetrievalRun",
+    "check_ks",
+    "compare_configs",
+    "compare_results",
+    "copy_with_embedder",
+    "evaluate_config",
+    "evaluate_embedders",
+    "load_queries",
+    "metric_names",
+    "p_values",
+    "parse_query",
+    "result_from_run",
+    "run_queries",
+    "score_queries",
+    "select_tags",
+    "write_queries",
+]
