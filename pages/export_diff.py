@@ -12,9 +12,9 @@ from pages.diff_widgets import (
     breakdown_chart,
     change_table,
     record_view,
-    side_picker,
     summary,
 )
+from pages.side_picker import side_picker
 from pages.state import current_store, get_diff
 
 st.header("Export Diff")

@@ -10,15 +10,10 @@ from datetime import UTC, datetime
 import streamlit as st
 
 from memory_core import TIERS, MemlensError, search
-from pages.search_widgets import (
-    DETAIL_KEY,
-    detail_view,
-    filter_panel,
-    filter_summary,
-    preset_picker,
-    ranking_panel,
-    result_card,
-)
+from pages.memory_detail import detail_view
+from pages.ranking_knobs import preset_picker, ranking_panel
+from pages.result_cards import DETAIL_KEY, result_card
+from pages.search_filters import filter_panel, filter_summary
 from pages.state import store_and_stats
 
 st.header("Search")

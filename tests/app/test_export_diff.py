@@ -11,7 +11,7 @@ from memory_core.config import Settings
 from memory_core.exchange.export import export_store
 from memory_core.records import Memory
 from memory_core.store import MemoryStore
-from pages.diff_widgets import save_upload
+from pages.side_picker import save_upload
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "export_diff.py")

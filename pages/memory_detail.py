@@ -1,0 +1,54 @@
+"""One memory in full: its fields, its edges in and out, and its audit history."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from memory_core import MemlensError, Memory, MemoryStore, memory_doc
+from pages.result_cards import field_rows, select_memory
+from pages.widgets import audit_table
+
+
+def _first_line(memory: Memory | None, width: int = 80) -> str:
+    if memory is None:
+        return "(not in this tenant)"
+    line = memory.content.strip().splitlines()[0] if memory.content.strip() else ""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def detail_view(store: MemoryStore, memory_id: str | None) -> None:
+    """Every field of one memory, its edges in and out, and its audit history."""
+    if memory_id is None:
+        st.caption("Press **Details** on a result to see all its fields, its edges in and "
+                   "out, and its audit history here.")
+        return
+    try:
+        memory = store.get(memory_id)
+        edges = store.edges(memory_id=memory_id, include_inactive=True)
+        others = store.get_many([e.target_id if e.source_id == memory_id else e.source_id
+                                 for e in edges])
+        history = store.audit_entries(memory_id=memory_id)
+    except MemlensError as exc:
+        st.error(str(exc))
+        return
+    head, close = st.columns([4, 1], vertical_alignment="center")
+    head.subheader("Memory", anchor=False)
+    close.button("Close", key="detail_close", on_click=select_memory, args=(None,))
+    st.text(memory.content)
+    st.dataframe(field_rows(memory_doc(memory), {"kind", "content"}), hide_index=True,
+                 key="detail_fields")
+    st.markdown("**Edges**")
+    if edges:
+        rows = []
+        for e in edges:
+            out = e.source_id == memory_id
+            other = e.target_id if out else e.source_id
+            rows.append({"direction": "out →" if out else "← in", "relation": e.relation,
+                         "other memory": _first_line(others.get(other)),
+                         "strength": round(e.strength, 3), "status": e.status,
+                         "other id": other})
+        st.dataframe(rows, hide_index=True, key="detail_edges")
+    else:
+        st.caption("No edges.")
+    st.markdown("**Audit history**")
+    audit_table(history)

@@ -1,0 +1,62 @@
+"""The filter widgets of the Search page, and a one-line summary of the filter they make."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from datetime import UTC, date, datetime, time
+
+import streamlit as st
+
+from memory_core import IMPORTANCE_TIERS, STATUSES, Filter, MemoryStore, StoreStats
+from pages.state import get_store
+from pages.widgets import md
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def tag_options(uri: str, tenant: str, version: int) -> list[str]:
+    """Every tag of the tenant (any status), most used first; cached per table version."""
+    store = get_store(uri, tenant)
+    counts = Counter(t for m in store.iter_memories(Filter(status=list(STATUSES))) for t in m.tags)
+    return [t for t, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def _named(counts: Mapping[str, int]) -> list[str]:
+    return sorted(k for k in counts if k != "(none)")
+
+
+def _day_bound(day: date | None, end: bool) -> datetime | None:
+    if day is None:
+        return None
+    return datetime.combine(day, time.max if end else time.min, UTC)
+
+
+def filter_panel(store: MemoryStore, stats: StoreStats) -> Filter:
+    """The filter widgets (in an expander); returns the `Filter` they describe."""
+    tags = tag_options(store.uri, store.tenant, store.version)
+    with st.expander("Filters"):
+        c1, c2, c3 = st.columns(3)
+        project = c1.multiselect("Project", _named(stats.by_project), key="search_project")
+        agent = c2.multiselect("Agent", _named(stats.by_agent), key="search_agent")
+        memory_type = c3.multiselect("Type", _named(stats.by_type), key="search_type")
+        chosen_tags = c1.multiselect("Tags", tags, key="search_tags")
+        all_tags = c1.toggle("Match all tags", key="search_tags_all")
+        status = c2.multiselect("Status", STATUSES, default=["active"], key="search_status",
+                                help="Archived and superseded memories only when chosen here")
+        importance = c3.multiselect("Importance", IMPORTANCE_TIERS, key="search_importance")
+        after = c2.date_input("Created on or after", value=None, key="search_after")
+        before = c3.date_input("Created on or before", value=None, key="search_before")
+    return Filter(
+        project=project or None, agent=agent or None, memory_type=memory_type or None,
+        tags=chosen_tags or None, tags_mode="all" if all_tags else "any",
+        status=status or None, importance=importance or None,
+        created_after=_day_bound(after if isinstance(after, date) else None, end=False),
+        created_before=_day_bound(before if isinstance(before, date) else None, end=True),
+    )
+
+
+def filter_summary(flt: Filter) -> str:
+    """One escaped line naming the filter's fields, for a caption."""
+    parts = [f"{k} = {', '.join(v) if isinstance(v, list) else v}"
+             for k, v in flt.to_dict().items()]
+    return md(" · ".join(parts) or "status = active")

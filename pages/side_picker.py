@@ -1,0 +1,79 @@
+"""Choosing a side of a diff (an export file, an upload, the live store, a table version),
+and saving uploads where cached results can find them again."""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from memory_core import MemoryStore
+
+SOURCES = ("Export file", "Upload", "Live store", "Table version")
+
+
+@dataclass(frozen=True)
+class SidePick:
+    """A chosen side: its spec for `load_side`, a label, and a stamp that changes with it."""
+
+    spec: str
+    label: str
+    stamp: str
+
+
+def export_files(folder: Path) -> list[Path]:
+    """NDJSON exports in `folder`, newest first."""
+    if not folder.is_dir():
+        return []
+    files = [p for p in folder.iterdir() if p.suffix in (".ndjson", ".jsonl") and p.is_file()]
+    return sorted(files, key=lambda p: (-p.stat().st_mtime, p.name))
+
+
+def save_upload(name: str, data: bytes, folder: Path | None = None) -> Path:
+    """An uploaded file saved under a name derived from its bytes (the same upload, the same
+    path, so the cached diff is reused)."""
+    folder = folder or Path(tempfile.gettempdir()) / "memlens-uploads"
+    folder.mkdir(parents=True, exist_ok=True)
+    suffix = Path(name).suffix or ".ndjson"
+    path = folder / f"{hashlib.sha256(data).hexdigest()[:24]}{suffix}"
+    if not path.exists():
+        path.write_bytes(data)
+    return path
+
+
+def _stamp(path: Path) -> str:
+    stat = path.stat()
+    return f"{stat.st_mtime_ns}/{stat.st_size}"
+
+
+def side_picker(side: str, store: MemoryStore, folder: Path, default: str) -> SidePick | None:
+    """Pick one side of the diff; None until the choice is complete."""
+    source = st.radio(f"Side {side}", SOURCES, index=SOURCES.index(default),
+                      key=f"diff_source_{side}", horizontal=True)
+    if source == "Export file":
+        files = export_files(folder)
+        if not files:
+            st.caption("No exports in this folder yet; create one with `memlens export`:")
+            st.text(str(folder))
+            return None
+        chosen = st.selectbox("Export", files, format_func=lambda p: p.name,
+                              key=f"diff_file_{side}")
+        return SidePick(str(chosen), chosen.name, _stamp(chosen))
+    if source == "Upload":
+        upload = st.file_uploader("Export file", type=["ndjson", "jsonl"],
+                                  key=f"diff_upload_{side}")
+        if upload is None:
+            return None
+        path = save_upload(upload.name, upload.getvalue())
+        return SidePick(str(path), upload.name, _stamp(path))
+    if source == "Live store":
+        store.tables.edges.checkout_latest()
+        return SidePick("live", "live store", f"{store.version}/{store.tables.edges.version}")
+    versions = [v.version for v in reversed(store.history())]
+    version = st.selectbox("Memories table version", versions, key=f"diff_version_{side}")
+    store.tables.edges.checkout_latest()
+    return SidePick(f"version:{version}", f"version {version}",
+                    f"{version}/{store.tables.edges.version}")
