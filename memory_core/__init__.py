@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "fill_pending": "memory_core.reembed",
     "switch_model": "memory_core.reembed",
     "seed_from_export": "memory_core.seeding",
+    "demo_store": "memory_core.seeding",
     "write_export": "memory_core.exchange.ndjson",
     "read_export": "memory_core.exchange.ndjson",
     "memory_doc": "memory_core.exchange.canonical",

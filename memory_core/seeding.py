@@ -10,11 +10,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memory_core.exchange.canonical import edge_from_doc, memory_from_doc
 from memory_core.exchange.ndjson import read_export, write_export
+from memory_core.filters import Filter
 from memory_core.records import canonical_json, validate_edge
+from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
+
+if TYPE_CHECKING:
+    from memory_core.config import Settings
 
 DEMO_EXPORT = "demo_export.ndjson"
 DEMO_QUERIES = "queries.ndjson"
@@ -74,3 +80,25 @@ def seed_from_export(
     store.add_edges(edges, reason=f"seeded from {path.name}")
     return SeedReport(str(path), len(report.inserted), len(edges), report.pending,
                       report.embedding_error)
+
+
+def demo_store(settings: Settings | None = None, *, progress: Progress | None = None
+               ) -> MemoryStore:
+    """A store holding the demo corpus, for notebooks and examples.
+
+    `MEMLENS_STORE` when it is set, otherwise `demo-store` under the model cache folder
+    (`~/.cache/memlens`), never the working directory's `./data/store`. A store without
+    memories is seeded from the demo export first (about 20 s of embedding on 2 cores).
+    """
+    import os
+
+    from memory_core.config import Settings
+
+    if settings is None:
+        settings = Settings.from_env()
+        if not os.environ.get("MEMLENS_STORE"):
+            settings = Settings.from_env(store_uri=str(settings.model_cache / "demo-store"))
+    store = MemoryStore.open(settings=settings)
+    if store.count(Filter(status=STATUSES)) == 0:
+        seed_from_export(store, progress=progress)
+    return store

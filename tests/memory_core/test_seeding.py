@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from memory_core.exchange.ndjson import read_export
+from memory_core.filters import Filter
+from memory_core.schema import STATUSES
 from memory_core.seeding import DEMO_EXPORT, DEMO_QUERIES, demo_dir, write_demo_files
 from tests.conftest import run_cli
 
@@ -64,3 +66,21 @@ def test_init_seeds_the_demo_and_ls_filters(demo_store: str,
                         and r["status"] == "active" for r in rows)
     code, out, _ = _run(["init", "--store", demo_store], capsys)
     assert code == 0 and "nothing to seed" in out
+
+
+def test_demo_store_seeds_once_in_the_cache_folder(monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    from memory_core.seeding import demo_store
+
+    monkeypatch.setenv("MEMLENS_MODEL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("MEMLENS_EMBED_MODEL", "none")  # no embedding: memories stay pending
+    store = demo_store()
+    assert store.uri == str(tmp_path / "cache" / "demo-store")
+    memories = store.count(Filter(status=STATUSES))
+    manifest, _ = read_export(demo_dir() / DEMO_EXPORT)
+    assert memories == manifest.counts["memory"]
+    version = store.version
+    again = demo_store()
+    assert again.count(Filter(status=STATUSES)) == memories and again.version == version  # not seeded twice
+    monkeypatch.setenv("MEMLENS_STORE", str(tmp_path / "chosen"))
+    assert demo_store().uri == str(tmp_path / "chosen")
