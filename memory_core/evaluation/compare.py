@@ -174,9 +174,10 @@ def _per_query(baseline: EvalResult, candidate: EvalResult) -> pl.DataFrame:
             rows.append({"qid": q.qid, "query": q.query, "tags": list(q.tags), "metric": m,
                          "baseline": a, "candidate": b, "delta": b - a,
                          "outcome": _outcome(b - a), "_order": order})
-    schema = {"qid": pl.String, "query": pl.String, "tags": pl.List(pl.String),
-              "metric": pl.String, "baseline": pl.Float64, "candidate": pl.Float64,
-              "delta": pl.Float64, "outcome": pl.String, "_order": pl.Int64}
+    schema: dict[str, Any] = {
+        "qid": pl.String, "query": pl.String, "tags": pl.List(pl.String), "metric": pl.String,
+        "baseline": pl.Float64, "candidate": pl.Float64, "delta": pl.Float64,
+        "outcome": pl.String, "_order": pl.Int64}
     return pl.DataFrame(rows, schema=schema).sort("_order", "delta", "qid").drop("_order")
 
 

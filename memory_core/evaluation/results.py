@@ -111,9 +111,10 @@ def per_query_frame(queries: Sequence[Query], run: RetrievalRun, metrics: Sequen
     }
     for m in metrics:
         data[m] = [scores[m][q.qid] for q in queries]
-    schema = {"qid": pl.String, "query": pl.String, "tags": pl.List(pl.String),
-              "n_relevant": pl.Int64, "n_retrieved": pl.Int64} | {m: pl.Float64
-                                                                  for m in metrics}
+    schema: dict[str, Any] = {"qid": pl.String, "query": pl.String,
+                              "tags": pl.List(pl.String), "n_relevant": pl.Int64,
+                              "n_retrieved": pl.Int64}
+    schema.update(dict.fromkeys(metrics, pl.Float64))
     return pl.DataFrame(data, schema=schema)
 
 

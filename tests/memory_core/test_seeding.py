@@ -81,6 +81,7 @@ def test_demo_store_seeds_once_in_the_cache_folder(monkeypatch: pytest.MonkeyPat
     assert memories == manifest.counts["memory"]
     version = store.version
     again = demo_store()
-    assert again.count(Filter(status=STATUSES)) == memories and again.version == version  # not seeded twice
+    # not seeded twice
+    assert again.count(Filter(status=STATUSES)) == memories and again.version == version
     monkeypatch.setenv("MEMLENS_STORE", str(tmp_path / "chosen"))
     assert demo_store().uri == str(tmp_path / "chosen")
