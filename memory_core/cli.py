@@ -281,15 +281,14 @@ def reembed(ctx: click.Context, model: str | None, as_json: bool) -> None:
 
 
 def _register_subcommands() -> None:
-    from memory_core import cli_search
+    from memory_core import cli_eval, cli_exchange, cli_index, cli_search
     from memory_core.cli_bench import bench
 
     cli.add_command(bench)
     cli_search.register(cli)
-    from memory_core import cli_exchange, cli_index
-
     cli_index.register(cli)
     cli_exchange.register(cli)
+    cli_eval.register(cli)
 
 
 _register_subcommands()

@@ -16,6 +16,10 @@ class InvalidRecordError(MemlensError, ValueError):
     """A memory or edge failed validation (empty content, wrong vector size, bad vocabulary)."""
 
 
+class QuerySetError(InvalidRecordError):
+    """A query-set line is malformed (not JSON, no qid/query, grades not integers >= 1)."""
+
+
 class InvalidFilterError(MemlensError, ValueError):
     """A filter value has the wrong type or is not allowed."""
 

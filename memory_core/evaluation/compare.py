@@ -1,10 +1,11 @@
 """Comparing two configs on the same query set: deltas, paired significance, wins and losses.
 
-The p-values come from ranx's `compare` (Bassani, ECIR 2022), paired over queries:
-"student" is the two-sided paired t-test (the default), "fisher" Fisher's randomisation test
-(Smucker et al., CIKM 2007; 1000 permutations, seed 42), "tukey" Tukey's HSD. A metric whose
-per-query scores are identical under both configs gets p = 1 (the t-test itself is undefined
-there); with fewer than two queries the p-value is null.
+The p-values come from ranx's `compare` (Bassani, ECIR 2022): "student" is the two-sided
+paired t-test over queries (the default), "fisher" Fisher's paired randomisation test (Smucker
+et al., CIKM 2007; 1000 permutations, seed 42), "tukey" Tukey's HSD, which treats the two
+score lists as independent groups and so is usually less sensitive than the paired tests. A
+metric whose per-query scores are identical under both configs gets p = 1 (the t-test itself
+is undefined there); with fewer than two queries the p-value is null.
 
 Deltas are candidate - baseline, so a negative delta is a regression; a query is a win when
 the candidate scores higher on that metric, a loss when lower, a tie when equal.
@@ -35,7 +36,7 @@ STAT_TESTS = ("student", "fisher", "tukey")
 DEFAULT_ALPHA = 0.05
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # frames do not compare with ==; identity does
 class Comparison:
     """A candidate config against a baseline on one query set.
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memory_core.errors import InvalidFilterError, InvalidRecordError
+from memory_core.errors import InvalidFilterError, QuerySetError
 from memory_core.filters import Filter
 from memory_core.records import canonical_json
 
@@ -26,7 +26,6 @@ REQUIRED_KEYS = ("qid", "query", "relevant")
 OPTIONAL_KEYS = ("filter", "tags")
 
 #: The error a bad query-set line raises (a query is a record that failed validation).
-QuerySetError = InvalidRecordError
 
 
 @dataclass(frozen=True)
@@ -122,7 +121,9 @@ def load_queries(path: str | Path) -> list[Query]:
     """
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # split on "\n" only: str.splitlines would also split inside a JSON string at
+        # U+2028 and other separators that canonical (unescaped) JSON may hold
+        lines = path.read_text(encoding="utf-8").split("\n")
     except OSError as exc:
         raise QuerySetError(f"cannot read the query set {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:

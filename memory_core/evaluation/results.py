@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 CONFIDENCE = 0.95
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # frames do not compare with ==; identity does
 class EvalResult:
     """One config evaluated on a query set: scores per query, means, breakdown by tag."""
 

@@ -7,10 +7,12 @@ query of the set is in the run, including those that found nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from memory_core.errors import InvalidConfigError
 from memory_core.evaluation.queryset import Query
 from memory_core.records import utcnow
 from memory_core.retrieval.config import RankingConfig
@@ -44,7 +46,7 @@ class RetrievalRun:
         return [memory_id for memory_id, _ in self.ranked.get(qid, ())]
 
     @classmethod
-    def from_ranked(cls, ranked: dict[str, Sequence[str]], *,
+    def from_ranked(cls, ranked: Mapping[str, Sequence[str]], *,
                     config: RankingConfig | None = None, depth: int | None = None
                     ) -> RetrievalRun:
         """A run from plain ranked id lists (tests, imported runs); scores are 1/rank."""
@@ -75,10 +77,8 @@ def run_queries(
     `now` fixes the clock of the decay rerank so that two configs are compared on the same
     day (default: now). `progress(1)` is called after each query.
     """
-    import time
-
     if depth < 1:
-        raise ValueError(f"depth must be >= 1, got {depth}")
+        raise InvalidConfigError(f"depth must be >= 1, got {depth}")
     started = time.perf_counter()
     now = now or utcnow()
     ranked: dict[str, tuple[tuple[str, float], ...]] = {}

@@ -1,0 +1,201 @@
+"""`memlens eval`: retrieval quality of one ranking config, or two compared, on a query set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from memory_core.cli_support import emit_json, open_store, progress_bar, store_options
+from memory_core.evaluation.compare import STAT_TESTS
+from memory_core.retrieval.config import PRESETS
+
+if TYPE_CHECKING:
+    from memory_core.evaluation import Comparison, EvalResult
+    from memory_core.retrieval.config import RankingConfig
+
+DEFAULT_PRESET = "hybrid_graph"  # what `memlens search` ranks with
+
+
+def _parse_ks(ctx: click.Context, param: click.Parameter, value: str) -> tuple[int, ...]:
+    try:
+        ks = tuple(int(part) for part in value.split(",") if part.strip())
+    except ValueError:
+        raise click.BadParameter(f"expected whole numbers separated by commas, got {value!r}",
+                                 ctx=ctx, param=param) from None
+    if not ks or min(ks) < 1:
+        raise click.BadParameter(f"cut-offs must be >= 1, got {value!r}", ctx=ctx, param=param)
+    return tuple(sorted(set(ks)))
+
+
+def _pick(preset_name: str | None, config_file: Any, *, flags: str
+          ) -> tuple[str, RankingConfig] | None:
+    """(label, config) from a preset name or a RankingConfig JSON file (not both)."""
+    import json
+
+    from memory_core.errors import InvalidConfigError
+    from memory_core.retrieval.config import RankingConfig, preset
+
+    if preset_name and config_file is not None:
+        raise click.UsageError(f"give {flags}, not both")
+    if config_file is None:
+        return (preset_name, preset(preset_name)) if preset_name else None
+    try:
+        config = RankingConfig.from_dict(json.load(config_file))
+    except (json.JSONDecodeError, TypeError, AttributeError) as exc:
+        raise InvalidConfigError(f"{config_file.name} is not a RankingConfig JSON object: "
+                                 f"{exc}") from exc
+    stem = Path(config_file.name).stem if config_file.name not in ("-", "<stdin>") else ""
+    return stem or "config", config
+
+
+def _table(rows: list[list[str]], right: set[int]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.rjust(w) if i in right else c.ljust(w)
+                      for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
+            for r in rows]
+
+
+def _short(text: str, width: int = 70) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _print_result(result: EvalResult) -> None:
+    rows = [["metric", result.name, "95% CI"]]
+    for r in result.summary.iter_rows(named=True):
+        ci = f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]" if r["ci_low"] is not None else ""
+        rows.append([r["metric"], f"{r['mean']:.3f}", ci])
+    for line in _table(rows, {1}):
+        click.echo(line)
+    tags = result.by_tag.filter(result.by_tag["metric"] == result.primary)
+    if tags.height:
+        click.echo(f"\nby tag ({result.primary}):")
+        rows = [["tag", "n", result.name]] + [[t["tag"], str(t["n"]), f"{t['mean']:.3f}"]
+                                              for t in tags.iter_rows(named=True)]
+        for line in _table(rows, {1, 2}):
+            click.echo(f"  {line}")
+
+
+def _print_comparison(cmp: Comparison, worst: int) -> None:
+    a, b = cmp.names
+    rows = [["metric", a, b, "delta", "p-value", f"W/T/L ({b})"]]
+    for r in cmp.summary.iter_rows(named=True):
+        p = "n/a" if r["p_value"] is None else f"{r['p_value']:.4f}"
+        rows.append([r["metric"], f"{r['baseline']:.3f}", f"{r['candidate']:.3f}",
+                     f"{r['delta']:+.3f}", f"{p} {r['marker'] or ' '}",
+                     f"{r['wins']}/{r['ties']}/{r['losses']}"])
+    for line in _table(rows, {1, 2, 3, 4, 5}):
+        click.echo(line)
+    regressions = cmp.worst(worst)
+    if worst:
+        click.echo(f"\nworst regressions on {cmp.primary} ({regressions.height}):")
+        for r in regressions.iter_rows(named=True):
+            click.echo(f"  {r['qid']}  {r['delta']:+.3f}  {_short(r['query'])}")
+    tags = cmp.by_tag.filter(cmp.by_tag["metric"] == cmp.primary)
+    if tags.height:
+        click.echo(f"\nby tag ({cmp.primary}, worst first):")
+        rows = [["tag", "n", a, b, "delta"]] + [
+            [t["tag"], str(t["n"]), f"{t['baseline']:.3f}", f"{t['candidate']:.3f}",
+             f"{t['delta']:+.3f}"] for t in tags.iter_rows(named=True)]
+        for line in _table(rows, {1, 2, 3, 4}):
+            click.echo(f"  {line}")
+
+
+def _warn(results: list[EvalResult]) -> None:
+    for result in results:
+        reasons = result.run.reasons
+        for reason in reasons[:3]:  # reasons can differ per query (counts): a few suffice
+            click.echo(f"degraded ({result.name}): {reason}", err=True)
+        if len(reasons) > 3:
+            click.echo(f"degraded ({result.name}): ... and {len(reasons) - 3} more reasons "
+                       f"(see --json)", err=True)
+    unreachable = results[0].run.unreachable
+    if unreachable:
+        listed = ", ".join(unreachable[:5]) + (", ..." if len(unreachable) > 5 else "")
+        click.echo(f"warning: {len(unreachable)} queries have no relevant memory in this store "
+                   f"and score 0 ({listed}); is this the right store and tenant?", err=True)
+
+
+@click.command(name="eval")
+@store_options
+@click.option("--queries", "queries_path", required=True, metavar="FILE",
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Query set: NDJSON, one {qid, query, relevant, filter, tags} a line.")
+@click.option("--preset", "preset_name", type=click.Choice(tuple(PRESETS)),
+              help=f"Ranking preset to evaluate (default {DEFAULT_PRESET}).")
+@click.option("--config", "config_file", type=click.File("r"),
+              help="A RankingConfig as JSON, instead of --preset.")
+@click.option("--compare", "compare_name", type=click.Choice(tuple(PRESETS)),
+              help="Compare with this preset (the candidate; the first is the baseline).")
+@click.option("--compare-config", "compare_file", type=click.File("r"),
+              help="Compare with a RankingConfig JSON file, instead of --compare.")
+@click.option("--k", "ks", default="5,10", show_default=True, callback=_parse_ks,
+              help="Cut-offs, comma-separated; MRR and MAP use the largest.")
+@click.option("--tag", "tags", multiple=True,
+              help="Only queries with this tag; repeat for any of several.")
+@click.option("--stat-test", default="student", show_default=True,
+              type=click.Choice(STAT_TESTS),
+              help="Significance test: paired t-test, Fisher randomisation, Tukey HSD.")
+@click.option("--alpha", default=0.05, show_default=True,
+              type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              help="Significance level of the * marker.")
+@click.option("--worst", default=5, show_default=True, type=click.IntRange(0, 1000),
+              help="How many of the worst regressions to list.")
+@click.option("--json", "as_json", is_flag=True, help="Print everything as one JSON document.")
+@click.pass_context
+def eval_command(ctx: click.Context, queries_path: Path, preset_name: str | None,
+                 config_file: Any, compare_name: str | None, compare_file: Any,
+                 ks: tuple[int, ...], tags: tuple[str, ...], stat_test: str, alpha: float,
+                 worst: int, as_json: bool) -> None:
+    """Score ranking configs on a query set: recall, precision, hit rate, nDCG, MRR, MAP.
+
+    With --compare (or --compare-config) the second config is compared with the first: the
+    delta of every metric, a paired significance test (* when p < alpha), per-query
+    wins/ties/losses, the worst regressions and a breakdown by query tag.
+    """
+    import time
+
+    from memory_core.evaluation import (
+        compare_results,
+        evaluate_config,
+        load_queries,
+        select_tags,
+    )
+    from memory_core.evaluation.compare import distinct_names
+    from memory_core.records import utcnow
+
+    base = (_pick(preset_name, config_file, flags="--preset or --config")
+            or (DEFAULT_PRESET, PRESETS[DEFAULT_PRESET]))
+    other = _pick(compare_name, compare_file, flags="--compare or --compare-config")
+    queries = select_tags(load_queries(queries_path), tags)
+    store = open_store(ctx, require_tenant=True)
+    labels = distinct_names(base[0], other[0]) if other else (base[0], "")
+    started, now = time.perf_counter(), utcnow()
+    sides = [(labels[0], base[1])] + ([(labels[1], other[1])] if other else [])
+    with progress_bar("evaluating", total=len(queries) * len(sides)) as bar:
+        results = [evaluate_config(store, queries, config, name=name, ks=ks, progress=bar,
+                                   now=now) for name, config in sides]
+    cmp = compare_results(*results, stat_test=stat_test, alpha=alpha) if other else None
+    elapsed = time.perf_counter() - started
+    _warn(results)
+    if as_json:
+        emit_json({"queries": len(queries), "query_set": str(queries_path), "ks": list(ks),
+                   "metrics": list(results[0].metrics), "tags": list(tags),
+                   "results": [r.to_dict() for r in results],
+                   "comparison": cmp.to_dict(worst=worst) if cmp else None,
+                   "elapsed_s": round(elapsed, 3)})
+        return
+    title = f"{labels[0]} -> {labels[1]}" if cmp else labels[0]
+    test = f"; {stat_test} test, * p < {alpha:g}" if cmp else ""
+    click.echo(f"{title} on {len(queries)} queries (k = {', '.join(map(str, ks))}{test})\n")
+    if cmp:
+        _print_comparison(cmp, worst)
+    else:
+        _print_result(results[0])
+    click.echo(f"evaluated in {elapsed:.1f} s", err=True)
+
+
+def register(cli: click.Group) -> None:
+    """Add `eval` to the memlens command group."""
+    cli.add_command(eval_command)

@@ -1,0 +1,121 @@
+"""`memlens eval`: JSON and tables on the demo store, one-line errors for mistakes."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from memory_core.retrieval.config import preset
+from memory_core.seeding import DEMO_QUERIES, demo_dir
+from memory_core.store import MemoryStore
+from tests.conftest import run_cli
+
+QUERIES = str(demo_dir() / DEMO_QUERIES)
+
+
+@pytest.mark.model
+def test_compare_json_on_the_full_demo_set(demo_store: MemoryStore,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    started = time.perf_counter()
+    code, out, err = run_cli(["eval", "--queries", QUERIES, "--preset", "hybrid", "--compare",
+                              "full", "--json", "--store", demo_store.uri], capsys)
+    elapsed = time.perf_counter() - started
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["queries"] == 154 and doc["ks"] == [5, 10]
+    assert [r["name"] for r in doc["results"]] == ["hybrid", "full"]
+    assert doc["results"][1]["config"] == preset("full").to_dict()
+    assert all(len(r["per_query"]) == 154 for r in doc["results"])
+    cmp = doc["comparison"]
+    assert cmp["stat_test"] == "student" and cmp["primary"] == "ndcg@10"
+    assert [row["metric"] for row in cmp["summary"]] == doc["metrics"]
+    for row in cmp["summary"]:
+        assert 0.0 <= row["p_value"] <= 1.0
+        assert row["marker"] == ("*" if row["p_value"] < 0.05 else "")
+        assert row["wins"] + row["ties"] + row["losses"] == 154
+        assert row["delta"] == pytest.approx(row["candidate"] - row["baseline"])
+    deltas = [w["delta"] for w in cmp["worst"]]
+    assert len(deltas) <= 5 and all(d < 0 for d in deltas) and deltas == sorted(deltas)
+    assert {t["tag"] for t in cmp["by_tag"]} >= {"paraphrase", "keyword", "why", "filtered"}
+    means = {r["metric"]: r["mean"] for r in doc["results"][0]["summary"]}
+    assert means["recall@10"] > 0.3 and means["mrr@10"] > 0.3  # hybrid finds things
+    print(f"full demo set, hybrid vs full: {elapsed:.1f} s")  # shown with -s
+
+
+@pytest.mark.model
+def test_tables_of_a_comparison(demo_store: MemoryStore,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(["eval", "--queries", QUERIES, "--tag", "why", "--preset", "bm25",
+                              "--compare", "hybrid_graph", "--k", "3,10", "--store",
+                              demo_store.uri], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "bm25 -> hybrid_graph on 30 queries (k = 3, 10; student test, * p < 0.05)"
+    assert lines[2].split() == ["metric", "bm25", "hybrid_graph", "delta", "p-value", "W/T/L",
+                                "(hybrid_graph)"]
+    assert lines[3].split()[0] == "recall@3" and "/" in lines[3].split()[-1]
+    assert "worst regressions on ndcg@10" in out and "by tag (ndcg@10, worst first):" in out
+    assert "evaluated in" in err
+
+
+@pytest.mark.model
+def test_one_config_from_a_json_file(demo_store: MemoryStore, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "lexical.json"
+    config.write_text(preset("bm25").to_json(), encoding="utf-8")
+    code, out, err = run_cli(["eval", "--queries", QUERIES, "--tag", "keyword", "--config",
+                              str(config), "--store", demo_store.uri], capsys)
+    assert code == 0, err
+    assert out.splitlines()[0] == "lexical on 40 queries (k = 5, 10)"
+    assert "95% CI" in out and "by tag (ndcg@10):" in out and "keyword" in out
+
+
+def _queries_file(tmp_path: Path) -> Path:
+    path = tmp_path / "q.ndjson"
+    path.write_text(json.dumps({"qid": "q1", "query": "uv", "relevant": {"m": 1},
+                                "tags": ["why"]}) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--k", "5,x"], "Invalid value for '--k'"),
+    (["--k", "0"], "cut-offs must be >= 1"),
+    (["--preset", "bm25", "--config", "{cfg}"], "give --preset or --config, not both"),
+    (["--compare", "bm25", "--compare-config", "{cfg}"], "give --compare or --compare-config"),
+    (["--config", "{bad}"], "is not a RankingConfig JSON object"),
+    (["--config", "{unknown}"], "unknown ranking option(s) colour"),
+    (["--tag", "nope"], "no query has the tag(s) nope; known tags: why"),
+    (["--preset", "fast"], "Invalid value for '--preset'"),
+    (["--stat-test", "wilcoxon"], "Invalid value for '--stat-test'"),
+])
+def test_mistakes_are_one_line_and_exit_1(tmp_path: Path, extra: list[str], message: str,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    files = {"cfg": tmp_path / "c.json", "bad": tmp_path / "bad.json",
+             "unknown": tmp_path / "u.json"}
+    files["cfg"].write_text(preset("bm25").to_json())
+    files["bad"].write_text("[1, 2")
+    files["unknown"].write_text('{"colour": "red"}')
+    argv = ["eval", "--queries", str(_queries_file(tmp_path)), "--store",
+            str(tmp_path / "store"),
+            *[str(files[a[1:-1]]) if a.startswith("{") else a for a in extra]]
+    code, _, err = run_cli(argv, capsys)
+    assert code == 1 and message in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_bad_query_sets_name_the_line(tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = _queries_file(tmp_path)
+    path.write_text(path.read_text() + '{"qid": "q2", "query": "x", "relevant": {"m": 0}}\n')
+    code, _, err = run_cli(["eval", "--queries", str(path)], capsys)
+    assert code == 1 and f"{path}:2: grade of 'm' must be an integer >= 1" in err
+    code, _, err = run_cli(["eval", "--queries", str(tmp_path / "absent.ndjson")], capsys)
+    assert code == 1 and "does not exist" in err
+
+
+def test_eval_has_help(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["eval", "--help"], capsys)
+    assert code == 0 and "--compare-config" in out and "--stat-test" in out
