@@ -35,6 +35,7 @@ def sidebar() -> None:
 pages = [
     st.Page("pages/overview.py", title="Overview", icon="📊", default=True),
     st.Page("pages/search.py", title="Search", icon="🔍"),
+    st.Page("pages/ranking_lab.py", title="Ranking Lab", icon="🧪"),
     st.Page("pages/export_diff.py", title="Export Diff", icon="🧾"),
 ]
 navigation = st.navigation(pages)

@@ -100,6 +100,7 @@ _EXPORTS: dict[str, str] = {
     "Comparison": "memory_core.evaluation",
     "evaluate_embedders": "memory_core.evaluation",
     "metric_names": "memory_core.evaluation",
+    "STAT_TESTS": "memory_core.evaluation",
     "metrics_bar": "memory_core.viz.evaluation",
     "per_query_delta": "memory_core.viz.evaluation",
     "win_tie_loss_bar": "memory_core.viz.evaluation",

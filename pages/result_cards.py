@@ -64,8 +64,9 @@ def result_card(hit: Hit, tier: str, now: datetime) -> None:
             explanation(hit)
 
 
-def explanation(hit: Hit) -> None:
-    """The parts of a hit's score: engines, bonus, decay, MMR, graph path, the chart."""
+def explanation(hit: Hit, key: str = "") -> None:
+    """The parts of a hit's score: engines, bonus, decay, MMR, graph path, the chart.
+    `key` tells apart two explanations of the same memory on one page."""
     cols = st.columns(3) + st.columns(3)  # two rows: a result card is narrow
     cols[0].metric("Final score", f"{hit.score:.4f}")
     cols[1].metric("RRF", f"{hit.rrf:.4f}")
@@ -74,7 +75,7 @@ def explanation(hit: Hit) -> None:
     cols[4].metric("MMR", f"{hit.mmr_adjustment:+.4f}")
     st.dataframe([{"engine": e, "rank": ev.rank, "raw score": round(ev.score, 4),
                    "contribution": round(ev.contribution, 5)} for e, ev in hit.engines.items()],
-                 hide_index=True, key=f"engines_{hit.memory.id}")
+                 hide_index=True, key=f"{key}engines_{hit.memory.id}")
     f = hit.decay_factors
     if f is not None:
         st.caption(f"decay = R {f.retrievability:.3f} × usage {f.usage:.3f} × anchor "
@@ -88,4 +89,4 @@ def explanation(hit: Hit) -> None:
                    f"{md(relations)}")
     if hit.replaces:
         st.info(f"Stands in for superseded memory {md(hit.replaces)}")
-    st.plotly_chart(score_waterfall(hit, title="Score parts"), key=f"chart_{hit.memory.id}")
+    st.plotly_chart(score_waterfall(hit, title="Score parts"), key=f"{key}chart_{hit.memory.id}")

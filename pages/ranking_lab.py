@@ -1,0 +1,88 @@
+"""Ranking Lab: before a ranking change ships, measure it on a query set against this store,
+with significance and per-query evidence."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from memory_core import STAT_TESTS, MemlensError, compare_configs
+from pages.lab_inputs import KS, config_picker, query_set_picker
+from pages.lab_results import charts, metrics_table, query_inspector
+from pages.state import store_and_stats
+
+RESULT_KEY = "lab_comparison"
+
+st.header("Ranking Lab")
+store, stats = store_and_stats()
+if stats.memories == 0:
+    st.info(f"Tenant **{store.tenant}** of `{store.uri}` has no memories yet; seed the demo "
+            f"corpus from the Overview page.")
+    st.stop()
+
+chosen = query_set_picker()
+left, right = st.columns(2)
+with left:
+    label_a, config_a = config_picker("A", "hybrid")
+with right:
+    label_b, config_b = config_picker("B", "full")
+k_col, test_col = st.columns(2)
+ks = k_col.multiselect("Cut-offs k", KS, default=[5, 10], key="lab_ks")
+stat_test = test_col.selectbox("Significance test", STAT_TESTS, key="lab_stat_test")
+
+if not ks:
+    st.warning("Choose at least one cut-off k.")
+
+
+def signature() -> str:
+    """What a comparison depends on; the store's version is read when asked, because the
+    first search of a store may build its full-text index (a new version)."""
+    return json.dumps([chosen[0] if chosen else None, [q.qid for q in chosen[1]]
+                       if chosen else [], config_a.to_dict() if config_a else None,
+                       config_b.to_dict() if config_b else None, sorted(ks), stat_test,
+                       store.uri, store.tenant, store.version], default=str)
+
+
+pressed = st.button("Run comparison", type="primary", key="lab_run",
+                    disabled=chosen is None or config_a is None or config_b is None or not ks)
+if pressed and chosen is not None and config_a is not None and config_b is not None:
+    queries = chosen[1]
+    total = 2 * len(queries)
+    bar = st.progress(0.0, text=f"Searching {len(queries)} queries under A and B…")
+    done = [0]
+
+    def advance(n: int) -> None:
+        done[0] += n
+        bar.progress(min(1.0, done[0] / max(total, 1)),
+                     text=f"{done[0]} of {total} searches")
+
+    try:
+        cmp = compare_configs(store, queries, config_a, config_b, names=(label_a, label_b),
+                              ks=ks, stat_test=stat_test, progress=advance)
+    except MemlensError as exc:
+        st.error(str(exc))
+        st.stop()
+    bar.empty()
+    st.session_state[RESULT_KEY] = (signature(), cmp)
+
+saved = st.session_state.get(RESULT_KEY)
+if saved is None:
+    st.info("Pick a query set and two configs, then press **Run comparison**.")
+    st.stop()
+saved_signature, cmp = saved
+if saved_signature != signature():
+    st.warning("The inputs changed since this comparison ran; press **Run comparison** to "
+               "measure the new ones.")
+run_a, run_b = cmp.baseline.run, cmp.candidate.run
+for note in dict.fromkeys((*run_a.reasons, *run_b.reasons)):
+    st.warning(f"Search ran degraded: {note}")
+if run_a.unreachable:
+    st.caption(f"{len(run_a.unreachable)} queries name relevant memories this tenant does not "
+               f"hold; they score 0.")
+st.caption(f"{len(cmp.baseline.queries)} queries · A {run_a.elapsed_s:.1f} s · "
+           f"B {run_b.elapsed_s:.1f} s")
+metrics_table(cmp)
+charts(cmp)
+st.subheader("One query, side by side")
+query_inspector(store, cmp)
