@@ -46,6 +46,8 @@ _EXPORTS: dict[str, str] = {
     "switch_model": "memory_core.reembed",
     "seed_from_export": "memory_core.seeding",
     "demo_store": "memory_core.seeding",
+    "demo_dir": "memory_core.seeding",
+    "DEMO_QUERIES": "memory_core.seeding",
     "write_export": "memory_core.exchange.ndjson",
     "read_export": "memory_core.exchange.ndjson",
     "memory_doc": "memory_core.exchange.canonical",
