@@ -369,7 +369,7 @@ class MemoryStore(EdgeAndAuditOps):
         if rows:
             table = rows_to_table(rows, self.tables.memories.schema)
             (self.tables.memories.merge_insert("id").when_matched_update_all()
-             .when_not_matched_insert_all().execute(table))
+             .when_not_matched_insert_all().execute(table, on_bad_vectors="null"))
             self.keys.invalidate()
         version = self.version
         inserted = tuple(m.id for m in changed if m.id not in current)

@@ -160,6 +160,18 @@ def test_pending_when_embedder_is_unavailable(store_path: str) -> None:
     assert store.count(Filter(embedding_status="pending")) == 1
 
 
+def test_upsert_without_an_embedder_writes_pending_rows(store_path: str) -> None:
+    # merge_insert refused null vectors ("variable length vectors") before on_bad_vectors
+    broken = UnavailableEmbedder("test/fake-bow", FAKE_DIM, "offline")
+    store = MemoryStore.open(store_path, embedder=broken)
+    report = store.upsert([_mem("first"), _mem("second")], reason="no model")
+    assert len(report.inserted) == 2 and report.pending == 2
+    again = store.upsert([store.get(report.inserted[0]).with_changes(content="first, edited")])
+    assert again.updated == (report.inserted[0],) and again.pending == 1
+    assert store.get(report.inserted[0]).content == "first, edited"
+    assert store.count(Filter(embedding_status="pending")) == 2
+
+
 def test_reembed_fills_pending(store_path: str, fake_embedder: FakeEmbedder) -> None:
     from memory_core.reembed import fill_pending
 
