@@ -16,6 +16,8 @@ __all__ = ["ADAPTER_CLASSES", "Adapter", "builtin_adapters"]
 #: module:class of each built-in adapter, most specific sniff first.
 ADAPTER_CLASSES: tuple[str, ...] = (
     "superagents:SuperagentsReader",
+    "mcp_memory:McpMemoryAdapter", "mem0:Mem0Adapter",
+    "hades:HadesAdapter",
 )
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -261,7 +261,7 @@ def import_file(
     if store.read_only and not dry_run:
         raise ReadOnlyError(f"the store {store.uri} is open read-only; unset "
                             f"MEMLENS_READ_ONLY to import (or use --dry-run)")
-    source = open_source(path, format, options)
+    source = open_source(path, format, replace(options, tenant=store.tenant))
     info = source.info
     reader = get_reader(info.format)
     mode = mode or reader.default_mode

@@ -62,13 +62,16 @@ class ReadOptions:
 
     `limit` caps what is read (each format says in what unit: records, sessions, files);
     `project` keeps only one project's data (formats that have projects); `table` names the
-    table of a database source; `params` holds format-specific `--param KEY=VALUE` settings.
+    table of a database source; `params` holds format-specific `--param KEY=VALUE` settings;
+    `tenant` is the tenant the import writes into (set by the importer, for formats whose
+    records name their owner).
     """
 
     limit: int | None = None
     project: str | None = None
     table: str | None = None
     params: Mapping[str, str] = field(default_factory=dict)
+    tenant: str | None = None
 
     def param(self, key: str, default: str | None = None) -> str | None:
         """One `--param` value, or `default`."""
