@@ -16,8 +16,16 @@ __all__ = ["ADAPTER_CLASSES", "Adapter", "builtin_adapters"]
 #: module:class of each built-in adapter, most specific sniff first.
 ADAPTER_CLASSES: tuple[str, ...] = (
     "superagents:SuperagentsReader",
-    "mcp_memory:McpMemoryAdapter", "mem0:Mem0Adapter",
+    "locomo:LocomoAdapter",
+    "longmemeval:LongMemEvalAdapter",
+    "mcp_memory:McpMemoryAdapter",
+    "mem0:Mem0Adapter",
+    "herd:HerdAdapter",
+    "make_skills:MakeSkillsAdapter",
+    "lancedb_table:LanceDBTableAdapter",
     "hades:HadesAdapter",
+    "decision_records:DecisionRecordsAdapter",
+    "claude_code:ClaudeCodeAdapter",
 )
 
 

@@ -1,0 +1,320 @@
+"""Reading another program's LanceDB table in place: what the `herd`, `make_skills` and
+`lancedb` adapters share.
+
+PATH is a LanceDB database folder (the one given to `lancedb.connect`) holding `<table>.lance`,
+or that `<table>.lance` folder itself. Nothing is written to it: the folder is checked before
+LanceDB opens it (`lancedb.connect` would create a missing one), and rows are streamed in
+batches (`search().limit(None).to_batches`), so memory stays bounded by one batch.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from memory_core.adapters.base import timestamp
+from memory_core.errors import ExportFormatError
+from memory_core.exchange.canonical import iso
+from memory_core.schema import normalise_memory_type
+
+BATCH_ROWS = 1024
+Check = Callable[[pa.DataType], bool]
+#: Field-metadata keys under which a table may name the model of its vectors.
+MODEL_KEYS = (b"memlens.embedding_model", b"embedding_model", b"model")
+#: LanceDB's embedding-function registry names whose bare model names live on the Hub under
+#: `sentence-transformers/` (LanceDB's own default there is "all-MiniLM-L6-v2").
+HUB_PREFIXES = {"sentence-transformers": "sentence-transformers/"}
+
+
+@dataclass(frozen=True)
+class LanceTable:
+    """An opened source table: where it is, its schema and its LanceDB handle."""
+
+    folder: Path
+    name: str
+    schema: pa.Schema
+    handle: Any
+
+    @property
+    def label(self) -> str:
+        """The table as error messages name it."""
+        return f"{self.folder}: table {self.name!r}"
+
+
+def locate(path: Path, table: str | None, default: str) -> tuple[Path, str]:
+    """(database folder, table name) for PATH: a database folder or a `<table>.lance` one."""
+    if (path / "_versions").is_dir() and path.suffix == ".lance":
+        if table is not None and table != path.stem:
+            raise ExportFormatError(f"{path} is the LanceDB table {path.stem!r}; drop --table "
+                                    f"{table} or give the database folder")
+        return path.parent, path.stem
+    return path, table or default
+
+
+def table_names(folder: Path) -> list[str]:
+    """Tables of a LanceDB database folder (the `<name>.lance` folders in it)."""
+    return sorted(p.stem for p in folder.glob("*.lance") if p.is_dir())
+
+
+def peek_schema(path: Path, table: str) -> pa.Schema | None:
+    """The schema of `table` at `path` for sniffing, or None; never raises."""
+    try:
+        folder, name = locate(path, None, table)
+        if not (folder / f"{name}.lance" / "_versions").is_dir():
+            return None
+        return open_table(path, None, table, "sniff").schema
+    except Exception:  # noqa: BLE001 - sniffing must not fail on foreign folders
+        return None
+
+
+def open_table(path: Path, table: str | None, default: str, fmt: str) -> LanceTable:
+    """Open a source table read-only; `ExportFormatError` says what is wrong with PATH."""
+    if not path.exists():
+        raise ExportFormatError(f"there is no LanceDB database at {path}")
+    if not path.is_dir():
+        raise ExportFormatError(
+            f"{path} is a file, not a LanceDB database folder; the {fmt} format reads the "
+            f"folder given to lancedb.connect (the one holding {table or default}.lance)")
+    folder, name = locate(path, table, default)
+    if not (folder / f"{name}.lance").is_dir():
+        present = table_names(folder)
+        found = (f"its tables: {', '.join(present)}; choose one with --table" if present
+                 else "it holds no <table>.lance folders, so it is not a LanceDB database")
+        raise ExportFormatError(f"{folder} has no LanceDB table {name!r} ({found})")
+    import lancedb
+
+    try:
+        handle = lancedb.connect(str(folder)).open_table(name)
+        schema = handle.schema
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise ExportFormatError(f"{folder}: cannot open LanceDB table {name!r}: {exc}") from exc
+    return LanceTable(folder, name, schema, handle)
+
+
+def is_text(kind: pa.DataType) -> bool:
+    """Whether a column holds strings."""
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind)
+                or pa.types.is_string_view(kind))
+
+
+def is_integer(kind: pa.DataType) -> bool:
+    """Whether a column holds integers."""
+    return bool(pa.types.is_integer(kind))
+
+
+def is_key(kind: pa.DataType) -> bool:
+    """Whether a column can hold ids: strings or integers."""
+    return is_text(kind) or is_integer(kind)
+
+
+def is_number(kind: pa.DataType) -> bool:
+    """Whether a column holds integers or floats."""
+    return bool(pa.types.is_integer(kind) or pa.types.is_floating(kind))
+
+
+def is_time(kind: pa.DataType) -> bool:
+    """Whether a column holds a time: a timestamp or date, an ISO string or epoch seconds."""
+    return bool(pa.types.is_timestamp(kind) or pa.types.is_date(kind) or is_text(kind)
+                or is_number(kind))
+
+
+def is_epoch(kind: pa.DataType) -> bool:
+    """Whether a column holds epoch seconds (numbers) or timestamps."""
+    return bool(is_number(kind) or pa.types.is_timestamp(kind))
+
+
+def is_text_list(kind: pa.DataType) -> bool:
+    """Whether a column holds lists of strings."""
+    return bool((pa.types.is_list(kind) or pa.types.is_large_list(kind)
+                 or pa.types.is_fixed_size_list(kind)) and is_text(kind.value_type))
+
+
+def is_json(kind: pa.DataType) -> bool:
+    """Whether a column can hold a JSON object: a string of JSON or a struct."""
+    return bool(is_text(kind) or pa.types.is_struct(kind) or pa.types.is_map(kind))
+
+
+def check_columns(source: LanceTable, required: Mapping[str, Check],
+                  optional: Mapping[str, Check], what: str) -> None:
+    """Refuse a table without the `required` columns, or whose columns (required or
+    optional) have a type their check (e.g. `is_text`) refuses."""
+    names = source.schema.names
+    missing = [name for name in required if name not in names]
+    if missing:
+        raise ExportFormatError(
+            f"{source.label} has no column {', '.join(map(repr, missing))}, so it is not "
+            f"{what}; its columns: {', '.join(names)}")
+    for name, check in {**required, **optional}.items():
+        if name in names and not check(source.schema.field(name).type):
+            wanted = KIND_NAMES.get(check, check.__name__)
+            raise ExportFormatError(
+                f"{source.label}: column {name!r} is {source.schema.field(name).type}, but "
+                f"it should hold {wanted}")
+
+
+def is_vector(kind: pa.DataType) -> bool:
+    """Whether a column holds vectors: lists of numbers."""
+    return bool((pa.types.is_list(kind) or pa.types.is_large_list(kind)
+                 or pa.types.is_fixed_size_list(kind)) and pa.types.is_floating(kind.value_type))
+
+
+#: What each column check accepts, for error messages.
+KIND_NAMES: dict[Callable[[pa.DataType], bool], str] = {
+    is_text: "strings", is_integer: "integers", is_number: "numbers",
+    is_key: "ids (strings or integers)",
+    is_time: "times (timestamps, ISO-8601 strings or epoch seconds)",
+    is_epoch: "epoch seconds (numbers) or timestamps",
+    is_text_list: "lists of strings", is_json: "JSON objects (JSON text or a struct)",
+    is_vector: "vectors (lists of floats)",
+}
+
+
+def vector_dimension(schema: pa.Schema, column: str) -> int | None:
+    """The dimension of a fixed-size vector column (None for a variable one)."""
+    kind = schema.field(column).type
+    return int(kind.list_size) if pa.types.is_fixed_size_list(kind) else None
+
+
+def recorded_model(schema: pa.Schema, column: str, content: str) -> str | None:
+    """The embedding model a table names for its vector `column`, or None.
+
+    Two places are read: the field metadata (memlens' `memlens.embedding_model`, or a plain
+    `embedding_model` / `model` key) and LanceDB's `embedding_functions` schema metadata,
+    written when a table is created with an embedding function from its registry. Vectors
+    embedded from another column than `content` are named as such, so they never match.
+    """
+    meta = schema.field(column).metadata or {}
+    for key in MODEL_KEYS:
+        if meta.get(key):
+            return bytes(meta[key]).decode("utf-8", errors="replace")
+    raw = (schema.metadata or {}).get(b"embedding_functions")
+    try:
+        functions = json.loads(raw) if raw else []
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    for function in functions if isinstance(functions, list) else []:
+        if not isinstance(function, dict) or function.get("vector_column") != column:
+            continue
+        args = function["model"] if isinstance(function.get("model"), dict) else {}
+        registry = str(function.get("name", ""))
+        name = args.get("name") or args.get("model_name") or args.get("model")
+        if not isinstance(name, str):
+            return None
+        if "/" not in name and registry in HUB_PREFIXES:
+            name = HUB_PREFIXES[registry] + name
+        source = function.get("source_column")
+        return name if source in (None, content) else f"{name} (embedded from {source!r})"
+    return None
+
+
+def iter_rows(source: LanceTable, columns: Sequence[str], limit: int | None
+              ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(row number from 1, row) for the first `limit` rows of the table, in batches."""
+    if limit is not None and limit <= 0:
+        return
+    query = source.handle.search().select(list(columns)).limit(None)
+    number = 0
+    try:
+        for batch in query.to_batches(BATCH_ROWS):
+            for row in batch.to_pylist():
+                number += 1
+                yield number, row
+                if limit is not None and number >= limit:
+                    return
+    except (RuntimeError, OSError) as exc:
+        raise ExportFormatError(f"{source.label}: reading row {number + 1} failed: {exc}") \
+            from exc
+
+
+def where_of(number: int, row_id: Any) -> str:
+    """How errors and skips name a row."""
+    return f"row {number} (id {row_id})" if row_id is not None else f"row {number}"
+
+
+def text_or_none(value: Any) -> str | None:
+    """A string column's value with empty strings (which many tables write for null) as None."""
+    if value is None:
+        return None
+    text = str(value)
+    return text if text.strip() else None
+
+
+def time_of(value: Any, where: str, name: str) -> str:
+    """An ISO-8601 UTC string from a timestamp, date, ISO string or epoch value."""
+    if value is None:
+        raise ExportFormatError(f"{where}: {name} is empty")
+    if isinstance(value, datetime):
+        return str(iso(value))
+    if hasattr(value, "isoformat"):  # a date column
+        return timestamp(value.isoformat(), where, name)
+    return timestamp(value, where, name)
+
+
+def json_object(value: Any, where: str, name: str = "metadata") -> dict[str, Any]:
+    """A metadata value (JSON text, a struct or map, or null) as a dict."""
+    if value is None:
+        return {}
+    if isinstance(value, list):  # a map column reads as [(key, value), ...]
+        return {str(k): v for k, v in value}
+    if isinstance(value, dict):
+        return {k: v for k, v in value.items() if v is not None}
+    if not str(value).strip():
+        return {}
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise ExportFormatError(
+            f"{where}: {name} is not valid JSON ({exc.msg} at character {exc.pos}): "
+            f"{str(value)!r:.80}") from exc
+    if not isinstance(parsed, dict):
+        raise ExportFormatError(
+            f"{where}: {name} must be a JSON object, got {type(parsed).__name__} "
+            f"{str(value)!r:.60}")
+    return parsed
+
+
+def memory_type_of(raw: Any, where: str, column: str = "memory_type"
+                   ) -> tuple[str, str | None]:
+    """(memlens memory type, the spelling found when the aliases changed it, else None)."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise ExportFormatError(f"{where}: {column} is empty")
+    kind = normalise_memory_type(raw)
+    return kind, (raw if kind != raw else None)
+
+
+def merge_extra(metadata: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """`metadata` with the source's other columns added; a column whose name the metadata
+    already uses for another value goes in as `<name>_column`, so nothing is lost."""
+    for name, value in extra.items():
+        if value is None or (isinstance(value, str) and not value.strip()):
+            continue
+        if isinstance(value, datetime):
+            value = iso(value)
+        if name in metadata and metadata[name] != value:
+            metadata[f"{name}_column"] = value
+        else:
+            metadata.setdefault(name, value)
+    return metadata
+
+
+def check_params(params: Mapping[str, str], known: Sequence[str], fmt: str) -> None:
+    """Refuse `--param` keys the format does not know, listing the ones it does."""
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise ExportFormatError(
+            f"the {fmt} format has no --param {', '.join(unknown)}; it takes "
+            f"{', '.join(f'{k}=...' for k in known) or 'none'}")
+
+
+def embedding_of(schema: pa.Schema, column: str, model: str) -> dict[str, Any] | None:
+    """`SourceInfo.embedding` for a table's vector column (None when it has none): the
+    staging keeps the vectors only when `model` and the dimension are the store's."""
+    if column not in schema.names:
+        return None
+    return {"model": model, "dimension": vector_dimension(schema, column)}
