@@ -364,7 +364,8 @@ class MemoryStore(EdgeAndAuditOps):
                 unchanged.append(m.id)
             else:
                 changed.append(m)
-        changed, _ = self._embed_missing(changed, progress)
+        needed = sum(1 for m in changed if m.vector is None)
+        changed, error = self._embed_missing(changed, progress)
         rows = [memory_to_row(m) for m in changed]
         if rows:
             table = rows_to_table(rows, self.tables.memories.schema)
@@ -383,7 +384,8 @@ class MemoryStore(EdgeAndAuditOps):
                 table_version=version,
             )
         pending = sum(1 for m in changed if m.embedding_status != "ok")
-        return UpsertReport(inserted, updated, tuple(unchanged), pending, version)
+        return UpsertReport(inserted, updated, tuple(unchanged), pending, version,
+                            embedded=0 if error else needed, embedding_error=error)
 
 
 def _same(old: Memory, new: Memory) -> bool:

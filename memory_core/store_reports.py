@@ -26,6 +26,10 @@ class UpsertReport:
     unchanged: tuple[str, ...]
     pending: int
     table_version: int
+    #: Memories embedded by this upsert (those written without a vector of their own).
+    embedded: int = 0
+    #: Why embedding failed (the memories were written pending), if it did.
+    embedding_error: str | None = None
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,9 @@ from memory_core.records import canonical_json
 
 REQUIRED_KEYS = ("qid", "query", "relevant")
 OPTIONAL_KEYS = ("filter", "tags")
+#: Keys benchmark query sets carry for people to read (the expected answer, the question's
+#: date and category); kept out of scoring, accepted so such files load as they are.
+INFORMATIONAL_KEYS = ("answer", "adversarial_answer", "category", "question_date")
 
 #: The error a bad query-set line raises (a query is a record that failed validation).
 
@@ -103,7 +106,8 @@ def parse_query(doc: Any, where: str = "query") -> Query:
     """A `Query` from one decoded NDJSON object; `where` prefixes error messages."""
     if not isinstance(doc, dict):
         raise _fail(where, f"expected a JSON object, got {type(doc).__name__}")
-    unknown = sorted(set(doc) - set(REQUIRED_KEYS) - set(OPTIONAL_KEYS))
+    unknown = sorted(set(doc) - set(REQUIRED_KEYS) - set(OPTIONAL_KEYS)
+                     - set(INFORMATIONAL_KEYS))
     if unknown:
         raise _fail(where, f"unknown key(s) {', '.join(unknown)}; known: "
                            f"{', '.join(REQUIRED_KEYS + OPTIONAL_KEYS)}")

@@ -154,6 +154,8 @@ def _commit_merge(store: MemoryStore, staged: StagedImport, reason: str,
         written.updated += report.updated
         written.unchanged += report.unchanged
         written.pending += report.pending
+        written.embedded += report.embedded
+        written.embedding_error = written.embedding_error or report.embedding_error
         pending.clear()
 
     for batch in staged.batches("memory"):

@@ -99,7 +99,7 @@ def test_drill_passes_and_reports(store: str, tmp_path: Path,
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["import", "missing.ndjson"], "there is no export file at missing.ndjson"),
+    (["import", "missing.ndjson"], "there is nothing at missing.ndjson: no such file or folder"),
     (["import", "{bad}", "--format", "xml"], "unknown import format 'xml'"),
     (["diff", "live", "nowhere.ndjson"], "no export file at nowhere.ndjson"),
     (["diff", "live", "version:abc"], "'version:abc' is not a table version"),

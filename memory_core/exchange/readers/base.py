@@ -169,7 +169,7 @@ def first_line(path: Path) -> str:
     if path.is_dir():
         return ""
     if not path.is_file():
-        raise ExportFormatError(f"there is no export file at {path}")
+        raise ExportFormatError(f"there is nothing at {path}: no such file or folder to import")
     with path.open("rb") as handle:
         raw = handle.readline(1 << 20)
     return raw.decode("utf-8", errors="replace")

@@ -152,6 +152,7 @@ def test_a_second_import_adds_nothing(pairs: None, store: MemoryStore, tmp_path:
     path = write_pairs(tmp_path / "a.pairs", [("a", "one"), ("b", "two")], links=[("a", "b")])
     first = import_file(store, path)
     assert len(first.inserted) == 2 and first.edges_added == 1
+    assert (first.embedded, first.pending) == (2, 0)  # merge mode counts what it embedded
     versions = store.table_versions()
     again = import_file(store, path)
     assert again.inserted == () and again.updated == () and len(again.unchanged) == 2

@@ -191,7 +191,7 @@ def test_project_option_and_param(store: MemoryStore) -> None:
     ("status-list.md", r"status-list.md: status must be text, got list \['accepted', "),
     ("missing-title.md", r"missing-title.md: the decision record has no title"),
     ("bad-date.md", r"bad-date.md: date 'next sprint' is not a date this reader understands"),
-    ("nothing-here.md", r"there is no export file at .*nothing-here.md"),
+    ("nothing-here.md", r"there is nothing at .*nothing-here.md"),
 ])
 def test_broken_inputs_name_the_problem_and_change_nothing(store: MemoryStore, name: str,
                                                            message: str) -> None:
@@ -210,7 +210,7 @@ def test_one_broken_file_in_a_folder_stops_the_whole_import(store: MemoryStore,
     with pytest.raises(ExportFormatError, match=r"0012-nightly-composites.md: date 'next "):
         import_file(store, folder)
     assert store.table_versions() == versions and store.count(ALL) == 0
-    with pytest.raises(ExportFormatError, match=r"there is no export file at .*missing"):
+    with pytest.raises(ExportFormatError, match=r"there is nothing at .*missing"):
         import_file(store, tmp_path / "missing", format="decisions")
     with pytest.raises(ExportFormatError, match=r"there is no file or folder at .*missing"):
         DecisionRecordsAdapter().open(tmp_path / "missing")
@@ -356,7 +356,7 @@ def test_cli_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str
         "format: decisions (--format auto chose it); mode merge",
         f"read 15 records from {FOLDER} (decisions schema_version 1): 8 memory, 3 edge, "
         f"0 audit",
-        "memories: 8 imported, 0 updated, 0 unchanged; 0 vectors kept, 0 embedded, 0 pending",
+        "memories: 8 imported, 0 updated, 0 unchanged; 0 vectors kept, 8 embedded, 0 pending",
         "edges: 3 created, 0 already there; audit rows: 0 added",
         "duplicates by content_hash: 0",
         "skipped: 4",

@@ -259,7 +259,7 @@ def test_cli_prints_the_report(herd_db: Path, tmp_path: Path,
     assert out.splitlines() == [
         "format: herd (--format auto chose it); mode merge",
         f"read 10 records from {herd_db} (herd schema_version 1): 8 memory, 0 edge, 0 audit",
-        "memories: 8 imported, 0 updated, 0 unchanged; 7 vectors kept, 0 embedded, 0 pending",
+        "memories: 8 imported, 0 updated, 0 unchanged; 7 vectors kept, 1 embedded, 0 pending",
         "edges: 0 created, 0 already there; audit rows: 0 added",
         "duplicates by content_hash: 1",
         "skipped: 1",

@@ -254,7 +254,7 @@ def test_cli_prints_the_report(ms_db: Path, tmp_path: Path,
         "format: make_skills (--format auto chose it); mode merge",
         f"read 10 records from {ms_db} (make_skills schema_version 1): 6 memory, 0 edge, "
         f"0 audit",
-        "memories: 6 imported, 0 updated, 0 unchanged; 0 vectors kept, 0 embedded, 0 pending",
+        "memories: 6 imported, 0 updated, 0 unchanged; 0 vectors kept, 6 embedded, 0 pending",
         "edges: 0 created, 0 already there; audit rows: 0 added",
         "duplicates by content_hash: 1",
         "skipped: 3",

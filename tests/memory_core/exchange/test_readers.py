@@ -60,7 +60,7 @@ def test_builtin_readers_and_sniffing() -> None:
     assert detect_reader(DATA / "v0_export.ndjson").name == "memlens"
     with pytest.raises(UnknownFormatError, match="unknown import format 'xml'"):
         get_reader("xml")
-    with pytest.raises(ExportFormatError, match="there is no export file at"):
+    with pytest.raises(ExportFormatError, match="there is nothing at"):
         open_source(DATA / "missing.ndjson")
 
 
