@@ -3,8 +3,8 @@
 Benchmark files are one JSON array of large items (LongMemEval's is 277 MB), so
 `iter_json_array` streams the items one at a time instead of loading the document, and
 `array_head` lets `sniff` look at the first few KB only. `query_line` builds the query-set
-lines (DESIGN.md section 9) the adapters append to `ExportSource.queries`; `check_params` and
-`choice_param` read `--param KEY=VALUE` settings with errors that list what is allowed.
+lines (DESIGN.md section 9) the adapters append to `ExportSource.queries`; `choice_param`
+reads a `--param KEY=VALUE` setting with an error that lists what is allowed.
 """
 
 from __future__ import annotations
@@ -129,15 +129,6 @@ def _decode_item(decoder: json.JSONDecoder, buf: _Buffer, number: int) -> Any:
             continue
         buf.pos = end
         return value
-
-
-def check_params(name: str, options: ReadOptions, known: Mapping[str, str]) -> None:
-    """Refuse `--param` keys the format does not know, listing `known` ({key: help})."""
-    unknown = sorted(set(options.params) - set(known))
-    if unknown:
-        listed = "; ".join(f"{key}={text}" for key, text in known.items())
-        raise ExportFormatError(
-            f"the {name} format has no --param {', '.join(unknown)}; it takes {listed}")
 
 
 def choice_param(options: ReadOptions, key: str, choices: Iterable[str], default: str) -> str:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from memory_core.adapters.base import Adapter, edge_record, memory_record, stable_id
 from memory_core.adapters.claude_code_extract import (
+    EXTRACTORS,
     Draft,
     Extractor,
     Session,
@@ -177,6 +178,7 @@ class ClaudeCodeAdapter(Adapter):
     summary = ("Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl): a "
                "thread per answered request, a summary per session")
     options = frozenset({"limit", "project"})
+    params = (*PARAMS, *sorted({key for kind in EXTRACTORS.values() for key in kind.params}))
 
     def __init__(self, extractor: Extractor | None = None) -> None:
         #: Used instead of `--param extractor=NAME` when given (e.g. an LLM extractor).

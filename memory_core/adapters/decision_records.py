@@ -144,6 +144,7 @@ class DecisionRecordsAdapter(Adapter):
     name = NAME
     summary = "markdown decision records (HDR/ADR folders: front matter, metadata tables)"
     options = frozenset({"limit", "project"})
+    params = PARAMS
 
     def sniff(self, path: Path, first_line: str) -> bool:
         try:
@@ -175,10 +176,6 @@ class DecisionRecordsAdapter(Adapter):
 
     def open(self, path: Path, options: ReadOptions = NO_OPTIONS) -> ExportSource:
         self.check_options(options)
-        unknown = sorted(set(options.params) - set(PARAMS))
-        if unknown:
-            raise ExportFormatError(f"the {NAME} format has no --param {unknown[0]}; it takes "
-                                    f"{', '.join(PARAMS)}")
         status = options.param("unknown_status")
         if status is not None and status not in STATUSES:
             raise ExportFormatError(f"--param unknown_status={status} is not one of "

@@ -169,6 +169,7 @@ class HadesAdapter(Adapter):
     summary = ("seed 004 HADES collections as JSON/NDJSON files or an ArangoDB export "
                "folder (observations, reflections, entities, relationships, sessions)")
     options = frozenset({"limit"})
+    params = tuple(PARAMS)
 
     def sniff(self, path: Path, first_line: str) -> bool:
         return looks_like_hades(path)

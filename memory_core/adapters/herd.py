@@ -33,7 +33,6 @@ from memory_core.adapters.base import Adapter, memory_record
 from memory_core.adapters.lancedb_common import (
     LanceTable,
     check_columns,
-    check_params,
     embedding_of,
     is_json,
     is_key,
@@ -92,6 +91,7 @@ class HerdAdapter(Adapter):
     name = "herd"
     summary = "seed 000 herd LanceDB `memories` table (HDR-0033), read in place"
     options = frozenset({"limit", "project", "table"})
+    params = PARAMS
 
     def sniff(self, path: Path, first_line: str) -> bool:
         if not path.is_dir():
@@ -101,7 +101,6 @@ class HerdAdapter(Adapter):
 
     def open(self, path: Path, options: ReadOptions = NO_OPTIONS) -> ExportSource:
         self.check_options(options)
-        check_params(options.params, PARAMS, self.name)
         table = open_table(path, options.table, DEFAULT_TABLE, self.name)
         check_columns(table, REQUIRED, OPTIONAL, "a herd memories table")
         model = (options.param("model") or recorded_model(table.schema, "vector", "content")

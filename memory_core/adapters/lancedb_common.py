@@ -303,15 +303,6 @@ def merge_extra(metadata: dict[str, Any], extra: Mapping[str, Any]) -> dict[str,
     return metadata
 
 
-def check_params(params: Mapping[str, str], known: Sequence[str], fmt: str) -> None:
-    """Refuse `--param` keys the format does not know, listing the ones it does."""
-    unknown = sorted(set(params) - set(known))
-    if unknown:
-        raise ExportFormatError(
-            f"the {fmt} format has no --param {', '.join(unknown)}; it takes "
-            f"{', '.join(f'{k}=...' for k in known) or 'none'}")
-
-
 def embedding_of(schema: pa.Schema, column: str, model: str) -> dict[str, Any] | None:
     """`SourceInfo.embedding` for a table's vector column (None when it has none): the
     staging keeps the vectors only when `model` and the dimension are the store's."""

@@ -31,7 +31,6 @@ from memory_core.adapters.lancedb_common import (
     Check,
     LanceTable,
     check_columns,
-    check_params,
     embedding_of,
     is_json,
     is_key,
@@ -123,13 +122,13 @@ class LanceDBTableAdapter(Adapter):
     name = "lancedb"
     summary = "any LanceDB table, columns mapped with --param FIELD=COLUMN (never sniffed)"
     options = frozenset({"limit", "project", "table"})
+    params = PARAMS
 
     def sniff(self, path: Path, first_line: str) -> bool:
         return False  # a generic table says nothing about what its columns mean
 
     def open(self, path: Path, options: ReadOptions = NO_OPTIONS) -> ExportSource:
         self.check_options(options)
-        check_params(options.params, PARAMS, self.name)
         if options.table is None and path.is_dir() and not (path / "_versions").is_dir():
             present = ", ".join(table_names(path))
             raise ExportFormatError(

@@ -47,7 +47,6 @@ from typing import Any
 from memory_core.adapters.base import Adapter, edge_record, field_of, memory_record, stable_id
 from memory_core.adapters.benchmark import (
     array_head,
-    check_params,
     choice_param,
     iso_at,
     iter_json_array,
@@ -129,6 +128,7 @@ class LocomoAdapter(Adapter):
     name = NAME
     summary = "LoCoMo benchmark (locomo10.json): dialog turns as memories, questions as queries"
     options = frozenset({"limit", "project"})
+    params = tuple(PARAMS)
     #: every dialog turn is its own event, even when its words repeat another's
     dedup_content = False
 
@@ -142,7 +142,6 @@ class LocomoAdapter(Adapter):
 
     def open(self, path: Path, options: ReadOptions = NO_OPTIONS) -> ExportSource:
         self.check_options(options)
-        check_params(self.name, options, PARAMS)
         units = tuple(u.strip().lower() for u in (options.param("units") or "turns").split(",")
                       if u.strip())
         wrong = [u for u in units if u not in UNITS]

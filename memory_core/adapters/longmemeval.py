@@ -44,7 +44,6 @@ from typing import Any
 from memory_core.adapters.base import Adapter, field_of, memory_record, stable_id
 from memory_core.adapters.benchmark import (
     array_head,
-    check_params,
     choice_param,
     iso_at,
     iter_json_array,
@@ -106,6 +105,7 @@ class LongMemEvalAdapter(Adapter):
     summary = ("LongMemEval benchmark (longmemeval_s.json): haystack turns as memories, "
                "questions as queries")
     options = frozenset({"limit", "project"})
+    params = tuple(PARAMS)
     #: every turn is its own event, even when its words repeat another's
     dedup_content = False
 
@@ -117,7 +117,6 @@ class LongMemEvalAdapter(Adapter):
 
     def open(self, path: Path, options: ReadOptions = NO_OPTIONS) -> ExportSource:
         self.check_options(options)
-        check_params(self.name, options, PARAMS)
         settings = _Settings(
             shared=choice_param(options, "scope", ("question", "shared"), "question") == "shared",
             relevance=choice_param(options, "relevance", ("auto", "turn", "session"), "auto"),

@@ -40,7 +40,6 @@ from memory_core.adapters.base import Adapter, memory_record
 from memory_core.adapters.lancedb_common import (
     LanceTable,
     check_columns,
-    check_params,
     embedding_of,
     is_epoch,
     is_key,
@@ -94,6 +93,7 @@ class MakeSkillsAdapter(Adapter):
     name = "make_skills"
     summary = "seed 002 Make_Skills LanceDB records (type/project_tags/ts/why), read in place"
     options = frozenset({"limit", "table"})
+    params = PARAMS
 
     def sniff(self, path: Path, first_line: str) -> bool:
         if not path.is_dir():
@@ -103,7 +103,6 @@ class MakeSkillsAdapter(Adapter):
 
     def open(self, path: Path, options: ReadOptions = NO_OPTIONS) -> ExportSource:
         self.check_options(options)
-        check_params(options.params, PARAMS, self.name)
         table = open_table(path, options.table, DEFAULT_TABLE, self.name)
         check_columns(table, REQUIRED, OPTIONAL, "a Make_Skills records table")
         tenant = self.source_tenant(table, options.param("tenant_id"), options.tenant)

@@ -202,6 +202,7 @@ class McpMemoryAdapter(Adapter):
     summary = ("mcp-memory-service SQLite database (memories, memory_graph) or its JSON "
                "export ({export_metadata, memories})")
     options = frozenset({"limit"})
+    params = ("deleted",)
 
     def sniff(self, path: Path, first_line: str) -> bool:
         if not path.is_file():
@@ -220,10 +221,6 @@ class McpMemoryAdapter(Adapter):
 
     def open(self, path: Path, options: ReadOptions = NO_OPTIONS) -> ExportSource:
         self.check_options(options)
-        unknown = sorted(set(options.params) - {"deleted"})
-        if unknown:
-            raise ExportFormatError(f"the {NAME} format takes no --param {unknown[0]}; it "
-                                    f"takes deleted={'|'.join(DELETED_MODES)}")
         deleted = options.param("deleted", "archive") or "archive"
         if deleted not in DELETED_MODES:
             raise ExportFormatError(f"--param deleted={deleted} is not one of "

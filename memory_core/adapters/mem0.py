@@ -98,6 +98,7 @@ class Mem0Adapter(Adapter):
     name = NAME
     summary = "mem0 get_all() JSON (a list of memories, or {results, relations})"
     options = frozenset({"limit"})
+    params = PARAMS
 
     def sniff(self, path: Path, first_line: str) -> bool:
         if not path.is_file():
@@ -112,10 +113,6 @@ class Mem0Adapter(Adapter):
 
     def open(self, path: Path, options: ReadOptions = NO_OPTIONS) -> ExportSource:
         self.check_options(options)
-        unknown = sorted(set(options.params) - set(PARAMS))
-        if unknown:
-            raise ExportFormatError(f"the {NAME} format takes no --param {unknown[0]}; it "
-                                    f"takes user_id_as={'|'.join(USER_ID_AS)}")
         user_id_as = options.param("user_id_as", "metadata") or "metadata"
         if user_id_as not in USER_ID_AS:
             raise ExportFormatError(f"--param user_id_as={user_id_as} is not one of "

@@ -141,6 +141,8 @@ class ExportReader(ABC):
     dedup_content: ClassVar[bool] = False
     #: Whether the reader honours `ReadOptions.limit` / `.project` / `.table`.
     options: ClassVar[frozenset[str]] = frozenset()
+    #: The `--param` keys the format takes (its README section says what values they take).
+    params: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def sniff(self, path: Path, first_line: str) -> bool:
@@ -152,7 +154,13 @@ class ExportReader(ABC):
         """Read the header of `path` and return its source; raises `ExportFormatError`."""
 
     def check_options(self, options: ReadOptions) -> None:
-        """Refuse options this format cannot honour, naming them."""
+        """Refuse options and `--param` keys this format cannot honour, naming them."""
+        unknown_params = sorted(set(options.params) - set(self.params))
+        if unknown_params:
+            raise ExportFormatError(
+                f"the {self.name} format has no --param {', '.join(unknown_params)}; it takes "
+                f"{', '.join(f'{k}=...' for k in self.params) or 'no --param at all'}"
+            )
         given = {name for name in ("limit", "project", "table")
                  if getattr(options, name) is not None}
         unknown = sorted(given - self.options)

@@ -221,8 +221,8 @@ def test_clip_cuts_at_a_word_end() -> None:
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"colour": "red"}, r"has no --param colour; it takes answer_chars, extractor, "
-                        r"request_chars, subagents"),
+    ({"colour": "red"}, r"has no --param colour; it takes extractor=\.\.\., "
+                        r"subagents=\.\.\., answer_chars=\.\.\., request_chars=\.\.\."),
     ({"extractor": "haiku"}, r"--param extractor='haiku' is not known; use one of: "
                              r"deterministic"),
     ({"subagents": "maybe"}, r"--param subagents='maybe': use yes or no"),

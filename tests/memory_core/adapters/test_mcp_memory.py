@@ -154,7 +154,7 @@ def test_deleted_skip_leaves_soft_deleted_rows_out(store: MemoryStore, db: Path)
         "count": 1, "examples": ["memories row 5"]}
     with pytest.raises(ExportFormatError, match="deleted=gone is not one of archive, skip"):
         import_file(store, db, options=ReadOptions(params={"deleted": "gone"}))
-    with pytest.raises(ExportFormatError, match="takes no --param user_id_as"):
+    with pytest.raises(ExportFormatError, match="has no --param user_id_as"):
         import_file(store, db, options=ReadOptions(params={"user_id_as": "tenant"}))
     with pytest.raises(ExportFormatError, match="does not take --project"):
         import_file(store, db, options=ReadOptions(project="atlas"))

@@ -101,7 +101,7 @@ def test_user_id_as_tenant_imports_one_user(tmp_path: Path, fake_embedder: FakeE
         Mem0Adapter().open(LISTING, ReadOptions(params={"user_id_as": "tenant"}))
     with pytest.raises(ExportFormatError, match="user_id_as=owner is not one of"):
         import_file(alice, LISTING, options=ReadOptions(params={"user_id_as": "owner"}))
-    with pytest.raises(ExportFormatError, match="takes no --param deleted"):
+    with pytest.raises(ExportFormatError, match="has no --param deleted"):
         import_file(alice, LISTING, options=ReadOptions(params={"deleted": "skip"}))
 
 
