@@ -117,6 +117,39 @@ def _warn(results: list[EvalResult]) -> None:
                    f"and score 0 ({listed}); is this the right store and tenant?", err=True)
 
 
+def _compare_models(store: Any, queries: Any, base: tuple[str, Any], model: str, *,
+                    ks: tuple[int, ...], stat_test: str, alpha: float, worst: int,
+                    as_json: bool) -> None:
+    """The store's model against `model` under one config (embedder drift)."""
+    import time
+
+    from memory_core.config import Settings
+    from memory_core.embedding import load_embedder
+    from memory_core.evaluation import evaluate_embedders
+    from memory_core.filters import Filter
+    from memory_core.schema import STATUSES
+
+    other = load_embedder(Settings.from_env(embed_model=model))
+    started = time.perf_counter()
+    total = store.count(Filter(status=list(STATUSES))) + 2 * len(queries)
+    with progress_bar(f"re-embedding for {model}, then evaluating", total=total) as bar:
+        cmp = evaluate_embedders(store, queries, base[1], None, other, ks=ks,
+                                 stat_test=stat_test, alpha=alpha, progress=bar)
+    elapsed = time.perf_counter() - started
+    _warn([cmp.baseline, cmp.candidate])
+    if as_json:
+        emit_json({"queries": len(queries), "ks": list(ks), "config": base[0],
+                   "models": list(cmp.names), "results": [cmp.baseline.to_dict(),
+                                                          cmp.candidate.to_dict()],
+                   "comparison": cmp.to_dict(worst=worst), "elapsed_s": round(elapsed, 3)})
+        return
+    a, b = cmp.names
+    click.echo(f"{a} -> {b} under {base[0]} on {len(queries)} queries (k = "
+               f"{', '.join(map(str, ks))}; {stat_test} test, * p < {alpha:g})\n")
+    _print_comparison(cmp, worst)
+    click.echo(f"evaluated in {elapsed:.1f} s", err=True)
+
+
 @click.command(name="eval")
 @store_options
 @click.option("--queries", "queries_path", required=True, metavar="FILE",
@@ -130,6 +163,9 @@ def _warn(results: list[EvalResult]) -> None:
               help="Compare with this preset (the candidate; the first is the baseline).")
 @click.option("--compare-config", "compare_file", type=click.File("r"),
               help="Compare with a RankingConfig JSON file, instead of --compare.")
+@click.option("--compare-model", "compare_model", metavar="MODEL",
+              help="Compare the store's embedding model with MODEL (same config): the tenant "
+                   "is copied into a temporary store and re-embedded; the store is only read.")
 @click.option("--k", "ks", default="5,10", show_default=True, callback=_parse_ks,
               help="Cut-offs, comma-separated; MRR and MAP use the largest.")
 @click.option("--tag", "tags", multiple=True,
@@ -146,7 +182,8 @@ def _warn(results: list[EvalResult]) -> None:
 @click.pass_context
 def eval_command(ctx: click.Context, queries_path: Path, preset_name: str | None,
                  config_file: Any, compare_name: str | None, compare_file: Any,
-                 ks: tuple[int, ...], tags: tuple[str, ...], stat_test: str, alpha: float,
+                 compare_model: str | None, ks: tuple[int, ...], tags: tuple[str, ...],
+                 stat_test: str, alpha: float,
                  worst: int, as_json: bool) -> None:
     """Score ranking configs on a query set: recall, precision, hit rate, nDCG, MRR, MAP.
 
@@ -168,8 +205,15 @@ def eval_command(ctx: click.Context, queries_path: Path, preset_name: str | None
     base = (_pick(preset_name, config_file, flags="--preset or --config")
             or (DEFAULT_PRESET, PRESETS[DEFAULT_PRESET]))
     other = _pick(compare_name, compare_file, flags="--compare or --compare-config")
+    if other and compare_model:
+        raise click.UsageError("--compare-model compares models under one config; give it "
+                               "without --compare/--compare-config")
     queries = select_tags(load_queries(queries_path), tags)
     store = open_store(ctx, require_tenant=True)
+    if compare_model:
+        _compare_models(store, queries, base, compare_model, ks=ks, stat_test=stat_test,
+                        alpha=alpha, worst=worst, as_json=as_json)
+        return
     labels = distinct_names(base[0], other[0]) if other else (base[0], "")
     started, now = time.perf_counter(), utcnow()
     sides = [(labels[0], base[1])] + ([(labels[1], other[1])] if other else [])

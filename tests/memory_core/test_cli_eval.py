@@ -119,3 +119,36 @@ def test_bad_query_sets_name_the_line(tmp_path: Path,
 def test_eval_has_help(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(["eval", "--help"], capsys)
     assert code == 0 and "--compare-config" in out and "--stat-test" in out
+
+
+@pytest.mark.model
+def test_compare_model_reembeds_a_copy_and_leaves_the_store(
+        demo_store: MemoryStore, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import memory_core.embedding as embedding
+    from tests.conftest import FakeEmbedder
+
+    real = embedding.load_embedder
+
+    def load(settings=None):  # type: ignore[no-untyped-def]
+        if settings is not None and settings.embed_model == FakeEmbedder.model_id:
+            return FakeEmbedder()
+        return real(settings)
+
+    monkeypatch.setattr(embedding, "load_embedder", load)
+    versions = demo_store.table_versions()
+    code, out, err = run_cli(["eval", "--queries", QUERIES, "--tag", "costs", "--preset",
+                              "vector", "--compare-model", FakeEmbedder.model_id, "--json",
+                              "--store", demo_store.uri], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["models"] == ["sentence-transformers/all-MiniLM-L6-v2", FakeEmbedder.model_id]
+    assert doc["config"] == "vector"
+    summary = {row["metric"]: row for row in doc["comparison"]["summary"]}
+    assert summary["ndcg@10"]["p_value"] is not None
+    # a bag-of-words toy model retrieves worse than MiniLM on paraphrases
+    assert summary["ndcg@10"]["delta"] < 0
+    assert demo_store.table_versions() == versions
+    code, _, err = run_cli(["eval", "--queries", QUERIES, "--compare", "bm25",
+                            "--compare-model", "x", "--store", demo_store.uri], capsys)
+    assert code == 1 and "--compare-model compares models under one config" in err
