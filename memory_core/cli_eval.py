@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,21 @@ def _parse_ks(ctx: click.Context, param: click.Parameter, value: str) -> tuple[i
     if not ks or min(ks) < 1:
         raise click.BadParameter(f"cut-offs must be >= 1, got {value!r}", ctx=ctx, param=param)
     return tuple(sorted(set(ks)))
+
+
+def _parse_as_of(ctx: click.Context, param: click.Parameter, value: str | None
+                 ) -> datetime | None:
+    from memory_core.errors import InvalidRecordError
+    from memory_core.records import as_utc
+
+    if value is None:
+        return None
+    try:
+        return as_utc(value)
+    except InvalidRecordError:
+        raise click.BadParameter(f"expected an ISO-8601 date or time such as 2026-11-01 or "
+                                 f"2026-11-01T12:00:00Z, got {value!r}", ctx=ctx,
+                                 param=param) from None
 
 
 def _pick(preset_name: str | None, config_file: Any, *, flags: str
@@ -119,7 +135,7 @@ def _warn(results: list[EvalResult]) -> None:
 
 def _compare_models(store: Any, queries: Any, base: tuple[str, Any], model: str, *,
                     ks: tuple[int, ...], stat_test: str, alpha: float, worst: int,
-                    as_json: bool) -> None:
+                    as_json: bool, as_of: datetime | None) -> None:
     """The store's model against `model` under one config (embedder drift)."""
     import time
 
@@ -134,7 +150,8 @@ def _compare_models(store: Any, queries: Any, base: tuple[str, Any], model: str,
     total = store.count(Filter(status=list(STATUSES))) + 2 * len(queries)
     with progress_bar(f"re-embedding for {model}, then evaluating", total=total) as bar:
         cmp = evaluate_embedders(store, queries, base[1], None, other, ks=ks,
-                                 stat_test=stat_test, alpha=alpha, progress=bar)
+                                 stat_test=stat_test, alpha=alpha, progress=bar,
+                                 now=as_of)
     elapsed = time.perf_counter() - started
     _warn([cmp.baseline, cmp.candidate])
     if as_json:
@@ -176,6 +193,9 @@ def _compare_models(store: Any, queries: Any, base: tuple[str, Any], model: str,
 @click.option("--alpha", default=0.05, show_default=True,
               type=click.FloatRange(0, 1, min_open=True, max_open=True),
               help="Significance level of the * marker.")
+@click.option("--as-of", "as_of", metavar="DATE", callback=_parse_as_of,
+              help="The decay rerank's clock (ISO-8601, UTC; default now). Decay depends "
+                   "on the day, so pin it to reproduce a decay config's numbers later.")
 @click.option("--worst", default=5, show_default=True, type=click.IntRange(0, 1000),
               help="How many of the worst regressions to list.")
 @click.option("--json", "as_json", is_flag=True, help="Print everything as one JSON document.")
@@ -183,7 +203,7 @@ def _compare_models(store: Any, queries: Any, base: tuple[str, Any], model: str,
 def eval_command(ctx: click.Context, queries_path: Path, preset_name: str | None,
                  config_file: Any, compare_name: str | None, compare_file: Any,
                  compare_model: str | None, ks: tuple[int, ...], tags: tuple[str, ...],
-                 stat_test: str, alpha: float,
+                 stat_test: str, alpha: float, as_of: datetime | None,
                  worst: int, as_json: bool) -> None:
     """Score ranking configs on a query set: recall, precision, hit rate, nDCG, MRR, MAP.
 
@@ -212,10 +232,10 @@ def eval_command(ctx: click.Context, queries_path: Path, preset_name: str | None
     store = open_store(ctx, require_tenant=True)
     if compare_model:
         _compare_models(store, queries, base, compare_model, ks=ks, stat_test=stat_test,
-                        alpha=alpha, worst=worst, as_json=as_json)
+                        alpha=alpha, worst=worst, as_json=as_json, as_of=as_of)
         return
     labels = distinct_names(base[0], other[0]) if other else (base[0], "")
-    started, now = time.perf_counter(), utcnow()
+    started, now = time.perf_counter(), as_of or utcnow()
     sides = [(labels[0], base[1])] + ([(labels[1], other[1])] if other else [])
     with progress_bar("evaluating", total=len(queries) * len(sides)) as bar:
         results = [evaluate_config(store, queries, config, name=name, ks=ks, progress=bar,
@@ -225,14 +245,17 @@ def eval_command(ctx: click.Context, queries_path: Path, preset_name: str | None
     _warn(results)
     if as_json:
         emit_json({"queries": len(queries), "query_set": str(queries_path), "ks": list(ks),
-                   "metrics": list(results[0].metrics), "tags": list(tags),
+                   "as_of": now, "metrics": list(results[0].metrics), "tags": list(tags),
                    "results": [r.to_dict() for r in results],
                    "comparison": cmp.to_dict(worst=worst) if cmp else None,
                    "elapsed_s": round(elapsed, 3)})
         return
     title = f"{labels[0]} -> {labels[1]}" if cmp else labels[0]
     test = f"; {stat_test} test, * p < {alpha:g}" if cmp else ""
-    click.echo(f"{title} on {len(queries)} queries (k = {', '.join(map(str, ks))}{test})\n")
+    decays = any(config.use_decay for _, config in sides)
+    clock = f"; decay as of {now:%Y-%m-%d %H:%M} UTC" if decays else ""
+    click.echo(f"{title} on {len(queries)} queries (k = {', '.join(map(str, ks))}{test}{clock})"
+               f"\n")
     if cmp:
         _print_comparison(cmp, worst)
     else:

@@ -4,6 +4,7 @@ with significance and per-query evidence."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, time
 
 import streamlit as st
 
@@ -27,9 +28,14 @@ with left:
     label_a, config_a = config_picker("A", "hybrid")
 with right:
     label_b, config_b = config_picker("B", "full")
-k_col, test_col = st.columns(2)
+k_col, test_col, clock_col = st.columns(3)
 ks = k_col.multiselect("Cut-offs k", KS, default=[5, 10], key="lab_ks")
 stat_test = test_col.selectbox("Significance test", STAT_TESTS, key="lab_stat_test")
+day = clock_col.date_input("Decay clock", key="lab_as_of", format="YYYY-MM-DD",
+                           help="The day decay and edge strength are computed for (midnight "
+                                "UTC): both configs use it, and the same day gives the same "
+                                "numbers later (memlens eval --as-of).")
+as_of = datetime.combine(day or datetime.now(UTC).date(), time(), tzinfo=UTC)
 
 if not ks:
     st.warning("Choose at least one cut-off k.")
@@ -41,7 +47,7 @@ def signature() -> str:
     return json.dumps([chosen[0] if chosen else None, [q.qid for q in chosen[1]]
                        if chosen else [], config_a.to_dict() if config_a else None,
                        config_b.to_dict() if config_b else None, sorted(ks), stat_test,
-                       store.uri, store.tenant, store.version], default=str)
+                       as_of.isoformat(), store.uri, store.tenant, store.version], default=str)
 
 
 pressed = st.button("Run comparison", type="primary", key="lab_run",
@@ -59,7 +65,8 @@ if pressed and chosen is not None and config_a is not None and config_b is not N
 
     try:
         cmp = compare_configs(store, queries, config_a, config_b, names=(label_a, label_b),
-                              ks=ks, stat_test=stat_test, progress=advance)
+                              ks=ks, stat_test=stat_test, progress=advance,
+                              now=as_of)
     except MemlensError as exc:
         st.error(str(exc))
         st.stop()

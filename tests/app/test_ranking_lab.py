@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from memory_core.store import MemoryStore
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "ranking_lab.py")
 TAG = "costs"
+AS_OF = datetime(2026, 10, 1, tzinfo=UTC)  # the decay clock the page is set to
 
 pytestmark = pytest.mark.model
 
@@ -46,6 +48,7 @@ def _lab(tag: str = TAG) -> AppTest:
 def test_compares_two_presets_with_significance_and_evidence(demo_store: MemoryStore) -> None:
     at = _lab()
     assert [i.value for i in at.info][-1].startswith("Pick a query set and two configs")
+    at.date_input(key="lab_as_of").set_value(AS_OF.date()).run()
     at.button(key="lab_run").click().run()
     assert not at.exception
     table = _metrics_table(at)
@@ -54,7 +57,7 @@ def test_compares_two_presets_with_significance_and_evidence(demo_store: MemoryS
     assert "p_value" in table.columns and "sig." in table.columns
     # the page shows what the engine computes for the same queries and configs
     queries = [q for q in load_queries(demo_dir() / DEMO_QUERIES) if TAG in q.tags]
-    cmp = compare_configs(demo_store, queries, preset("hybrid"), preset("full"))
+    cmp = compare_configs(demo_store, queries, preset("hybrid"), preset("full"), now=AS_OF)
     expected = {r["metric"]: r for r in cmp.summary.to_dicts()}
     for row in table.to_dict("records"):
         assert row["A: hybrid"] == round(expected[row["metric"]]["baseline"], 4)
@@ -73,6 +76,9 @@ def test_compares_two_presets_with_significance_and_evidence(demo_store: MemoryS
 
 def test_tuned_knobs_and_stale_results_are_said(demo_store: MemoryStore) -> None:
     at = _lab()
+    at.button(key="lab_run").click().run()
+    at.date_input(key="lab_as_of").set_value(AS_OF.date()).run()  # another decay clock
+    assert any("inputs changed" in w.value for w in at.warning)
     at.button(key="lab_run").click().run()
     at.number_input(key="lab_B_full_rrf_k").set_value(30).run()
     assert not at.exception

@@ -73,6 +73,30 @@ def test_one_config_from_a_json_file(demo_store: MemoryStore, tmp_path: Path,
     assert "95% CI" in out and "by tag (ndcg@10):" in out and "keyword" in out
 
 
+@pytest.mark.model
+def test_as_of_pins_the_decay_clock(demo_store: MemoryStore,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    def ndcg(as_of: str) -> dict[str, float]:
+        code, out, err = run_cli(["eval", "--queries", QUERIES, "--tag", "keyword", "--preset",
+                                  "full", "--as-of", as_of, "--json", "--store",
+                                  demo_store.uri], capsys)
+        assert code == 0, err
+        doc = json.loads(out)
+        assert doc["as_of"].startswith(as_of[:10])
+        return {r["qid"]: r["ndcg@10"] for r in doc["results"][0]["per_query"]}
+
+    # the corpus was written April to September 2026: a week after its end, and years later
+    # when only stability separates old from new, rank differently; the same day twice agrees
+    week_after = ndcg("2026-10-07")
+    assert ndcg("2026-10-07T00:00:00Z") == week_after
+    assert ndcg("2031-01-01") != week_after
+    code, out, _ = run_cli(["eval", "--queries", QUERIES, "--tag", "keyword", "--preset", "full",
+                            "--as-of", "2026-10-07", "--store", demo_store.uri], capsys)
+    assert code == 0
+    assert out.splitlines()[0] == ("full on 40 queries (k = 5, 10; decay as of 2026-10-07 "
+                                   "00:00 UTC)")
+
+
 def _queries_file(tmp_path: Path) -> Path:
     path = tmp_path / "q.ndjson"
     path.write_text(json.dumps({"qid": "q1", "query": "uv", "relevant": {"m": 1},
@@ -90,6 +114,7 @@ def _queries_file(tmp_path: Path) -> Path:
     (["--tag", "nope"], "no query has the tag(s) nope; known tags: why"),
     (["--preset", "fast"], "Invalid value for '--preset'"),
     (["--stat-test", "wilcoxon"], "Invalid value for '--stat-test'"),
+    (["--as-of", "last tuesday"], "expected an ISO-8601 date or time"),
 ])
 def test_mistakes_are_one_line_and_exit_1(tmp_path: Path, extra: list[str], message: str,
                                           capsys: pytest.CaptureFixture[str]) -> None:
