@@ -37,7 +37,8 @@ def test_importing_memory_core_loads_no_heavy_library() -> None:
 
 
 @pytest.mark.parametrize("command", [
-    [sys.executable, "-m", "ruff", "check", "memory_core", "pages", "app.py", "tests"],
+    [sys.executable, "-m", "ruff", "check", "memory_core", "pages", "app.py", "tests",
+     "notebooks"],
     [sys.executable, "-m", "mypy"],
 ])
 def test_lint_and_types_are_clean(command: list[str]) -> None:
