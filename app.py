@@ -1,11 +1,11 @@
-"""memlens web app: a router over pages/, with the store and tenant picker in the sidebar."""
+"""memlens web app: a router over app_pages/, with the store and tenant picker in the sidebar."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from app_pages.state import current_store, launch_settings
 from memory_core import MemlensError
-from pages.state import current_store, launch_settings
 
 st.set_page_config(page_title="memlens", page_icon="🔎", layout="wide")
 
@@ -33,10 +33,10 @@ def sidebar() -> None:
 
 
 pages = [
-    st.Page("pages/overview.py", title="Overview", icon="📊", default=True),
-    st.Page("pages/search.py", title="Search", icon="🔍"),
-    st.Page("pages/ranking_lab.py", title="Ranking Lab", icon="🧪"),
-    st.Page("pages/export_diff.py", title="Export Diff", icon="🧾"),
+    st.Page("app_pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
+    st.Page("app_pages/search.py", title="Search", icon=":material/search:"),
+    st.Page("app_pages/ranking_lab.py", title="Ranking Lab", icon=":material/science:"),
+    st.Page("app_pages/export_diff.py", title="Export Diff", icon=":material/difference:"),
 ]
 navigation = st.navigation(pages)
 sidebar()

@@ -37,10 +37,18 @@ def test_importing_memory_core_loads_no_heavy_library() -> None:
 
 
 @pytest.mark.parametrize("command", [
-    [sys.executable, "-m", "ruff", "check", "memory_core", "pages", "app.py", "tests",
+    [sys.executable, "-m", "ruff", "check", "memory_core", "app_pages", "app.py", "tests",
      "notebooks"],
     [sys.executable, "-m", "mypy"],
 ])
 def test_lint_and_types_are_clean(command: list[str]) -> None:
     result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_pages_folder_beside_the_router() -> None:
+    """Streamlit treats a `pages/` folder beside the entry script as its legacy navigation:
+    on a fresh server, a first visit straight to /ranking_lab listed every widget module as a
+    page and skipped app.py's store picker. The page scripts live in `app_pages/`."""
+    assert not (ROOT / "pages").exists()
+    assert "app_pages/ranking_lab.py" in (ROOT / "app.py").read_text(encoding="utf-8")

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_pages.side_picker import save_upload
 from memory_core.config import Settings
 from memory_core.exchange.export import export_store
 from memory_core.records import Memory
 from memory_core.store import MemoryStore
-from pages.side_picker import save_upload
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "pages" / "export_diff.py")
+PAGE = str(ROOT / "app_pages" / "export_diff.py")
 HOSTILE = "<script>alert('x')</script> **bold** [link](http://evil)"
 
 
@@ -113,4 +113,4 @@ def test_uploads_are_saved_by_content(tmp_path: Path) -> None:
 
 def test_pages_never_render_html() -> None:
     for name in ("export_diff.py", "diff_widgets.py"):
-        assert "unsafe_allow_html" not in (ROOT / "pages" / name).read_text()
+        assert "unsafe_allow_html" not in (ROOT / "app_pages" / name).read_text()

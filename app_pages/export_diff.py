@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from memory_core import MemlensError
-from memory_core.exchange.export import default_exports_dir
-from pages.diff_widgets import (
+from app_pages.diff_widgets import (
     IGNORABLE,
     breakdown_chart,
     change_table,
     record_view,
     summary,
 )
-from pages.side_picker import side_picker
-from pages.state import current_store, get_diff
+from app_pages.side_picker import side_picker
+from app_pages.state import current_store, get_diff
+from memory_core import MemlensError
+from memory_core.exchange.export import default_exports_dir
 
 st.header("Export Diff")
 try:

@@ -9,12 +9,12 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
+from app_pages.memory_detail import detail_view
+from app_pages.ranking_knobs import preset_picker, ranking_panel
+from app_pages.result_cards import DETAIL_KEY, result_card
+from app_pages.search_filters import filter_panel, filter_summary
+from app_pages.state import store_and_stats
 from memory_core import TIERS, MemlensError, search
-from pages.memory_detail import detail_view
-from pages.ranking_knobs import preset_picker, ranking_panel
-from pages.result_cards import DETAIL_KEY, result_card
-from pages.search_filters import filter_panel, filter_summary
-from pages.state import store_and_stats
 
 st.header("Search")
 store, stats = store_and_stats()

@@ -8,9 +8,9 @@ from typing import Any
 
 import streamlit as st
 
+from app_pages.widgets import md
 from memory_core import IMPORTANCE_TIERS, PRESETS, DecayParams, MemlensError, RankingConfig
 from memory_core.retrieval.config import MAX_BEAM, MAX_FANOUT, MAX_HOPS
-from pages.widgets import md
 
 DEFAULT_PRESET = "hybrid_graph"
 

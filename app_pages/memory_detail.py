@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app_pages.result_cards import field_rows, select_memory
+from app_pages.widgets import audit_table
 from memory_core import MemlensError, Memory, MemoryStore, memory_doc
-from pages.result_cards import field_rows, select_memory
-from pages.widgets import audit_table
 
 
 def _first_line(memory: Memory | None, width: int = 80) -> str:

@@ -8,9 +8,9 @@ from datetime import UTC, date, datetime, time
 
 import streamlit as st
 
+from app_pages.state import get_store
+from app_pages.widgets import md
 from memory_core import IMPORTANCE_TIERS, STATUSES, Filter, MemoryStore, StoreStats
-from pages.state import get_store
-from pages.widgets import md
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app_pages.state import store_and_stats
+from app_pages.widgets import audit_table, seed_demo_button
 from memory_core import counts_bar, memories_over_time, written_over_time
-from pages.state import store_and_stats
-from pages.widgets import audit_table, seed_demo_button
 
 st.header("Overview")
 store, stats = store_and_stats()

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import streamlit as st
 
+from app_pages.ranking_knobs import preset_picker, ranking_panel
+from app_pages.side_picker import save_upload
 from memory_core import PRESETS, MemlensError, Query, RankingConfig, load_queries
 from memory_core.seeding import DEMO_QUERIES, demo_dir
-from pages.ranking_knobs import preset_picker, ranking_panel
-from pages.side_picker import save_upload
 
 QUERY_SOURCES = ("Demo query set", "File under data/", "Upload")
 KS = (1, 3, 5, 10, 20)

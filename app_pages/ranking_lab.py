@@ -8,10 +8,10 @@ from datetime import UTC, datetime, time
 
 import streamlit as st
 
+from app_pages.lab_inputs import KS, config_picker, query_set_picker
+from app_pages.lab_results import charts, metrics_table, query_inspector
+from app_pages.state import store_and_stats
 from memory_core import STAT_TESTS, MemlensError, compare_configs
-from pages.lab_inputs import KS, config_picker, query_set_picker
-from pages.lab_results import charts, metrics_table, query_inspector
-from pages.state import store_and_stats
 
 RESULT_KEY = "lab_comparison"
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
+from app_pages.result_cards import explanation
 from memory_core import (
     Comparison,
     Hit,
@@ -16,7 +17,6 @@ from memory_core import (
     tag_heatmap,
     win_tie_loss_bar,
 )
-from pages.result_cards import explanation
 
 
 def metrics_table(cmp: Comparison) -> None:
