@@ -23,8 +23,11 @@ questions keeps the first and is reported.
 
 Queries: qid = question_id, query = question, tags [question_type], filter scoped to the
 haystack. `--param relevance=turn`: turns flagged `has_answer` grade 2, the other turns of
-the answer sessions grade 1; `relevance=session`: every turn of the answer sessions grade 1;
-the default uses `turn` for a question that flags any turn and `session` otherwise.
+the answer sessions grade 1 (only nDCG tells the two apart: recall, MRR and MAP count every
+grade >= 1); `relevance=flagged`: only the flagged turns are relevant (grade 1), strict turn
+level, and a question that flags none is skipped (reported); `relevance=session`: every turn
+of the answer sessions grade 1; the default uses `turn` for a question that flags any turn and
+`session` otherwise.
 Abstention questions (ids ending in `_abs`) have no evidence and are skipped (reported).
 `--param answers=include` adds `answer` and `question_date` keys (`memlens eval` does not read
 them). `--limit N` reads the first N questions; `--project ID` only question ID.
@@ -61,8 +64,9 @@ from memory_core.exchange.readers.base import (
 NAME = "longmemeval"
 SHARED_PROJECT = NAME
 PARAMS = {"scope": "question|shared (default question)",
-          "relevance": "auto|turn|session (default auto: turn when the question flags "
-                       "has_answer turns, else session)",
+          "relevance": "auto|turn|flagged|session (default auto: turn when the question "
+                       "flags has_answer turns, else session; flagged: only has_answer "
+                       "turns are relevant)",
           "answers": "omit|include (default omit)"}
 HAYSTACK = ("haystack_session_ids", "haystack_dates", "haystack_sessions")
 TURN_FIELDS = ("role", "content", "has_answer")
@@ -119,7 +123,8 @@ class LongMemEvalAdapter(Adapter):
         self.check_options(options)
         settings = _Settings(
             shared=choice_param(options, "scope", ("question", "shared"), "question") == "shared",
-            relevance=choice_param(options, "relevance", ("auto", "turn", "session"), "auto"),
+            relevance=choice_param(options, "relevance", ("auto", "turn", "flagged", "session"),
+                                   "auto"),
             answers=choice_param(options, "answers", ("omit", "include"), "omit") == "include")
         info = SourceInfo(format=self.name, path=str(path), schema_version=1,
                           record_types=("turns",))
@@ -245,8 +250,15 @@ class LongMemEvalAdapter(Adapter):
             answer_turns += [turn for turn in haystack[session_id] if turn is not None]
         by_turn = settings.relevance == "turn" or (
             settings.relevance == "auto" and any(turn.has_answer for turn in answer_turns))
-        relevant = {turn.memory_id: 2 if by_turn and turn.has_answer else 1
-                    for turn in answer_turns}
+        if settings.relevance == "flagged":
+            relevant = {turn.memory_id: 1 for turn in answer_turns if turn.has_answer}
+            if answer_turns and not relevant:
+                source.skips.skip("question flags no has_answer turn (relevance=flagged): not "
+                                  "written as a query", f"question {qid}")
+                return
+        else:
+            relevant = {turn.memory_id: 2 if by_turn and turn.has_answer else 1
+                        for turn in answer_turns}
         if not relevant:
             source.skips.skip("question has no answer turn in its haystack: not written as "
                               "a query", f"question {qid}")

@@ -128,6 +128,21 @@ def test_relevance_param(relevance: str, degree: dict[int, int], store: MemorySt
     assert queries[BIKES]["question_date"] == "2023/06/10 (Sat) 09:12"
 
 
+def test_flagged_relevance_keeps_only_has_answer_turns(store: MemoryStore,
+                                                      tmp_path: Path) -> None:
+    out = tmp_path / "q.ndjson"
+    report = import_file(store, LONGMEMEVAL, queries_out=out,
+                         options=ReadOptions(params={"relevance": "flagged"}))
+    queries = read_ndjson(out)
+    assert queries[DEGREE]["relevant"] == {turn(DEGREE, "answer_5d2e0a11", 1): 1}
+    assert queries[SHOES]["relevant"] == {turn(SHOES, "answer_77aa21f0_1", 1): 1,
+                                          turn(SHOES, "answer_77aa21f0_2", 1): 1}
+    # BIKES flags no turn: strict turn-level relevance has nothing to grade it on
+    assert BIKES not in queries and report.queries == 2
+    assert report.skipped["question flags no has_answer turn (relevance=flagged): not "
+                          "written as a query"] == {"count": 1, "examples": [f"question {BIKES}"]}
+
+
 def test_shared_scope_stores_each_session_once(store: MemoryStore, tmp_path: Path) -> None:
     out = tmp_path / "q.ndjson"
     report = import_file(store, LONGMEMEVAL, options=SHARED, queries_out=out)
