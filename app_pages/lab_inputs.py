@@ -9,8 +9,15 @@ import streamlit as st
 
 from app_pages.ranking_knobs import preset_picker, ranking_panel
 from app_pages.side_picker import save_upload
-from memory_core import PRESETS, MemlensError, Query, RankingConfig, load_queries
-from memory_core.seeding import DEMO_QUERIES, demo_dir
+from memory_core import (
+    DEMO_QUERIES,
+    PRESETS,
+    MemlensError,
+    Query,
+    RankingConfig,
+    demo_dir,
+    load_queries,
+)
 
 QUERY_SOURCES = ("Demo query set", "File under data/", "Upload")
 KS = (1, 3, 5, 10, 20)
@@ -42,6 +49,7 @@ def query_set_picker() -> tuple[str, list[Query]] | None:
     message) when nothing usable is chosen."""
     source = st.radio("Query set", QUERY_SOURCES, horizontal=True, key="lab_source")
     path: Path | None = None
+    label = ""
     if source == QUERY_SOURCES[0]:
         path = demo_dir() / DEMO_QUERIES
     elif source == QUERY_SOURCES[1]:
@@ -54,6 +62,7 @@ def query_set_picker() -> tuple[str, list[Query]] | None:
         upload = st.file_uploader("Query set (NDJSON)", type=["ndjson", "jsonl"],
                                   key="lab_upload")
         path = save_upload(upload.name, upload.getvalue()) if upload is not None else None
+        label = upload.name if upload is not None else ""
     if path is None:
         st.info("Choose a query set to evaluate.")
         return None
@@ -67,8 +76,9 @@ def query_set_picker() -> tuple[str, list[Query]] | None:
                                  help="Empty: every query of the set")
     if chosen_tags:
         queries = [q for q in queries if set(q.tags) & set(chosen_tags)]
-    st.caption(f"{len(queries)} queries from `{path.name}`")
-    return path.name, queries
+    label = label or path.name  # an upload is named as the user's file, not its saved copy
+    st.caption(f"{len(queries)} queries from `{label}`")
+    return label, queries
 
 
 def config_picker(side: str, default: str) -> tuple[str, RankingConfig | None]:

@@ -11,7 +11,7 @@ import streamlit as st
 from app_pages.lab_inputs import KS, config_picker, query_set_picker
 from app_pages.lab_results import charts, metrics_table, query_inspector
 from app_pages.state import store_and_stats
-from memory_core import STAT_TESTS, MemlensError, compare_configs
+from memory_core import STAT_TESTS, MemlensError, check_reachable, compare_configs
 
 RESULT_KEY = "lab_comparison"
 
@@ -64,10 +64,12 @@ if pressed and chosen is not None and config_a is not None and config_b is not N
                      text=f"{done[0]} of {total} searches")
 
     try:
+        check_reachable(store, queries)
         cmp = compare_configs(store, queries, config_a, config_b, names=(label_a, label_b),
                               ks=ks, stat_test=stat_test, progress=advance,
                               now=as_of)
     except MemlensError as exc:
+        bar.empty()
         st.error(str(exc))
         st.stop()
     bar.empty()

@@ -95,6 +95,7 @@ _EXPORTS: dict[str, str] = {
     "select_tags": "memory_core.evaluation",
     "run_queries": "memory_core.evaluation",
     "RetrievalRun": "memory_core.evaluation",
+    "check_reachable": "memory_core.evaluation",
     "evaluate_config": "memory_core.evaluation",
     "EvalResult": "memory_core.evaluation",
     "compare_configs": "memory_core.evaluation",

@@ -214,6 +214,7 @@ def eval_command(ctx: click.Context, queries_path: Path, preset_name: str | None
     import time
 
     from memory_core.evaluation import (
+        check_reachable,
         compare_results,
         evaluate_config,
         load_queries,
@@ -230,6 +231,7 @@ def eval_command(ctx: click.Context, queries_path: Path, preset_name: str | None
                                "without --compare/--compare-config")
     queries = select_tags(load_queries(queries_path), tags)
     store = open_store(ctx, require_tenant=True)
+    check_reachable(store, queries)
     if compare_model:
         _compare_models(store, queries, base, compare_model, ks=ks, stat_test=stat_test,
                         alpha=alpha, worst=worst, as_json=as_json, as_of=as_of)
@@ -237,7 +239,7 @@ def eval_command(ctx: click.Context, queries_path: Path, preset_name: str | None
     labels = distinct_names(base[0], other[0]) if other else (base[0], "")
     started, now = time.perf_counter(), as_of or utcnow()
     sides = [(labels[0], base[1])] + ([(labels[1], other[1])] if other else [])
-    with progress_bar("evaluating", total=len(queries) * len(sides)) as bar:
+    with progress_bar("evaluating", total=len(queries) * len(sides), unit="search") as bar:
         results = [evaluate_config(store, queries, config, name=name, ks=ks, progress=bar,
                                    now=now) for name, config in sides]
     cmp = compare_results(*results, stat_test=stat_test, alpha=alpha) if other else None

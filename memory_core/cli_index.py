@@ -28,7 +28,7 @@ def index(ctx: click.Context, force_vector: bool, threshold: int, as_json: bool)
 
     # Indexing embeds nothing, so a store made with another model can be indexed as it is.
     store = open_store(ctx, require_tenant=True, check_vectors=False)
-    with progress_bar("indexing", total=index_steps()) as advance:
+    with progress_bar("indexing", total=index_steps(), unit="step") as advance:
         report = ensure_indexes(store, vector_threshold=threshold, force_vector=force_vector,
                                 progress=advance)
     if as_json:

@@ -82,11 +82,12 @@ def open_store(
 
 
 @contextmanager
-def progress_bar(label: str, total: int | None = None) -> Iterator[Callable[[int], None]]:
+def progress_bar(label: str, total: int | None = None, unit: str = "text"
+                 ) -> Iterator[Callable[[int], None]]:
     """A tqdm bar on stderr (hidden when stderr is not a terminal); yields `advance(n)`."""
     from tqdm import tqdm
 
-    with tqdm(total=total, desc=label, unit="text", disable=None, leave=False) as bar:
+    with tqdm(total=total, desc=label, unit=unit, disable=None, leave=False) as bar:
         yield bar.update
 
 

@@ -38,7 +38,12 @@ from memory_core.evaluation.queryset import (
     write_queries,
 )
 from memory_core.evaluation.results import EvalResult, evaluate_config, result_from_run
-from memory_core.evaluation.runner import RetrievalRun, run_queries
+from memory_core.evaluation.runner import (
+    RetrievalRun,
+    check_reachable,
+    run_queries,
+    unreachable_queries,
+)
 
 __all__ = [
     "AT_K",
@@ -52,6 +57,7 @@ __all__ = [
     "QuerySetError",
     "RetrievalRun",
     "check_ks",
+    "check_reachable",
     "compare_configs",
     "compare_results",
     "copy_with_embedder",
@@ -65,5 +71,6 @@ __all__ = [
     "run_queries",
     "score_queries",
     "select_tags",
+    "unreachable_queries",
     "write_queries",
 ]

@@ -30,6 +30,8 @@ AT_K = ("recall", "precision", "hit_rate", "ndcg")
 #: Metrics computed over the whole ranked list (depth = the largest k).
 OVER_LIST = ("mrr", "map")
 DEFAULT_KS = (5, 10)
+#: A document id no memory has (memlens ids are uuids or "<prefix>-<hash>" strings).
+NO_HIT = "memlens:no-hit"
 
 
 def check_ks(ks: Iterable[int]) -> tuple[int, ...]:
@@ -76,6 +78,10 @@ def ranx_run(qids: Sequence[str], ranked: Mapping[str, Sequence[str]], depth: in
     for qid in qids:
         ids = list(dict.fromkeys(ranked.get(qid, ())))[:depth]  # a repeated id counts once
         run[qid] = {memory_id: float(depth - r) for r, memory_id in enumerate(ids)}
+    if qids and not any(run.values()):
+        # ranx cannot build a run in which no query retrieved anything (wrong store, tenant
+        # or filter); one never-relevant placeholder changes no metric: every one is 0.
+        run[qids[0]] = {NO_HIT: 0.0}
     return Run(run, name=name)
 
 

@@ -45,6 +45,10 @@ class Query:
     filter: Filter = field(default_factory=Filter)
     tags: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        # a tag given twice would count the query twice in the by-tag means
+        object.__setattr__(self, "tags", tuple(dict.fromkeys(self.tags)))
+
     @property
     def relevant_ids(self) -> tuple[str, ...]:
         """The relevant memory ids, sorted."""

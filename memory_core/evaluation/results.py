@@ -2,7 +2,8 @@
 
 `per_query` has one row per query (file order): qid, query, tags, n_relevant, n_retrieved and
 one column per metric. `summary` has one row per metric: config, metric, mean, std (sample),
-ci_low, ci_high (a 95% Student-t interval of the mean; null with fewer than 2 queries) and n.
+ci_low, ci_high (a 95% Student-t interval of the mean, clipped to [0, 1]; null with fewer than
+2 queries) and n.
 `by_tag` has one row per (tag, metric): config, tag, metric, n, mean; a query with several
 tags counts in each of them, untagged queries only in `summary`.
 """
@@ -82,7 +83,9 @@ def _summary_row(name: str, metric: str, values: Sequence[float]) -> dict[str, A
     if n >= 2:
         std = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
         half = _t_quantile(n) * std / math.sqrt(n)
-        row.update(std=std, ci_low=mean - half, ci_high=mean + half)
+        # every metric lies in [0, 1], so the interval is clipped there (a t-interval on few
+        # queries can reach past 1, which no score can)
+        row.update(std=std, ci_low=max(0.0, mean - half), ci_high=min(1.0, mean + half))
     return row
 
 

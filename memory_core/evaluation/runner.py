@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memory_core.errors import InvalidConfigError
-from memory_core.evaluation.queryset import Query
+from memory_core.evaluation.queryset import Query, QuerySetError
 from memory_core.records import utcnow
 from memory_core.retrieval.config import RankingConfig
 from memory_core.retrieval.search import Hit, search
@@ -57,10 +57,22 @@ class RetrievalRun:
                    ranked=pairs)
 
 
-def _unreachable(store: MemoryStore, queries: Sequence[Query]) -> tuple[str, ...]:
+def unreachable_queries(store: MemoryStore, queries: Sequence[Query]) -> tuple[str, ...]:
+    """The qids none of whose relevant memories this store's tenant holds (they score 0)."""
     wanted = sorted({i for q in queries for i in q.relevant})
     present = set(store.get_many(wanted))
     return tuple(q.qid for q in queries if not present & set(q.relevant))
+
+
+def check_reachable(store: MemoryStore, queries: Sequence[Query]) -> None:
+    """Refuse a query set none of whose relevant memories are in the store's tenant: every
+    metric would be 0, which says nothing but "wrong store or tenant"."""
+    if queries and len(unreachable_queries(store, queries)) == len(queries):
+        raise QuerySetError(
+            f"none of the {len(queries)} queries has a relevant memory in tenant "
+            f"{store.tenant!r} of {store.uri}; point --store/--tenant (MEMLENS_STORE, "
+            f"MEMLENS_TENANT) at the store the query set was made for, or import its "
+            f"benchmark there first")
 
 
 def run_queries(
@@ -92,5 +104,5 @@ def run_queries(
         if progress is not None:
             progress(1)
     return RetrievalRun(config=config, depth=depth, ranked=ranked, hits=hits,
-                        reasons=tuple(reasons), unreachable=_unreachable(store, queries),
+                        reasons=tuple(reasons), unreachable=unreachable_queries(store, queries),
                         now=now, elapsed_s=time.perf_counter() - started)

@@ -108,10 +108,13 @@ def test_a_query_file_under_data_and_a_broken_one(monkeypatch: pytest.MonkeyPatc
     (tmp_path / "broken.ndjson").write_text('{"qid": "q1", "query": "x", "relevant": '
                                             '{"m": 0}}\n')
     (tmp_path / "export.ndjson").write_text('{"memlens_export": 1}\n')  # not a query set
+    (tmp_path / "other_store.ndjson").write_text('{"qid": "x", "query": "uv", "relevant": '
+                                                 '{"not-here": 1}}\n')
     monkeypatch.setattr(lab_inputs, "data_dir", lambda: tmp_path)
     at = AppTest.from_file(PAGE, default_timeout=120).run()
     at.radio(key="lab_source").set_value("File under data/").run()
-    assert at.selectbox(key="lab_file").options == ["broken.ndjson", "sets/three.ndjson"]
+    assert at.selectbox(key="lab_file").options == ["broken.ndjson", "other_store.ndjson",
+                                                    "sets/three.ndjson"]
     at.selectbox(key="lab_file").select("sets/three.ndjson").run()
     assert any(c.value == "3 queries from `three.ndjson`" for c in at.caption)
     at.button(key="lab_run").click().run()
@@ -122,3 +125,28 @@ def test_a_query_file_under_data_and_a_broken_one(monkeypatch: pytest.MonkeyPatc
     assert error.endswith("broken.ndjson:1: grade of 'm' must be an integer >= 1 "
                           "(1 = relevant), got 0")
     assert at.button(key="lab_run").disabled
+    # a set made for another store: refused with the fix, not a table of zeros
+    at.selectbox(key="lab_file").select("other_store.ndjson").run()
+    at.button(key="lab_run").click().run()
+    assert not at.exception
+    [error] = [e.value for e in at.error]
+    assert error.startswith("none of the 1 queries has a relevant memory in tenant 'default'")
+
+
+def test_other_presets_and_another_query(demo_store: MemoryStore) -> None:
+    at = _lab()
+    at.selectbox(key="lab_A_preset").select("vector").run()
+    at.selectbox(key="lab_B_preset").select("bm25").run()
+    at.button(key="lab_run").click().run()
+    assert not at.exception
+    table = _metrics_table(at)
+    assert list(table.columns[:3]) == ["metric", "A: vector", "B: bm25"]
+    assert table["p_value"].notna().all()  # two queries are enough for a paired test
+    query = at.selectbox(key="lab_query")
+    first = query.value
+    query.set_value(query.options[1].split(" ")[0]).run()  # options read "qid (Δ ...) text"
+    assert not at.exception
+    assert at.selectbox(key="lab_query").value not in (None, first)
+    names = [m.value for m in at.markdown if m.value in ("**A: vector**", "**B: bm25**")]
+    assert names == ["**A: vector**", "**B: bm25**"]
+    assert len([e for e in at.expander if e.label == "Why this rank"]) >= 2

@@ -97,6 +97,32 @@ def test_as_of_pins_the_decay_clock(demo_store: MemoryStore,
                                    "00:00 UTC)")
 
 
+@pytest.mark.model
+def test_a_set_for_another_store_is_refused_and_one_that_finds_nothing_scores_zero(
+        demo_store: MemoryStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    two = [json.loads(line) for line in (demo_dir() / DEMO_QUERIES).read_text().splitlines()
+           ][:2]
+    elsewhere = tmp_path / "elsewhere.ndjson"
+    elsewhere.write_text(json.dumps({"qid": "x1", "query": "uv", "relevant": {"nope": 1}})
+                         + "\n")
+    code, out, err = run_cli(["eval", "--queries", str(elsewhere), "--store", demo_store.uri],
+                             capsys)
+    assert code == 1 and out == ""
+    assert "none of the 1 queries has a relevant memory in tenant 'default'" in err
+    assert len(err.strip().splitlines()) == 1
+    # the right store, but a filter no memory passes: no query finds anything -> all 0
+    scoped = tmp_path / "scoped.ndjson"
+    scoped.write_text("".join(json.dumps({**q, "filter": {"project": "no-such"}}) + "\n"
+                              for q in two))
+    code, out, err = run_cli(["eval", "--queries", str(scoped), "--preset", "vector",
+                              "--compare", "bm25", "--json", "--store", demo_store.uri], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    for result in doc["results"]:
+        assert [r["recall@10"] for r in result["per_query"]] == [0.0, 0.0]
+    assert all(row["p_value"] == 1.0 for row in doc["comparison"]["summary"])
+
+
 def _queries_file(tmp_path: Path) -> Path:
     path = tmp_path / "q.ndjson"
     path.write_text(json.dumps({"qid": "q1", "query": "uv", "relevant": {"m": 1},

@@ -138,3 +138,15 @@ def test_to_dict_is_plain_data(comparison: Comparison) -> None:
     # ndcg@2: q4 falls from 1 to 1/log2(3); every other query ties or gains
     assert [w["qid"] for w in doc["worst"]] == ["q4"]
     assert doc["worst"][0]["delta"] == pytest.approx(1 / math.log2(3) - 1)
+
+
+def test_a_run_that_found_nothing_is_compared_not_a_crash() -> None:
+    baseline = result_from_run(QUERIES, RetrievalRun.from_ranked({}), ks=KS, name="empty")
+    candidate = result_from_run(QUERIES, RetrievalRun.from_ranked(CANDIDATE), ks=KS,
+                                name="cand")
+    mrr = _row(compare_results(baseline, candidate).summary, metric="mrr@2")
+    # candidate mrr@2 per query [1, 1, 1/2, 1/2] against all zeros: 4 wins, t = 0.75 / (sd / 2)
+    assert (mrr["baseline"], mrr["candidate"]) == (0.0, pytest.approx(0.75))
+    assert (mrr["wins"], mrr["ties"], mrr["losses"]) == (4, 0, 0)
+    sd = math.sqrt((2 * (1 - .75) ** 2 + 2 * (.5 - .75) ** 2) / 3)
+    assert mrr["p_value"] == pytest.approx(t3_two_sided_p(0.75 / (sd / 2)))

@@ -103,3 +103,19 @@ def test_search_order_is_kept_and_a_repeated_id_counts_once() -> None:
 
 def test_empty_query_set_gives_empty_scores() -> None:
     assert score_queries([], {}, ks=(5,)) == {m: {} for m in metric_names((5,))}
+
+
+def test_a_set_where_nothing_was_retrieved_scores_zero() -> None:
+    # the wrong store, tenant or filter: no query found anything (ranx alone cannot score it)
+    nothing = score_queries(QUERIES[:2], {}, ks=(3,))
+    assert nothing == {m: {"q1": 0.0, "q2": 0.0} for m in metric_names((3,))}
+
+
+def test_confidence_intervals_stay_within_zero_and_one() -> None:
+    queries = [Query("a", "x", {"m": 1}), Query("b", "y", {"m": 1}), Query("c", "z", {"m": 1})]
+    result = result_from_run(queries, RetrievalRun.from_ranked({"a": ["m"], "b": ["m"]}),
+                             ks=(1,))
+    row = result.summary.filter(result.summary["metric"] == "recall@1").to_dicts()[0]
+    # mean 2/3, sd 0.577, t(0.975, 2) = 4.303: the raw interval is [-0.768, 2.101]
+    assert row["mean"] == pytest.approx(2 / 3)
+    assert (row["ci_low"], row["ci_high"]) == (0.0, 1.0)

@@ -121,7 +121,7 @@ query_docs = st.fixed_dictionaries(
      "relevant": st.dictionaries(texts, st.integers(1, 5), min_size=1, max_size=4),
      "filter": st.fixed_dictionaries({}, optional={
          "project": st.lists(texts, min_size=1, max_size=2), "agent": texts}),
-     "tags": st.lists(texts, max_size=3)})
+     "tags": st.lists(texts, max_size=3, unique=True)})
 
 
 @settings(max_examples=60, deadline=None)
@@ -146,3 +146,16 @@ def test_select_tags_keeps_any_and_names_known_tags() -> None:
     with pytest.raises(QuerySetError, match="no query has the tag.*known tags: api, keyword, "
                                             "why"):
         select_tags(queries, ["nope"])
+
+
+def test_a_repeated_tag_counts_a_query_once(tmp_path: Path) -> None:
+    from memory_core.evaluation import RetrievalRun, result_from_run
+
+    path = tmp_path / "q.ndjson"
+    path.write_text('{"qid": "q1", "query": "x", "relevant": {"m": 1}, "tags": ["a", "a"]}\n'
+                    '{"qid": "q2", "query": "y", "relevant": {"m": 1}, "tags": ["a"]}\n')
+    queries = load_queries(path)
+    assert queries[0].tags == ("a",)
+    result = result_from_run(queries, RetrievalRun.from_ranked({"q1": ["m"]}), ks=(1,))
+    row = result.by_tag.filter(result.by_tag["metric"] == "recall@1").to_dicts()[0]
+    assert (row["n"], row["mean"]) == (2, 0.5)  # q1 found m, q2 found nothing
