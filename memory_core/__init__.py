@@ -54,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "InvalidConfigError": "memory_core.errors",
     "RankingConfig": "memory_core.retrieval.config",
     "PRESETS": "memory_core.retrieval.config",
+    "DEFAULT_PRESET": "memory_core.retrieval.config",
     "preset": "memory_core.retrieval.config",
     "DecayParams": "memory_core.decay",
     "search": "memory_core.retrieval.search",

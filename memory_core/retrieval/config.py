@@ -110,6 +110,11 @@ PRESETS: dict[str, RankingConfig] = {
 }
 
 
+#: The preset `search()`, `memlens search`, `memlens eval` and the pages rank with when none is
+#: named: one constant, so the API, the CLI and the app always agree.
+DEFAULT_PRESET = "hybrid_graph"
+
+
 def preset(name: str) -> RankingConfig:
     """The named preset; an unknown name raises `ValueError` listing the known ones."""
     try:
