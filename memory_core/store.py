@@ -122,6 +122,16 @@ class MemoryStore(EdgeAndAuditOps):
         return self.tables.uri
 
     @property
+    def model_id(self) -> str:
+        """The embedding model the store's vectors come from."""
+        return self.tables.model_id
+
+    @property
+    def dimension(self) -> int:
+        """The dimension of the store's vectors."""
+        return self.tables.dimension
+
+    @property
     def version(self) -> int:
         """The current version of the memories table."""
         self.tables.memories.checkout_latest()
