@@ -50,7 +50,7 @@ _EXPORTS: dict[str, str] = {
     "DEMO_QUERIES": "memory_core.seeding",
     "write_export": "memory_core.exchange.ndjson",
     "read_export": "memory_core.exchange.ndjson",
-    "memory_doc": "memory_core.exchange.canonical",
+    "memory_doc": "memory_core.canonical",
     "InvalidConfigError": "memory_core.errors",
     "RankingConfig": "memory_core.retrieval.config",
     "PRESETS": "memory_core.retrieval.config",

@@ -11,10 +11,9 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from memory_core.codec import audit_from_row, rows_to_table
+from memory_core.codec import audit_from_row, audit_schema, audit_to_row, rows_to_table
 from memory_core.filters import sql_string
-from memory_core.records import AuditEntry, canonical_json, utcnow
-from memory_core.schema import audit_schema
+from memory_core.records import AuditEntry, utcnow
 
 #: Writes touching at most this many records keep them whole in before/after.
 FULL_RECORD_LIMIT = 100
@@ -25,10 +24,6 @@ def record_snapshot(docs: Sequence[dict[str, Any]]) -> Any:
     if len(docs) > FULL_RECORD_LIMIT:
         return {"count": len(docs)}
     return [{k: v for k, v in doc.items() if k != "vector"} for doc in docs]
-
-
-def _json(value: Any) -> str | None:
-    return None if value is None else canonical_json(value)
 
 
 class AuditLog:
@@ -50,20 +45,13 @@ class AuditLog:
         table_version: int | None = None,
     ) -> AuditEntry:
         """Write one audit row and return it."""
-        row = {
-            "id": str(uuid.uuid4()),
-            "at": utcnow(),
-            "tenant": tenant,
-            "actor": actor,
-            "action": action,
-            "target_ids": list(target_ids),
-            "before": _json(before),
-            "after": _json(after),
-            "reason": reason,
-            "table_version": table_version,
-        }
-        self._table.add(rows_to_table([row], audit_schema()))
-        return audit_from_row(row)
+        entry = AuditEntry(
+            id=str(uuid.uuid4()), at=utcnow(), tenant=tenant, actor=actor, action=action,
+            target_ids=tuple(target_ids), before=before, after=after, reason=reason,
+            table_version=table_version,
+        )
+        self._table.add(rows_to_table([audit_to_row(entry)], audit_schema()))
+        return entry
 
     def entries(
         self, tenant: str, *, target_id: str | None = None, limit: int = 50

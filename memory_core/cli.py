@@ -209,7 +209,7 @@ def add(ctx: click.Context, content: str | None, file: Any, upsert: bool, memory
 @click.pass_context
 def ls_command(ctx: click.Context, limit: int, as_json: bool, **filters: Any) -> None:
     """List memories, newest first, with filters."""
-    from memory_core.exchange.canonical import memory_doc
+    from memory_core.canonical import memory_doc
 
     flt = filter_from_options(filters)
     store = open_store(ctx, require_tenant=True)
@@ -230,7 +230,7 @@ def ls_command(ctx: click.Context, limit: int, as_json: bool, **filters: Any) ->
 @click.pass_context
 def show(ctx: click.Context, memory_id: str, as_json: bool) -> None:
     """Show one memory with its edges and audit history."""
-    from memory_core.exchange.canonical import edge_doc, memory_doc
+    from memory_core.canonical import edge_doc, memory_doc
 
     store = open_store(ctx, require_tenant=True)
     memory = store.get(memory_id)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from memory_core.decay import default_stability
+from memory_core.columns import Kind, col
 from memory_core.errors import InvalidRecordError
 from memory_core.schema import (
     DEFAULT_TENANT,
@@ -27,6 +27,7 @@ from memory_core.schema import (
     normalise_relation,
     normalise_status,
 )
+from memory_core.stability import default_stability
 
 if TYPE_CHECKING:
     import polars as pl
@@ -92,33 +93,42 @@ def _tags(value: Iterable[str] | None) -> tuple[str, ...]:
     return tags
 
 
-@dataclass(frozen=True)
-class Memory:
-    """One memory of an agent: a row of the `memories` table."""
+_TEXT, _TIME, _F32 = col(Kind.TEXT), col(Kind.TIME), col(Kind.FLOAT32)
+_TEXT_REQ, _TIME_REQ = col(Kind.TEXT, required=True), col(Kind.TIME, required=True)
 
-    id: str
-    content: str
-    memory_type: str
-    created_at: datetime
-    updated_at: datetime
-    content_hash: str
-    status: str = "active"
-    tenant: str = DEFAULT_TENANT
-    project: str | None = None
-    repo: str | None = None
-    agent: str | None = None
-    session_id: str | None = None
-    tags: tuple[str, ...] = ()
-    why: str | None = None
-    source: str | None = None
-    importance: str = "normal"
-    stability: float | None = None
-    confidence: float | None = None
-    access_count: int = 0
-    last_accessed_at: datetime | None = None
-    embedding_status: str = "pending"
-    vector: tuple[float, ...] | None = None
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+@dataclass(frozen=True, kw_only=True)
+class Memory:
+    """One memory of an agent: a row of the `memories` table.
+
+    The fields, in table order, are the columns (`memory_core.columns.columns(Memory)`); each
+    field's metadata names its column kind, from which the Arrow schema, the row codec, the
+    canonical JSON form and the diff are derived.
+    """
+
+    id: str = field(metadata=_TEXT_REQ)
+    content: str = field(metadata=_TEXT_REQ)
+    memory_type: str = field(metadata=_TEXT_REQ)
+    status: str = field(default="active", metadata=_TEXT_REQ)
+    tenant: str = field(default=DEFAULT_TENANT, metadata=_TEXT_REQ)
+    project: str | None = field(default=None, metadata=_TEXT)
+    repo: str | None = field(default=None, metadata=_TEXT)
+    agent: str | None = field(default=None, metadata=_TEXT)
+    session_id: str | None = field(default=None, metadata=_TEXT)
+    tags: tuple[str, ...] = field(default=(), metadata=col(Kind.TEXTS))
+    why: str | None = field(default=None, metadata=_TEXT)
+    source: str | None = field(default=None, metadata=_TEXT)
+    created_at: datetime = field(metadata=_TIME_REQ)
+    updated_at: datetime = field(metadata=_TIME_REQ)
+    content_hash: str = field(metadata=_TEXT_REQ)
+    importance: str = field(default="normal", metadata=_TEXT_REQ)
+    stability: float | None = field(default=None, metadata=_F32)
+    confidence: float | None = field(default=None, metadata=_F32)
+    access_count: int = field(default=0, metadata=col(Kind.INT32))
+    last_accessed_at: datetime | None = field(default=None, metadata=_TIME)
+    embedding_status: str = field(default="pending", metadata=_TEXT_REQ)
+    vector: tuple[float, ...] | None = field(default=None, metadata=col(Kind.VECTOR))
+    metadata: Mapping[str, Any] = field(default_factory=dict, metadata=col(Kind.OBJECT))
 
     @classmethod
     def new(
@@ -226,22 +236,22 @@ def validate_memory(memory: Memory, *, dimension: int | None = None) -> Memory:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Edge:
     """A directed, typed link between two memories: a row of the `edges` table."""
 
-    id: str
-    source_id: str
-    target_id: str
-    relation: str
-    created_at: datetime
-    tenant: str = DEFAULT_TENANT
-    strength: float = 1.0
-    evidence: tuple[str, ...] = ()
-    last_reinforced: datetime | None = None
-    decay_rate: float = 0.0
-    status: str = "active"
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+    id: str = field(metadata=_TEXT_REQ)
+    tenant: str = field(default=DEFAULT_TENANT, metadata=_TEXT_REQ)
+    source_id: str = field(metadata=_TEXT_REQ)
+    target_id: str = field(metadata=_TEXT_REQ)
+    relation: str = field(metadata=_TEXT_REQ)
+    strength: float = field(default=1.0, metadata=_F32)
+    evidence: tuple[str, ...] = field(default=(), metadata=col(Kind.TEXTS))
+    created_at: datetime = field(metadata=_TIME_REQ)
+    last_reinforced: datetime | None = field(default=None, metadata=_TIME)
+    decay_rate: float = field(default=0.0, metadata=_F32)
+    status: str = field(default="active", metadata=_TEXT_REQ)
+    metadata: Mapping[str, Any] = field(default_factory=dict, metadata=col(Kind.OBJECT))
 
     @classmethod
     def new(
@@ -298,41 +308,44 @@ def validate_edge(edge: Edge) -> Edge:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AuditEntry:
-    """One row of the append-only `audit` table: who did what to which records, and why."""
+    """One row of the append-only `audit` table: who did what to which records, and why.
 
-    id: str
-    at: datetime
-    tenant: str
-    actor: str
-    action: str
-    target_ids: tuple[str, ...]
-    before: Any
-    after: Any
-    reason: str | None
-    table_version: int | None
+    DESIGN.md lists no tenant column for audit rows; memlens adds one because the rows carry
+    record contents (before/after) and every read is scoped to one tenant.
+    """
+
+    id: str = field(metadata=_TEXT_REQ)
+    at: datetime = field(metadata=_TIME_REQ)
+    tenant: str = field(metadata=_TEXT_REQ)
+    actor: str = field(metadata=_TEXT_REQ)
+    action: str = field(metadata=_TEXT_REQ)
+    target_ids: tuple[str, ...] = field(default=(), metadata=col(Kind.TEXTS))
+    before: Any = field(default=None, metadata=col(Kind.JSON))
+    after: Any = field(default=None, metadata=col(Kind.JSON))
+    reason: str | None = field(default=None, metadata=_TEXT)
+    table_version: int | None = field(default=None, metadata=col(Kind.INT64))
+
+
+#: The columns `memories_to_frame` leaves out: long or nested values a table cell can't show.
+_FRAME_LEFT_OUT = ("vector", "metadata")
 
 
 def memories_to_frame(memories: Sequence[Memory]) -> pl.DataFrame:
-    """A polars frame of `memories` (vectors left out) for tables and charts."""
+    """A polars frame of `memories`, one column per field (vectors and metadata left out).
+
+    >>> m = Memory.new("Use uv", "preference")
+    >>> memories_to_frame([m]).columns[:3]
+    ['id', 'content', 'memory_type']
+    """
     import polars as pl
 
-    rows = [
-        {
-            "id": m.id,
-            "memory_type": m.memory_type,
-            "status": m.status,
-            "project": m.project,
-            "agent": m.agent,
-            "session_id": m.session_id,
-            "importance": m.importance,
-            "tags": list(m.tags),
-            "created_at": m.created_at,
-            "access_count": m.access_count,
-            "embedding_status": m.embedding_status,
-            "content": m.content,
-        }
-        for m in memories
-    ]
-    return pl.DataFrame(rows, infer_schema_length=None)
+    from memory_core.columns import names
+
+    wanted = names(Memory, exclude=_FRAME_LEFT_OUT)
+    rows = [{name: getattr(m, name) for name in wanted} for m in memories]
+    for row in rows:
+        row["tags"] = list(row["tags"])
+    return pl.DataFrame(rows, schema=list(wanted) if not rows else None,
+                        infer_schema_length=None)

@@ -1,18 +1,18 @@
-"""Schema v1 of a memlens store: Arrow schemas, vocabularies with aliases, `SCHEMA_VERSION`.
+"""Schema v1 of a memlens store: table names, vocabularies with aliases, `SCHEMA_VERSION`.
 
 The tables and columns are those of DESIGN.md section 2: `memories` (one table, metadata
 filters; seed 000), `edges` (causal links; seed 003 ADR-004, seed 004) and an append-only
 `audit`. The schema version lives in each table's schema metadata; the embedding model id and
 dimension live in the metadata of the `memories.vector` field, so a model change rewrites that
-field and nothing else.
+field and nothing else. The columns themselves are the fields of the record dataclasses
+(`memory_core.records`, read by `memory_core.columns`); `memory_core.codec` builds the Arrow
+schemas from them.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-
-import pyarrow as pa
 
 from memory_core.errors import InvalidRecordError
 
@@ -145,83 +145,3 @@ def normalise_relation(value: str) -> tuple[str, bool]:
     key = _key(value) if isinstance(value, str) else ""
     swap = key == "superseded_by"
     return _closed(value, "relation", RELATIONS, RELATION_ALIASES), swap
-
-
-_UTC_US = pa.timestamp("us", tz="UTC")
-
-
-def memories_schema(dimension: int, model_id: str) -> pa.Schema:
-    """The Arrow schema of the `memories` table for vectors of `dimension` from `model_id`."""
-    vector_meta = {META_MODEL_ID: model_id.encode(), META_DIMENSION: str(dimension).encode()}
-    return pa.schema(
-        [
-            pa.field("id", pa.string(), nullable=False),
-            pa.field("content", pa.string(), nullable=False),
-            pa.field("memory_type", pa.string(), nullable=False),
-            pa.field("status", pa.string(), nullable=False),
-            pa.field("tenant", pa.string(), nullable=False),
-            pa.field("project", pa.string()),
-            pa.field("repo", pa.string()),
-            pa.field("agent", pa.string()),
-            pa.field("session_id", pa.string()),
-            pa.field("tags", pa.list_(pa.string())),
-            pa.field("why", pa.string()),
-            pa.field("source", pa.string()),
-            pa.field("created_at", _UTC_US, nullable=False),
-            pa.field("updated_at", _UTC_US, nullable=False),
-            pa.field("content_hash", pa.string(), nullable=False),
-            pa.field("importance", pa.string(), nullable=False),
-            pa.field("stability", pa.float32()),
-            pa.field("confidence", pa.float32()),
-            pa.field("access_count", pa.int32()),
-            pa.field("last_accessed_at", _UTC_US),
-            pa.field("embedding_status", pa.string(), nullable=False),
-            pa.field("vector", pa.list_(pa.float32(), dimension), metadata=vector_meta),
-            pa.field("metadata", pa.string()),
-        ],
-        metadata={META_SCHEMA_VERSION: str(SCHEMA_VERSION).encode()},
-    )
-
-
-def edges_schema() -> pa.Schema:
-    """The Arrow schema of the `edges` table."""
-    return pa.schema(
-        [
-            pa.field("id", pa.string(), nullable=False),
-            pa.field("tenant", pa.string(), nullable=False),
-            pa.field("source_id", pa.string(), nullable=False),
-            pa.field("target_id", pa.string(), nullable=False),
-            pa.field("relation", pa.string(), nullable=False),
-            pa.field("strength", pa.float32()),
-            pa.field("evidence", pa.list_(pa.string())),
-            pa.field("created_at", _UTC_US, nullable=False),
-            pa.field("last_reinforced", _UTC_US),
-            pa.field("decay_rate", pa.float32()),
-            pa.field("status", pa.string(), nullable=False),
-            pa.field("metadata", pa.string()),
-        ],
-        metadata={META_SCHEMA_VERSION: str(SCHEMA_VERSION).encode()},
-    )
-
-
-def audit_schema() -> pa.Schema:
-    """The Arrow schema of the append-only `audit` table.
-
-    DESIGN.md lists no tenant column for audit rows; memlens adds one because the rows carry
-    record contents (before/after) and every read is scoped to one tenant.
-    """
-    return pa.schema(
-        [
-            pa.field("id", pa.string(), nullable=False),
-            pa.field("at", _UTC_US, nullable=False),
-            pa.field("tenant", pa.string(), nullable=False),
-            pa.field("actor", pa.string(), nullable=False),
-            pa.field("action", pa.string(), nullable=False),
-            pa.field("target_ids", pa.list_(pa.string())),
-            pa.field("before", pa.string()),
-            pa.field("after", pa.string()),
-            pa.field("reason", pa.string()),
-            pa.field("table_version", pa.int64()),
-        ],
-        metadata={META_SCHEMA_VERSION: str(SCHEMA_VERSION).encode()},
-    )

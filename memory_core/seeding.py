@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memory_core.exchange.canonical import edge_from_doc, memory_from_doc
+from memory_core.canonical import edge_from_doc, memory_from_doc
 from memory_core.exchange.ndjson import read_export, write_export
 from memory_core.filters import Filter
 from memory_core.records import canonical_json, validate_edge

@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from memory_core.audit import AuditLog, record_snapshot
+from memory_core.canonical import memory_doc
 from memory_core.codec import (
     memory_from_row,
     memory_to_row,
@@ -31,7 +32,6 @@ from memory_core.errors import (
     ReadOnlyError,
     TenantNotFoundError,
 )
-from memory_core.exchange.canonical import memory_doc
 from memory_core.filters import Filter
 from memory_core.graph import EdgeIndex
 from memory_core.key_index import KeyIndex

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from memory_core.audit import AuditLog, record_snapshot
+from memory_core.canonical import edge_doc
 from memory_core.codec import edge_from_row, edge_to_row, rows_to_table
 from memory_core.errors import InvalidRecordError
-from memory_core.exchange.canonical import edge_doc
 from memory_core.filters import sql_string
 from memory_core.records import AuditEntry, Edge, utcnow, validate_edge
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from memory_core.codec import audit_schema, edges_schema, memories_schema
 from memory_core.errors import (
     ModelMismatchError,
     SchemaVersionError,
@@ -29,9 +30,6 @@ from memory_core.schema import (
     META_MODEL_ID,
     META_SCHEMA_VERSION,
     SCHEMA_VERSION,
-    audit_schema,
-    edges_schema,
-    memories_schema,
 )
 
 log = logging.getLogger(__name__)

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.adapters.base import check_text_file
+from memory_core.canonical import iso
 from memory_core.errors import ExportFormatError
-from memory_core.exchange.canonical import iso
 from memory_core.exchange.readers.base import ReadOptions
 
 #: How much of a file `sniff` reads.

@@ -29,8 +29,8 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from memory_core.adapters.claude_code_parse import Exchange, Skip, Transcript
+from memory_core.canonical import iso
 from memory_core.errors import ExportFormatError
-from memory_core.exchange.canonical import iso
 
 REQUEST_CHARS = 2000
 ANSWER_CHARS = 4000

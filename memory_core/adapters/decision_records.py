@@ -52,8 +52,8 @@ from memory_core.adapters.decision_markdown import (
     split_records,
     summary_of,
 )
+from memory_core.canonical import iso
 from memory_core.errors import ExportFormatError, InvalidRecordError
-from memory_core.exchange.canonical import iso
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,
     ExportSource,

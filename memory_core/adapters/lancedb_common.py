@@ -19,8 +19,8 @@ from typing import Any
 import pyarrow as pa
 
 from memory_core.adapters.base import timestamp
+from memory_core.canonical import iso
 from memory_core.errors import ExportFormatError
-from memory_core.exchange.canonical import iso
 from memory_core.schema import normalise_memory_type
 
 BATCH_ROWS = 1024

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.adapters.base import Adapter
-from memory_core.decay import default_stability
 from memory_core.errors import ExportFormatError, InvalidRecordError, SchemaVersionError
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,
@@ -30,6 +29,7 @@ from memory_core.exchange.readers.base import (
 )
 from memory_core.records import content_hash
 from memory_core.schema import normalise_importance, normalise_memory_type
+from memory_core.stability import default_stability
 
 MANIFEST_KEY = "superagents_export"
 #: The newest superagents export schema this reader knows (seed 001 ADR-0002).

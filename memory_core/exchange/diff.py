@@ -15,19 +15,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from memory_core.columns import names
 from memory_core.errors import DiffError
 from memory_core.exchange.diff_sides import KINDS, DiffSide
-from memory_core.records import canonical_json
+from memory_core.records import Edge, Memory, canonical_json
 
 if TYPE_CHECKING:
     import polars as pl
 
-MEMORY_FIELDS = ("id", "content", "memory_type", "status", "tenant", "project", "repo", "agent",
-                 "session_id", "tags", "why", "source", "created_at", "updated_at",
-                 "content_hash", "importance", "stability", "confidence", "access_count",
-                 "last_accessed_at", "embedding_status", "metadata")
-EDGE_FIELDS = ("id", "tenant", "source_id", "target_id", "relation", "strength", "evidence",
-               "created_at", "last_reinforced", "decay_rate", "status", "metadata")
+#: The fields a diff compares (the record columns; vectors are not part of an export).
+MEMORY_FIELDS = names(Memory, exclude=("vector",))
+EDGE_FIELDS = names(Edge)
 BREAKDOWNS = ("memory_type", "project", "agent", "relation")
 CHANGES = ("added", "removed", "changed")
 
@@ -66,12 +64,6 @@ class DiffResult:
     def to_frame(self) -> pl.DataFrame:
         """The changed records without their full lines (for tables)."""
         return self.records.drop("old", "new")
-
-    def counts_frame(self) -> pl.DataFrame:
-        """kind, added, removed, changed, unchanged."""
-        import polars as pl
-
-        return pl.DataFrame([{"kind": k, **vars(c)} for k, c in self.counts.items()])
 
     def breakdown(self, by: str = "memory_type", *, kind: str = "memory") -> pl.DataFrame:
         """value, added, removed, changed of one kind by `by`, largest first."""

@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memory_core.canonical import edge_doc, edge_from_doc, memory_doc, memory_from_doc
 from memory_core.errors import DiffError, ExportFormatError, MemlensError
-from memory_core.exchange.canonical import edge_doc, edge_from_doc, memory_doc, memory_from_doc
 from memory_core.exchange.export import export_filter
 from memory_core.exchange.readers import open_source
 from memory_core.exchange.store_lines import edge_lines, memory_lines, snapshot

@@ -24,7 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from memory_core.exchange.canonical import edge_doc, iso, memory_doc
+from memory_core.canonical import edge_doc, iso, memory_doc
 from memory_core.records import Edge, Memory, canonical_json
 from memory_core.schema import SCHEMA_VERSION
 

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from memory_core.canonical import edge_from_doc, memory_doc, memory_from_doc
 from memory_core.codec import edge_to_row, memory_to_row
 from memory_core.errors import InvalidRecordError, MemlensError
-from memory_core.exchange.canonical import edge_from_doc, memory_doc, memory_from_doc
 from memory_core.exchange.readers import ExportSource, SourceRecord
 from memory_core.records import (
     as_utc,

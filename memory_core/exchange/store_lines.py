@@ -18,8 +18,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from memory_core.canonical import audit_doc
 from memory_core.codec import audit_from_row
-from memory_core.exchange.canonical import audit_doc
 from memory_core.exchange.row_docs import edge_docs, memory_docs
 from memory_core.exchange.vector_text import splice_vector, vector_json
 from memory_core.filters import sql_string

@@ -49,7 +49,7 @@ def render_tier(memory: Memory, tier: str = "standard", hit: Hit | None = None) 
         return {"id": memory.id, "type": memory.memory_type, "content": memory.content,
                 "why": memory.why, "tags": list(memory.tags), "project": memory.project,
                 "agent": memory.agent, "created": memory.created_at.date().isoformat()}
-    from memory_core.exchange.canonical import memory_doc
+    from memory_core.canonical import memory_doc
 
     doc = memory_doc(memory)
     doc.pop("kind", None)

@@ -259,7 +259,7 @@ def test_newer_schema_version_is_refused(store: MemoryStore, store_path: str,
                                          fake_embedder: FakeEmbedder) -> None:
     import lancedb
 
-    from memory_core.schema import audit_schema
+    from memory_core.codec import audit_schema
 
     db = lancedb.connect(store_path)
     db.drop_table("audit")

@@ -9,7 +9,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_core.exchange.canonical import f32
+from memory_core.canonical import f32
 from memory_core.exchange.vector_text import splice_vector, vector_json
 
 floats32 = st.floats(width=32, allow_nan=False, allow_infinity=False)
