@@ -6,7 +6,7 @@ import click
 
 from memory_core.cli_bench import bench
 from memory_core.cli_support import emit_json, open_store, progress_bar, store_options
-from memory_core.retrieval.indexes import VECTOR_THRESHOLD
+from memory_core.store.indexes import VECTOR_THRESHOLD
 
 
 @click.command()
@@ -24,7 +24,7 @@ def index(ctx: click.Context, force_vector: bool, threshold: int, as_json: bool)
     (brute force) below the threshold; above it an IVF_HNSW_SQ index is built and its
     recall@10 against exact search is reported.
     """
-    from memory_core.retrieval.indexes import ensure_indexes, index_steps
+    from memory_core.store.indexes import ensure_indexes, index_steps
 
     # Indexing embeds nothing, so a store made with another model can be indexed as it is.
     store = open_store(ctx, require_tenant=True, check_vectors=False)

@@ -12,7 +12,6 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
 from typing import Any
 
 
@@ -55,7 +54,9 @@ class Column:
         return self.factory() if self.factory is not None else self.default
 
 
-@cache
+_CACHE: dict[type, tuple[Column, ...]] = {}
+
+
 def columns(record_type: type) -> tuple[Column, ...]:
     """The columns of a record dataclass, in table order.
 
@@ -63,13 +64,17 @@ def columns(record_type: type) -> tuple[Column, ...]:
     >>> [c.name for c in columns(Edge)][:4]
     ['id', 'tenant', 'source_id', 'target_id']
     """
+    cached = _CACHE.get(record_type)
+    if cached is not None:
+        return cached
     out = []
     for f in dataclasses.fields(record_type):
         kind, required = f.metadata[_KEY]
         default = None if f.default is dataclasses.MISSING else f.default
         factory = None if f.default_factory is dataclasses.MISSING else f.default_factory
         out.append(Column(f.name, kind, required, default, factory))
-    return tuple(out)
+    _CACHE[record_type] = tuple(out)
+    return _CACHE[record_type]
 
 
 def names(record_type: type, *kinds: Kind, exclude: tuple[str, ...] = ()) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""The causal graph over memories: a cached adjacency, PathRAG expansion, successors.
+"""The causal graph over memories: PathRAG expansion and successors over the adjacency.
 
 Expansion follows seed 004's PathRAG caps: at most `hops` (H <= 2) steps from the seeds, at
 most `fanout` (F <= 3) edges per node (strongest first), at most `beam` (B <= 8) nodes kept per
@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from memory_core.codec import edge_from_row
 from memory_core.decay import edge_strength
-from memory_core.filters import sql_string
 from memory_core.records import Edge
+from memory_core.store.edges import build_adjacency
+
+__all__ = ["GraphHit", "build_adjacency", "decayed", "expand", "successor"]
 
 
 @dataclass(frozen=True)
@@ -37,17 +37,6 @@ def decayed(edge: Edge, now: datetime) -> float:
     since = edge.last_reinforced or edge.created_at
     days = max(0.0, (now - since).total_seconds() / 86400.0)
     return edge_strength(edge.strength, edge.decay_rate, days)
-
-
-def build_adjacency(edges: Sequence[Edge]) -> dict[str, list[Edge]]:
-    """node id -> active edges touching it (both directions)."""
-    adjacency: dict[str, list[Edge]] = {}
-    for edge in edges:
-        if edge.status != "active":
-            continue
-        adjacency.setdefault(edge.source_id, []).append(edge)
-        adjacency.setdefault(edge.target_id, []).append(edge)
-    return adjacency
 
 
 def expand(
@@ -100,24 +89,3 @@ def successor(doc_id: str, adjacency: Mapping[str, Sequence[Edge]], *, max_steps
             break
         current, steps = newer[0], steps + 1
     return current if current != doc_id else None
-
-
-class EdgeIndex:
-    """The adjacency of one tenant's edges, re-read only when the edges table version moves."""
-
-    def __init__(self, table: Any, tenant: str) -> None:
-        self._table = table
-        self._tenant = tenant
-        self._version: int | None = None
-        self._adjacency: dict[str, list[Edge]] = {}
-
-    def adjacency(self) -> dict[str, list[Edge]]:
-        """node id -> active edges touching it."""
-        self._table.checkout_latest()
-        version = int(self._table.version)
-        if version != self._version:
-            where = f"tenant = {sql_string(self._tenant)} AND status = 'active'"
-            rows = self._table.search().where(where).limit(None).to_arrow().to_pylist()
-            self._adjacency = build_adjacency([edge_from_row(r) for r in rows])
-            self._version = version
-        return self._adjacency

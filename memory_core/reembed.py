@@ -15,9 +15,9 @@ import pyarrow as pa
 
 from memory_core.embedding import Embedder
 from memory_core.errors import EmbedderUnavailableError, ReadOnlyError
-from memory_core.filters import sql_string
+from memory_core.filters import Filter
 from memory_core.records import utcnow
-from memory_core.schema import META_DIMENSION, META_MODEL_ID
+from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 
 Progress = Callable[[int], None]
@@ -45,7 +45,7 @@ def _merge_vectors(store: MemoryStore, ids: list[str], vectors: np.ndarray, batc
     for start in range(0, len(ids), batch_rows):
         chunk_ids = ids[start : start + batch_rows]
         chunk = vectors[start : start + batch_rows]
-        update = pa.table(
+        store.bulk.update(pa.table(
             {
                 "id": pa.array(chunk_ids, pa.string()),
                 "embedding_status": pa.array(["ok"] * len(chunk_ids), pa.string()),
@@ -54,8 +54,7 @@ def _merge_vectors(store: MemoryStore, ids: list[str], vectors: np.ndarray, batc
                     pa.array(chunk.reshape(-1), pa.float32()), dim
                 ),
             }
-        )
-        store.tables.memories.merge_insert("id").when_matched_update_all().execute(update)
+        ))
 
 
 def fill_pending(
@@ -63,9 +62,8 @@ def fill_pending(
 ) -> ReembedReport:
     """Embed this tenant's pending and failed memories with the store's model."""
     _writable(store)
-    where = (f"tenant = {sql_string(store.tenant)} AND embedding_status != 'ok'")
-    rows = (store.tables.memories.search().where(where).select(["id", "content"])
-            .limit(None).to_arrow().sort_by("id"))
+    unembedded = Filter(status=STATUSES, embedding_status=["pending", "failed"])
+    rows = store.scan(["id", "content"], unembedded).sort_by("id")
     ids, contents = rows["id"].to_pylist(), rows["content"].to_pylist()
     if ids:
         try:
@@ -75,12 +73,9 @@ def fill_pending(
                 f"{len(ids)} memories are still pending: {exc}"
             ) from exc
         _merge_vectors(store, ids, vectors, batch_rows)
-        store.audit.append(
-            tenant=store.tenant, actor=store.actor, action="reembed", target_ids=ids,
-            after={"embedded": len(ids), "model": store.tables.model_id},
-            table_version=store.version,
-        )
-    return ReembedReport(len(ids), store.tables.model_id, store.tables.dimension, store.version)
+        store.append_audit("reembed", ids, after={"embedded": len(ids), "model": store.model_id},
+                           table_version=store.version)
+    return ReembedReport(len(ids), store.model_id, store.dimension, store.version)
 
 
 def switch_model(
@@ -93,35 +88,20 @@ def switch_model(
     as it was.
     """
     _writable(store)
-    table = store.tables.memories
-    rows = table.search().select(["id", "content", "tenant"]).limit(None).to_arrow().sort_by("id")
+    rows = store.bulk.scan(["id", "content", "tenant"]).sort_by("id")
     ids, contents = rows["id"].to_pylist(), rows["content"].to_pylist()
     vectors = embedder.embed(contents, progress=progress)
-    old_model = (store.tables.model_id, store.tables.dimension)
-    field = pa.field(
-        "vector",
-        pa.list_(pa.float32(), embedder.dimension),
-        metadata={
-            META_MODEL_ID: embedder.model_id.encode(),
-            META_DIMENSION: str(embedder.dimension).encode(),
-        },
-    )
-    table.drop_columns(["vector"])
-    table.add_columns(field)
+    old_model = (store.model_id, store.dimension)
+    store.bulk.set_vector_model(embedder)
     _merge_vectors(store, ids, vectors, batch_rows)
     version = store.version
-    for tenant in sorted(set(rows["tenant"].to_pylist())):
-        tenant_ids = [i for i, t in zip(ids, rows["tenant"].to_pylist(), strict=True)
-                      if t == tenant]
-        store.audit.append(
-            tenant=tenant, actor=store.actor, action="reembed", target_ids=tenant_ids,
+    tenants = rows["tenant"].to_pylist()
+    for tenant in sorted(set(tenants)):
+        tenant_ids = [i for i, t in zip(ids, tenants, strict=True) if t == tenant]
+        store.append_audit(
+            "reembed", tenant_ids, tenant=tenant,
             before={"model": old_model[0], "dimension": old_model[1]},
             after={"model": embedder.model_id, "dimension": embedder.dimension},
             reason="embedding model changed", table_version=version,
         )
-    store.tables = type(store.tables)(
-        uri=store.tables.uri, db=store.tables.db, memories=table, edges=store.tables.edges,
-        audit=store.tables.audit, model_id=embedder.model_id, dimension=embedder.dimension,
-    )
-    store.embedder = embedder
     return ReembedReport(len(ids), embedder.model_id, embedder.dimension, version)

@@ -7,11 +7,14 @@ from typing import Any
 
 import polars as pl
 
-from memory_core.filters import sql_string
+from memory_core.columns import names
+from memory_core.filters import Filter
+from memory_core.records import Memory
+from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 
-_COLUMNS = ["id", "memory_type", "project", "agent", "status", "importance", "created_at",
-            "content_hash", "embedding_status"]
+#: Every column but the long and nested ones: what the counts and charts group by.
+_COLUMNS = names(Memory, exclude=("content", "why", "vector", "metadata"))
 
 
 @dataclass(frozen=True)
@@ -44,11 +47,8 @@ class StoreStats:
 
 def memory_frame(store: MemoryStore) -> pl.DataFrame:
     """Every memory of the tenant, any status, without content or vectors."""
-    where = f"tenant = {sql_string(store.tenant)}"
-    table = store.tables.memories.search().where(where).select(_COLUMNS).limit(None).to_arrow()
-    return pl.from_arrow(table) if table.num_rows else pl.DataFrame(
-        schema={c: pl.Utf8 for c in _COLUMNS} | {"created_at": pl.Datetime("us", "UTC")}
-    )  # type: ignore[return-value]
+    table = store.scan(_COLUMNS, Filter(status=STATUSES))
+    return pl.from_arrow(table)  # type: ignore[return-value]
 
 
 def _counts(frame: pl.DataFrame, column: str) -> dict[str, int]:
@@ -60,11 +60,7 @@ def _counts(frame: pl.DataFrame, column: str) -> dict[str, int]:
 
 def dangling_edge_count(store: MemoryStore, ids: set[str]) -> int:
     """Active edges of the tenant with an endpoint that is not one of its memories."""
-    where = f"tenant = {sql_string(store.tenant)} AND status = 'active'"
-    edges = store.tables.edges.search().where(where).select(["source_id", "target_id"])
-    table = edges.limit(None).to_arrow()
-    sources, targets = table["source_id"].to_pylist(), table["target_id"].to_pylist()
-    return sum(1 for s, t in zip(sources, targets, strict=True) if s not in ids or t not in ids)
+    return sum(1 for s, t in store.edge_endpoints() if s not in ids or t not in ids)
 
 
 def store_stats(store: MemoryStore) -> StoreStats:
@@ -79,8 +75,8 @@ def store_stats(store: MemoryStore) -> StoreStats:
     return StoreStats(
         uri=store.uri,
         tenant=store.tenant,
-        model_id=store.tables.model_id,
-        dimension=store.tables.dimension,
+        model_id=store.model_id,
+        dimension=store.dimension,
         table_version=store.version,
         memories=frame.height,
         active=active.height,

@@ -124,11 +124,11 @@ def synthetic_store(path: str, n: int, *, dimension: int = 384, seed: int = 7) -
             "embedding_status": ["ok"] * (hi - lo),
             "metadata": [f'{{"component":"c{i % 997}"}}' for i in range(lo, hi)],
         }
-        schema = store.tables.memories.schema
+        schema = store.schemas()["memory"]
         columns = [rows.get(name, [None] * (hi - lo)) for name in schema.names]
         columns[schema.get_field_index("vector")] = pa.FixedSizeListArray.from_arrays(
             pa.array(vectors.ravel()), type=schema.field("vector").type)
-        store.tables.memories.add(pa.Table.from_arrays(columns, schema=schema))
+        store.bulk.append("memory", pa.Table.from_arrays(columns, schema=schema))
     sources, targets = rng.integers(0, n, n), rng.integers(0, n, n)
     keep = sources != targets
     edge_rows = [{"id": str(uuid.UUID(int=int(rng.integers(0, 2**62)), version=4)),
@@ -137,23 +137,21 @@ def synthetic_store(path: str, n: int, *, dimension: int = 384, seed: int = 7) -
                   "created_at": start, "last_reinforced": start, "decay_rate": 0.01,
                   "status": "active", "metadata": "{}"}
                  for k, (s, t) in enumerate(zip(sources[keep], targets[keep], strict=True))]
-    store.tables.edges.add(pa.Table.from_pylist(edge_rows, schema=store.tables.edges.schema))
-    store.keys.invalidate()
+    store.bulk.append("edge", pa.Table.from_pylist(edge_rows, schema=store.schemas()["edge"]))
     return store
 
 
 def _change_one_percent(store: MemoryStore) -> int:
     """Change 0.5%, delete 0.25% and add 0.25% of the memories; returns records touched."""
-    from memory_core.filters import sql_string
 
-    column = store.tables.memories.search().select(["id"]).limit(None).to_arrow()["id"]
+    column = store.bulk.scan(["id"])["id"]
     ids = sorted(column.to_pylist())[::100]
     quarter = len(ids) // 4
     changed, removed, copied = ids[: 2 * quarter], ids[2 * quarter: 3 * quarter], ids[3 * quarter:]
     memories = store.get_many(changed, with_vectors=True)
     store.upsert([m.with_changes(content=m.content + " (revised)") for m in memories.values()])
     if removed:
-        store.tables.memories.delete(f"id IN ({', '.join(sql_string(i) for i in removed)})")
+        store.bulk.delete_ids("memory", removed)
     extra = [m.with_changes(id=f"{m.id}-copy")
              for m in store.get_many(copied, with_vectors=True).values()]
     store.add(extra, dedup=False)
@@ -172,7 +170,7 @@ def run_exchange_bench(n: int = 100_000, *, dimension: int = 384,
     with tempfile.TemporaryDirectory(prefix="memlens-bench-", dir=folder) as tmp:
         root = Path(tmp)
         store = synthetic_store(str(root / "store"), n, dimension=dimension)
-        edges = store.tables.edges.count_rows()
+        edges = store.bulk.count("edge")
         plain, with_vectors, changed = root / "a.ndjson", root / "v.ndjson", root / "b.ndjson"
         with peak_rss(peaks, "export"):
             export_s = _timed(lambda: export_store(store, plain))

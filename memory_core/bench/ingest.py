@@ -76,7 +76,7 @@ def run_ingest_bench(n: int = 1000, *, single_adds: int = 200,
         memories = [Memory.new(t, "observation", vector=v) for t, v in zip(texts, vectors,
                                                                           strict=True)]
         batched = _time(lambda: store.add(memories, dedup=True))
-        store.tables.memories.optimize()
+        store.bulk.optimize()
         latencies = []
         for i in range(single_adds):
             memory = Memory.new(f"single add {i}: {texts[i % n]}", "observation")

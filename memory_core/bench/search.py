@@ -148,10 +148,10 @@ def synthetic_batches(store: MemoryStore, n: int, *, seed: int = 0,
     templates, pool, _, _ = _templates()
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
-    dim = store.tables.dimension
+    dim = store.dimension
     centroids = nrng.standard_normal((TOPICS, dim)).astype(np.float32)
     centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
-    schema = store.tables.memories.schema
+    schema = store.schemas()["memory"]
     for start in range(0, n, batch_rows):
         size = min(batch_rows, n - start)
         picks = [rng.randrange(len(templates)) for _ in range(size)]
@@ -215,20 +215,17 @@ def build_store(store: MemoryStore, n: int, *, edges: int, progress: Progress | 
     ids: list[str] = []
     topics: list[int] = []
     for table, batch_topics in synthetic_batches(store, n):
-        store.tables.memories.add(table)
+        store.bulk.append("memory", table)
         ids.extend(table["id"].to_pylist())
         topics.extend(int(t) for t in batch_topics)
         advance(table.num_rows)
-    store.keys.invalidate()  # written around `add`, so the key index must be read again
     return store.add_edges(synthetic_edges(ids, topics, edges, tenant=store.tenant),
                            check_endpoints=False, reason="bench search")
 
 
 def _raw_hybrid(store: MemoryStore, query: str, predicate: str) -> Any:
     vector = store.embedder.embed_one(query)
-    return (store.tables.memories.search(query_type="hybrid").vector(vector.tolist())
-            .text(query).distance_type("cosine").where(predicate, prefilter=True).limit(10)
-            .to_arrow())
+    return store.bulk.hybrid_baseline(query, vector.tolist(), predicate, 10)
 
 
 def _queries(count: int) -> list[tuple[str, Filter]]:
@@ -283,7 +280,7 @@ def run_search_bench(n: int = 100_000, *, queries: int = 200, edges: int | None 
     """Build the synthetic store in a temporary folder, index it and time the presets."""
     from tqdm import tqdm
 
-    from memory_core.retrieval.indexes import ensure_indexes, index_steps
+    from memory_core.store.indexes import ensure_indexes, index_steps
 
     settings = settings or Settings.from_env()
     embedder = load_embedder(settings)
@@ -305,7 +302,7 @@ def run_search_bench(n: int = 100_000, *, queries: int = 200, edges: int | None 
     raw = Latency.of(timings.seconds["raw"])
     ratio = presets["hybrid"].p95_ms / raw.p95_ms
     return SearchBench(
-        n=n, edges=written_edges, queries=queries, dimension=store.tables.dimension,
+        n=n, edges=written_edges, queries=queries, dimension=store.dimension,
         write_seconds=write_seconds, index_seconds=report.total_seconds,
         vector_index_seconds=vector_seconds, recall_at_10=report.recall_at_10,
         query_embedding=Latency.of(timings.seconds["embed"]), presets=presets, raw_hybrid=raw,

@@ -22,7 +22,7 @@ from memory_core.canonical import edge_doc, edge_from_doc, memory_doc, memory_fr
 from memory_core.errors import DiffError, ExportFormatError, MemlensError
 from memory_core.exchange.export import export_filter
 from memory_core.exchange.readers import open_source
-from memory_core.exchange.store_lines import edge_lines, memory_lines, snapshot
+from memory_core.exchange.store_lines import edge_lines, memory_lines
 from memory_core.records import canonical_json, content_hash, validate_edge, validate_memory
 from memory_core.schema import normalise_embedding_status
 
@@ -169,13 +169,13 @@ def store_side(store: MemoryStore, *, version: int | None = None) -> DiffSide:
         if version not in known:
             raise DiffError(f"the memories table of {store.uri} has no version {version}; "
                             f"versions: {known[0]} to {known[-1]}")
-    snap = snapshot(store.tables, memories_version=version)
+    snap = store.snapshot(memories_version=version)
     where = export_filter(None).to_predicate(store.tenant)
 
     def rows() -> Iterable[tuple[str, str, str]]:
-        for memory_id, line in memory_lines(snap.memories, where):
+        for memory_id, line in memory_lines(snap, where):
             yield "memory", memory_id, line
-        for edge_id, line in edge_lines(snap.edges, store.tenant):
+        for edge_id, line in edge_lines(snap, store.tenant):
             yield "edge", edge_id, line
 
     if version is None:

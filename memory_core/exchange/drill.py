@@ -23,23 +23,20 @@ import logging
 import re
 import tempfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from memory_core.config import Settings
 from memory_core.errors import ImportConflictError, ReadOnlyError
 from memory_core.exchange.export import export_store
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.ndjson import ExportFile
 from memory_core.exchange.readers import get_reader
-from memory_core.filters import sql_string
 from memory_core.records import utcnow
-from memory_core.schema import AUDIT, EDGES, MEMORIES
 from memory_core.store import MemoryStore
-from memory_core.tables import open_tables
 
 log = logging.getLogger(__name__)
-TABLES = (MEMORIES, EDGES, AUDIT)
 
 
 @dataclass(frozen=True)
@@ -89,46 +86,36 @@ def _verify_file(path: Path, export: ExportFile) -> DrillCheck:
 
 
 def _rehearse(store: MemoryStore, path: Path, folder: Path, first: ExportFile) -> DrillCheck:
-    tables = open_tables(str(folder / "scratch"), model_id=store.tables.model_id,
-                         dimension=store.tables.dimension)
-    scratch = MemoryStore(tables, tenant=store.tenant, embedder=store.embedder,
-                          actor=store.actor)
+    scratch = _reopen(store, str(folder / "scratch"))
     import_file(scratch, path, embed=False, record_audit=False)
     again = export_store(scratch, folder / "rehearsal.ndjson", with_vectors=True,
                          with_audit=True)
     return _compare("rehearse in a scratch store", first, again)
 
 
+def _reopen(store: MemoryStore, uri: str) -> MemoryStore:
+    """A writable store at `uri` (created if missing) for the same tenant, model and actor."""
+    return MemoryStore.open(uri, tenant=store.tenant, embedder=store.embedder, read_only=False,
+                            settings=replace(Settings.from_env(), actor=store.actor))
+
+
 def _drop(store: MemoryStore, drop_tables: bool) -> MemoryStore:
     """The store with this tenant's records gone (rows deleted, or tables recreated)."""
-    where = f"tenant = {sql_string(store.tenant)}"
     if not drop_tables:
-        for name in TABLES:
-            getattr(store.tables, name).delete(where)
-        store.keys.invalidate()
+        store.bulk.delete_tenant()
         return store
-    for name in TABLES:
-        others = getattr(store.tables, name).count_rows(f"NOT ({where})")
+    for name, others in store.bulk.other_tenants_rows().items():
         if others:
             raise ImportConflictError(
                 f"table {name!r} of {store.uri} also holds other tenants' rows; a drill with "
                 f"--drop-tables would drop them too. Run it without --drop-tables"
             )
-    for name in TABLES:
-        store.tables.db.drop_table(name)
-    tables = open_tables(store.uri, model_id=store.tables.model_id,
-                         dimension=store.tables.dimension)
-    return MemoryStore(tables, tenant=store.tenant, embedder=store.embedder,
-                       actor=store.actor)
+    store.bulk.drop_tables()
+    return _reopen(store, store.uri)
 
 
 def _restore(store: MemoryStore, versions: dict[str, int]) -> None:
-    for name, version in versions.items():
-        table = getattr(store.tables, name)
-        table.checkout_latest()
-        if int(table.version) != version:
-            table.restore(version)
-    store.keys.invalidate()
+    store.bulk.restore(versions)
 
 
 def run_drill(
@@ -173,7 +160,7 @@ def run_drill(
                                      f"{type(exc).__name__}: {exc}"))
         if not all(c.passed for c in checks):
             return report(False)
-        before = {name: int(getattr(store.tables, name).version) for name in TABLES}
+        before = store.table_versions()
         live, step = store, "drop"
         try:
             say("dropping")
@@ -207,8 +194,8 @@ def run_drill(
                                      f"the tables were dropped; load the kept export with "
                                      f"`memlens import {path}`"))
         if passed:
-            live.audit.append(
-                tenant=live.tenant, actor=live.actor, action="drill", target_ids=[],
+            live.append_audit(
+                "drill", [],
                 after={"counts": counts, "body_sha256": digest},
                 reason=f"recovery drill passed ({'drop tables' if drop_tables else 'rows'})",
                 table_version=live.version)

@@ -23,7 +23,6 @@ from memory_core.exchange.store_lines import (
     audit_lines,
     edge_lines,
     memory_lines,
-    snapshot,
 )
 from memory_core.filters import Filter
 from memory_core.records import utcnow
@@ -61,23 +60,23 @@ def export_store(
     flt = export_filter(filter)
     where = flt.to_predicate(store.tenant)
     restrict = not selects_everything(flt)
-    snap = snapshot(store.tables)
-    embedding = ({"model": store.tables.model_id, "dimension": store.tables.dimension}
+    snap = store.snapshot()
+    embedding = ({"model": store.model_id, "dimension": store.dimension}
                  if with_vectors else None)
     kinds = ("memory", "edge", "audit") if with_audit else ("memory", "edge")
     with ExportWriter(path, tenant=store.tenant, exported_at=exported_at or utcnow(),
                       record_types=kinds, embedding=embedding) as writer:
         ids: list[str] = []
-        for memory_id, line in memory_lines(snap.memories, where, with_vectors=with_vectors,
+        for memory_id, line in memory_lines(snap, where, with_vectors=with_vectors,
                                             progress=progress):
             writer.write("memory", line)
             if restrict:
                 ids.append(memory_id)
         endpoints = pa.array(ids, pa.string()) if restrict else None
-        for _, line in edge_lines(snap.edges, store.tenant, endpoints=endpoints):
+        for _, line in edge_lines(snap, store.tenant, endpoints=endpoints):
             writer.write("edge", line)
         if with_audit:
-            for _, line in audit_lines(snap.audit, store.tenant):
+            for _, line in audit_lines(snap, store.tenant):
                 writer.write("audit", line)
         return writer.commit()
 
@@ -85,7 +84,7 @@ def export_store(
 def default_exports_dir(store_uri: str) -> Path:
     """Where exports go by default: `exports/` beside a local store folder (`./data/store` ->
     `./data/exports`), `./data/exports` for object-storage stores."""
-    from memory_core.tables import is_remote
+    from memory_core.store.tables import is_remote
 
     if is_remote(store_uri):
         return Path("data/exports")

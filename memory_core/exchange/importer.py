@@ -25,7 +25,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memory_core.audit import record_snapshot
 from memory_core.codec import memory_from_row
 from memory_core.errors import EmbedderUnavailableError, ImportConflictError, ReadOnlyError
 from memory_core.exchange.import_report import ImportReport
@@ -34,6 +33,7 @@ from memory_core.exchange.staging import ContentDedup, Progress, StagedImport, s
 from memory_core.filters import Filter
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
+from memory_core.store.audit import record_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -52,16 +52,11 @@ class _Written:
     embedding_error: str | None = None
 
 
-def _ids_by_tenant(table: Any) -> dict[str, str]:
-    rows = table.search().select(["id", "tenant"]).limit(None).to_arrow()
-    return dict(zip(rows["id"].to_pylist(), rows["tenant"].to_pylist(), strict=True))
-
-
-def _existing(table: Any, ids: dict[str, int], tenant: str, kind: str) -> set[str]:
-    """Ids of `ids` already in `table` for `tenant`; an id of another tenant is refused."""
-    if not ids:
-        return set()
-    owners = _ids_by_tenant(table)
+def _existing(store: MemoryStore, ids: dict[str, int], kind: str) -> set[str]:
+    """Ids of `ids` already in the table of `kind` for the store's tenant; an id of another
+    tenant is refused."""
+    tenant = store.tenant
+    owners = store.bulk.owners(kind, list(ids))
     clash = sorted(i for i in ids if i in owners and owners[i] != tenant)
     if clash:
         raise ImportConflictError(
@@ -80,7 +75,7 @@ def _check_memories(store: MemoryStore, staged: StagedImport, mode: str) -> None
                 f"--mode empty loads only into a tenant without any: use --mode merge to "
                 f"upsert by id, or import into another --tenant"
             )
-    owners = store.keys.tenants_of(list(staged.memory_ids))
+    owners = store.id_owners(list(staged.memory_ids))
     foreign = sorted(i for i, t in owners.items() if t != store.tenant)
     if foreign:
         raise ImportConflictError(
@@ -138,8 +133,7 @@ def _commit_empty(store: MemoryStore, staged: StagedImport, embed: bool,
                 yield batch
 
     schema = staged.schemas["memory"]
-    store.tables.memories.add(pa.RecordBatchReader.from_batches(schema, batches()))
-    store.keys.invalidate()
+    store.bulk.append("memory", pa.RecordBatchReader.from_batches(schema, batches()))
     return written
 
 
@@ -167,7 +161,7 @@ def _commit_merge(store: MemoryStore, staged: StagedImport, reason: str,
     return written
 
 
-def _append_new(table: Any, staged: StagedImport, kind: str, skip: set[str]) -> int:
+def _append_new(store: MemoryStore, staged: StagedImport, kind: str, skip: set[str]) -> int:
     """Append staged rows of `kind` whose id is not in `skip`; returns how many."""
     added = [0]
     skip_ids = pa.array(sorted(skip), pa.string())
@@ -181,13 +175,14 @@ def _append_new(table: Any, staged: StagedImport, kind: str, skip: set[str]) -> 
             yield batch
 
     if len(staged.ids(kind)) > len(skip):
-        table.add(pa.RecordBatchReader.from_batches(staged.schemas[kind], batches()))
+        store.bulk.append(kind, pa.RecordBatchReader.from_batches(staged.schemas[kind],
+                                                                   batches()))
     return added[0]
 
 
 def _dangling_edges(store: MemoryStore, staged: StagedImport) -> int:
     """Staged edges with an endpoint that is a memory neither of the file nor of the tenant."""
-    known = store.keys.tenants_of(sorted(staged.outside_endpoints))
+    known = store.id_owners(sorted(staged.outside_endpoints))
     missing = pa.array(sorted(e for e in staged.outside_endpoints
                               if known.get(e) != store.tenant), pa.string())
     if not len(missing):
@@ -201,13 +196,8 @@ def _dangling_edges(store: MemoryStore, staged: StagedImport) -> int:
 
 
 def _rollback(store: MemoryStore, before: dict[str, int]) -> None:
-    for name, version in before.items():
-        table = getattr(store.tables, name)
-        table.checkout_latest()
-        if int(table.version) != version:
-            log.warning("import failed; restoring table %s to version %d", name, version)
-            table.restore(version)
-    store.keys.invalidate()
+    for name in store.bulk.restore(before):
+        log.warning("import failed; restored table %s to version %d", name, before[name])
 
 
 def _write_queries(path: Path, queries: list[dict[str, Any]], moved: dict[str, str]) -> int:
@@ -267,14 +257,14 @@ def import_file(
     info = source.info
     reader = get_reader(info.format)
     mode = mode or reader.default_mode
-    dedup = ContentDedup(lambda digest: store.keys.holder_of(store.tenant, digest)) \
+    dedup = ContentDedup(store.content_holder) \
         if reader.dedup_content else None
     with tempfile.TemporaryDirectory(prefix="memlens-import-") as folder:
-        staged = stage(source, folder=Path(folder), tables=store.tables,
+        staged = stage(source, folder=Path(folder), store=store,
                        tenant=store.tenant, progress=read_progress, dedup=dedup)
         _check_memories(store, staged, mode)
-        old_edges = _existing(store.tables.edges, staged.edge_ids, store.tenant, "edge")
-        old_audit = _existing(store.tables.audit, staged.audit_ids, store.tenant, "audit")
+        old_edges = _existing(store, staged.edge_ids, "edge")
+        old_audit = _existing(store, staged.audit_ids, "audit")
         dangling = _dangling_edges(store, staged)
         common: dict[str, Any] = dict(
             path=str(path), format=info.format, schema_version=info.schema_version,
@@ -283,7 +273,7 @@ def import_file(
             notes=tuple(_notes(staged, dangling)), skipped=source.skips.as_dict(),
             duplicates=dict(staged.duplicates))
         if dry_run:
-            present = store.keys.tenants_of(list(staged.memory_ids))
+            present = store.id_owners(list(staged.memory_ids))
             return ImportReport(
                 **common, dry_run=True,
                 inserted=tuple(i for i in staged.memory_ids if i not in present),
@@ -301,12 +291,11 @@ def import_file(
                 written = _commit_empty(store, staged, embed, progress)
             else:
                 written = _commit_merge(store, staged, reason, progress)
-            edges_added = _append_new(store.tables.edges, staged, "edge", old_edges)
-            audit_added = _append_new(store.tables.audit, staged, "audit", old_audit)
+            edges_added = _append_new(store, staged, "edge", old_edges)
+            audit_added = _append_new(store, staged, "audit", old_audit)
             if record_audit and (mode == "empty" or edges_added or audit_added):
-                store.audit.append(
-                    tenant=store.tenant, actor=store.actor, action="import",
-                    target_ids=(written.inserted if mode == "empty" else []),
+                store.append_audit(
+                    "import", written.inserted if mode == "empty" else [],
                     after=record_snapshot(staged.preview) if staged.counts["memory"] <= 100
                     else {"count": staged.counts["memory"]},
                     reason=f"{reason}: {staged.counts['memory']} memories, {edges_added} "

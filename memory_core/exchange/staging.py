@@ -19,18 +19,18 @@ import numpy as np
 import pyarrow as pa
 
 from memory_core.canonical import edge_from_doc, memory_doc, memory_from_doc
-from memory_core.codec import edge_to_row, memory_to_row
+from memory_core.codec import audit_to_row, edge_to_row, memory_to_row
 from memory_core.errors import InvalidRecordError, MemlensError
 from memory_core.exchange.readers import ExportSource, SourceRecord
 from memory_core.records import (
+    AuditEntry,
     as_utc,
-    canonical_json,
     content_hash,
     validate_edge,
     validate_memory,
 )
 from memory_core.schema import normalise_embedding_status
-from memory_core.tables import StoreTables
+from memory_core.store import MemoryStore
 
 BATCH_ROWS = 2048
 PROGRESS_EVERY = 1024  # lines read between progress reports
@@ -54,16 +54,16 @@ class VectorPolicy:
     note: str | None = None
 
 
-def vector_policy(tables: StoreTables, embedding: Mapping[str, Any] | None) -> VectorPolicy:
+def vector_policy(store: MemoryStore, embedding: Mapping[str, Any] | None) -> VectorPolicy:
     """Keep file vectors unless the file says they came from another model or dimension."""
     if embedding is None:
-        return VectorPolicy(tables.dimension, True)
+        return VectorPolicy(store.dimension, True)
     model, dim = embedding.get("model"), embedding.get("dimension")
-    if model == tables.model_id and dim == tables.dimension:
-        return VectorPolicy(tables.dimension, True)
-    return VectorPolicy(tables.dimension, False,
+    if model == store.model_id and dim == store.dimension:
+        return VectorPolicy(store.dimension, True)
+    return VectorPolicy(store.dimension, False,
                         f"the file's vectors come from {model!r} ({dim}-d) and this store "
-                        f"holds {tables.model_id!r} ({tables.dimension}-d): they were left "
+                        f"holds {store.model_id!r} ({store.dimension}-d): they were left "
                         f"out and the memories embedded again")
 
 
@@ -211,14 +211,14 @@ def _audit_row(doc: Mapping[str, Any], tenant: str) -> dict[str, Any]:
     for name in ("actor", "action"):
         if not isinstance(doc[name], str):
             raise InvalidRecordError(f"{name} must be text, got {doc[name]!r}")
-    return {
-        "id": str(doc["id"]), "at": as_utc(doc["at"]), "tenant": tenant,
-        "actor": doc["actor"], "action": doc["action"],
-        "target_ids": [str(t) for t in doc.get("target_ids") or []],
-        "before": None if doc.get("before") is None else canonical_json(doc["before"]),
-        "after": None if doc.get("after") is None else canonical_json(doc["after"]),
-        "reason": doc.get("reason"), "table_version": version,
-    }
+    entry = AuditEntry(
+        id=str(doc["id"]), at=as_utc(doc["at"]), tenant=tenant,  # type: ignore[arg-type]
+        actor=doc["actor"], action=doc["action"],
+        target_ids=tuple(str(t) for t in doc.get("target_ids") or []),
+        before=doc.get("before"), after=doc.get("after"), reason=doc.get("reason"),
+        table_version=version,
+    )
+    return audit_to_row(entry)
 
 
 def _seen(ids: dict[str, int], kind: str, record: SourceRecord) -> None:
@@ -230,15 +230,14 @@ def _seen(ids: dict[str, int], kind: str, record: SourceRecord) -> None:
     ids[record_id] = record.line
 
 
-def stage(source: ExportSource, *, folder: Path, tables: StoreTables, tenant: str,
+def stage(source: ExportSource, *, folder: Path, store: MemoryStore, tenant: str,
           progress: Progress | None = None, dedup: ContentDedup | None = None
           ) -> StagedImport:
     """Parse and validate every record of `source` into `folder`; see the module doc.
     `progress` is told about lines read, in steps of `PROGRESS_EVERY`; with `dedup`,
     memories whose content is already held are left out and their edges redirected."""
-    policy = vector_policy(tables, source.info.embedding)
-    schemas = {"memory": tables.memories.schema, "edge": tables.edges.schema,
-               "audit": tables.audit.schema}
+    policy = vector_policy(store, source.info.embedding)
+    schemas = store.schemas()
     staged = StagedImport(folder, schemas, vector_note=policy.note)
     writers = {kind: _Writer(folder / f"{kind}.arrow", schema)
                for kind, schema in schemas.items()}

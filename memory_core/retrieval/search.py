@@ -192,7 +192,7 @@ def search(
     if cfg.use_graph and ids_by_engine:
         seeds = [f.doc_id for f in rrf(ids_by_engine, weights, k=cfg.rrf_k,
                                        convergence_bonus=cfg.convergence_bonus)]
-        adjacency = store.edge_index.adjacency()
+        adjacency = store.adjacency()
         reached = expand(seeds[: cfg.graph_seeds], adjacency, now, hops=cfg.graph_hops,
                          fanout=cfg.graph_fanout, beam=cfg.graph_beam)
         graph = resolve_graph_hits(store, reached, flt, adjacency)

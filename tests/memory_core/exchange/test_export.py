@@ -9,7 +9,7 @@ import pytest
 
 from memory_core.exchange.export import default_exports_dir, export_store
 from memory_core.exchange.ndjson import ExportWriter
-from memory_core.exchange.store_lines import memory_lines, snapshot
+from memory_core.exchange.store_lines import memory_lines
 from memory_core.filters import Filter
 from memory_core.records import Memory
 from memory_core.store import MemoryStore
@@ -67,15 +67,15 @@ def test_vectors_and_the_model_they_came_from(filled: MemoryStore, tmp_path: Pat
 def test_lines_come_in_id_order_across_chunks(store: MemoryStore) -> None:
     ids = [f"id-{i:03d}" for i in (5, 3, 9, 1, 7, 2, 8, 0, 6, 4)]
     store.add([Memory.new(f"memory number {i}", "fact", id=i) for i in ids])
-    snap = snapshot(store.tables)
-    got = [i for i, _ in memory_lines(snap.memories, "tenant = 'default'", chunk_rows=3)]
+    snap = store.snapshot()
+    got = [i for i, _ in memory_lines(snap, "tenant = 'default'", chunk_rows=3)]
     assert got == sorted(ids)
 
 
 def test_a_write_after_the_snapshot_does_not_tear_the_export(filled: MemoryStore) -> None:
-    snap = snapshot(filled.tables)
+    snap = filled.snapshot()
     filled.add([Memory.new("written during the export", "fact", id="m-late")])
-    got = [i for i, _ in memory_lines(snap.memories, "tenant = 'default'")]
+    got = [i for i, _ in memory_lines(snap, "tenant = 'default'")]
     assert got == ["m-a", "m-b", "m-c"]
 
 

@@ -4,6 +4,11 @@ Every read is scoped to the store's tenant; archived and superseded memories com
 when a `Filter` asks for them; every write appends an audit row. Writes never fail because the
 embedder is missing: such memories are written with `embedding_status="pending"` (seed 003
 ADR-009) and `memlens reembed` fills them in.
+
+The store is composed of parts, each over one table: `EdgeTable` (edges and the cached
+adjacency), `AuditLog`, `KeyIndex` (ids and content hashes) and `BulkTables` (`store.bulk`:
+Arrow-level reads and writes for the importer, the drill, re-embedding and benchmarks).
+Nothing outside `memory_core.store` touches the LanceDB tables.
 """
 
 from __future__ import annotations
@@ -12,36 +17,31 @@ import builtins
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
 
-from memory_core.audit import AuditLog, record_snapshot
-from memory_core.canonical import memory_doc
-from memory_core.codec import (
-    memory_from_row,
-    memory_to_row,
-    rows_to_table,
-)
+from memory_core.canonical import edge_doc
+from memory_core.codec import memory_from_row
 from memory_core.config import Settings
 from memory_core.embedding import Embedder, load_embedder
 from memory_core.errors import (
-    EmbedderUnavailableError,
     InvalidRecordError,
     MemoryNotFoundError,
     ReadOnlyError,
     TenantNotFoundError,
 )
 from memory_core.filters import Filter
-from memory_core.graph import EdgeIndex
-from memory_core.key_index import KeyIndex
-from memory_core.records import (
-    Memory,
-    validate_memory,
-)
-from memory_core.store_links import EdgeAndAuditOps
-from memory_core.store_reports import AddReport, UpsertReport, VersionInfo
-from memory_core.tables import StoreTables, open_tables
+from memory_core.records import AuditEntry, Edge, Memory, validate_edge
+from memory_core.store.audit import AuditLog, record_snapshot
+from memory_core.store.bulk import BulkTables
+from memory_core.store.edges import EdgeTable
+from memory_core.store.keys import KeyIndex
+from memory_core.store.reports import AddReport, UpsertReport, VersionInfo
+from memory_core.store.snapshot import Snapshot, snapshot
+from memory_core.store.tables import StoreTables, open_tables
+from memory_core.store.writes import MemoryWrites
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def _chunks(values: Sequence[str], size: int = _CHUNK) -> Iterator[Sequence[str]
         yield values[start : start + size]
 
 
-class MemoryStore(EdgeAndAuditOps):
+class MemoryStore:
     """The memories of one tenant. Build it with `MemoryStore.open`."""
 
     def __init__(
@@ -71,9 +71,11 @@ class MemoryStore(EdgeAndAuditOps):
         self.embedder = embedder
         self.read_only = read_only
         self.actor = actor
-        self.audit = AuditLog(tables.audit)
-        self.keys = KeyIndex(tables.memories)
-        self.edge_index = EdgeIndex(tables.edges, tenant)
+        self._audit = AuditLog(tables.audit)
+        self._keys = KeyIndex(tables.memories)
+        self._edges = EdgeTable(tables.edges, tenant)
+        self._writes = MemoryWrites(self)
+        self.bulk = BulkTables(self)
         self.fts_ready = False  # set once the full-text index is known to exist
 
     @classmethod
@@ -178,12 +180,13 @@ class MemoryStore(EdgeAndAuditOps):
             f"one of those with --tenant, or add a memory with --tenant {self.tenant} to create it"
         )
 
-    def _predicate(self, filter: Filter | None) -> str:
+    def predicate(self, filter: Filter | None = None) -> str:
+        """The LanceDB predicate of `filter` scoped to this tenant (values escaped)."""
         return (filter or Filter()).to_predicate(self.tenant)
 
     def count(self, filter: Filter | None = None) -> int:
         """How many memories match `filter` (active only unless it asks otherwise)."""
-        return int(self.tables.memories.count_rows(self._predicate(filter)))
+        return int(self.tables.memories.count_rows(self.predicate(filter)))
 
     def _select(
         self, where: str, *, with_vectors: bool, table: Any | None = None
@@ -208,14 +211,14 @@ class MemoryStore(EdgeAndAuditOps):
         """Matching memories, newest first by default."""
         if order_by not in self.tables.memories.schema.names or order_by == "vector":
             raise InvalidRecordError(f"cannot order memories by {order_by!r}")
-        table = self._select(self._predicate(filter), with_vectors=with_vectors)
+        table = self._select(self.predicate(filter), with_vectors=with_vectors)
         order = "descending" if descending else "ascending"
         table = table.sort_by([(order_by, order), ("id", "ascending")])
         return [memory_from_row(r) for r in table.slice(offset, limit).to_pylist()]
 
     def ids(self, filter: Filter | None = None) -> set[str]:
         """Ids of the memories matching `filter` (no rows decoded)."""
-        rows = (self.tables.memories.search().where(self._predicate(filter))
+        rows = (self.tables.memories.search().where(self.predicate(filter))
                 .select(["id"]).limit(None).to_arrow())
         return set(rows["id"].to_pylist())
 
@@ -223,7 +226,7 @@ class MemoryStore(EdgeAndAuditOps):
         self, filter: Filter | None = None, *, with_vectors: bool = False, batch_rows: int = 4096
     ) -> Iterator[Memory]:
         """Matching memories streamed in batches (order not defined)."""
-        query = self.tables.memories.search().where(self._predicate(filter)).limit(None)
+        query = self.tables.memories.search().where(self.predicate(filter)).limit(None)
         if not with_vectors:
             query = query.select([n for n in self.tables.memories.schema.names if n != "vector"])
         for batch in query.to_batches(batch_rows):
@@ -251,55 +254,50 @@ class MemoryStore(EdgeAndAuditOps):
         return found[memory_id]
 
     # ---------------------------------------------------------------- writes
+    def schemas(self) -> dict[str, pa.Schema]:
+        """The Arrow schema of each table, by record kind (memory, edge, audit)."""
+        return {"memory": self.tables.memories.schema, "edge": self.tables.edges.schema,
+                "audit": self.tables.audit.schema}
+
+    def scan(self, columns: Sequence[str], filter: Filter | None = None) -> pa.Table:
+        """`columns` of the memories matching `filter` (active only unless it asks
+        otherwise), as one Arrow table in no particular order."""
+        return (self.tables.memories.search().where(self.predicate(filter))
+                .select(list(columns)).limit(None).to_arrow())
+
+    def snapshot(self, *, memories_version: int | None = None) -> Snapshot:
+        """The three tables pinned at their current versions (memories at
+        `memories_version` when given), for readers that must not see later writes."""
+        return snapshot(self.tables, memories_version=memories_version)
+
+    def forget_caches(self) -> None:
+        """Drop what this process cached about the tables (after a bulk write)."""
+        self._keys.invalidate()
+
+    def use_model(self, embedder: Embedder) -> None:
+        """Record that the store's vectors now come from `embedder` (after re-embedding)."""
+        self.tables = replace(self.tables, model_id=embedder.model_id,
+                              dimension=embedder.dimension)
+        self.embedder = embedder
+
+    def content_holder(self, digest: str) -> str | None:
+        """The id of a memory of this tenant whose content hash is `digest`, if any."""
+        return self._keys.holder_of(self.tenant, digest)
+
+    def id_owners(self, ids: Sequence[str]) -> dict[str, str]:
+        """The tenant of each of `ids` that exists as a memory in any tenant."""
+        return self._keys.tenants_of(ids)
+
     def _writable(self) -> None:
         if self.read_only:
             raise ReadOnlyError(
                 f"the store {self.uri} is open read-only (MEMLENS_READ_ONLY); unset it to write"
             )
 
-    def _prepare(self, memories: Iterable[Memory]) -> builtins.list[Memory]:
-        dim = self.tables.dimension
-        return [validate_memory(replace(m, tenant=self.tenant), dimension=dim) for m in memories]
-
-    def _embed_missing(
-        self, memories: builtins.list[Memory], progress: Progress | None
-    ) -> tuple[builtins.list[Memory], str | None]:
-        todo = [i for i, m in enumerate(memories) if m.vector is None]
-        if not todo:
-            return memories, None
-        try:
-            vectors = self.embedder.embed([memories[i].content for i in todo], progress=progress)
-        except EmbedderUnavailableError as exc:
-            log.warning("embedding unavailable, writing %d memories as pending: %s", len(todo), exc)
-            out = [replace(m, embedding_status="pending") if m.vector is None else m
-                   for m in memories]
-            return out, str(exc)
-        out = list(memories)
-        for i, vector in zip(todo, vectors, strict=True):
-            out[i] = replace(out[i], vector=tuple(float(x) for x in vector), embedding_status="ok")
-        return out, None
-
-    def _refuse_foreign_ids(self, ids: Sequence[str]) -> dict[str, str]:
-        """Tenants of those `ids` that exist; an id of another tenant is an error."""
-        found = self.keys.tenants_of(ids)
-        foreign = sorted(i for i, tenant in found.items() if tenant != self.tenant)
-        if foreign:
-            raise InvalidRecordError(
-                f"memory id {foreign[0]!r} already belongs to another tenant; give the record "
-                f"a new id"
-            )
-        return found
-
-    def add(
-        self,
-        memories: Iterable[Memory],
-        *,
-        dedup: bool = True,
-        reason: str | None = None,
-        action: str = "add",
-        progress: Progress | None = None,
-        batch_rows: int = 2048,
-    ) -> AddReport:
+    # ---------------------------------------------------------------- writes
+    def add(self, memories: Iterable[Memory], *, dedup: bool = True, reason: str | None = None,
+            action: str = "add", progress: Progress | None = None, batch_rows: int = 2048,
+            ) -> AddReport:
         """Insert new memories, embedding those without a vector.
 
         With `dedup`, a memory whose content_hash already exists in the tenant (or earlier in
@@ -307,97 +305,80 @@ class MemoryStore(EdgeAndAuditOps):
         is an error (use `upsert`). Nothing is written if any record is invalid.
         """
         self._writable()
-        batch = self._prepare(memories)
-        ids = [m.id for m in batch]
-        if len(set(ids)) != len(ids):
-            raise InvalidRecordError("the same memory id appears twice in one add")
-        taken = sorted(self._refuse_foreign_ids(ids))
-        if taken:
-            raise InvalidRecordError(
-                f"memory id {taken[0]!r} already exists; use upsert to replace it"
-            )
-        before = self.keys.version
-        duplicates: builtins.list[tuple[str, str]] = []
-        if dedup:
-            seen: dict[str, str] = {}
-            kept = []
-            for m in batch:
-                holder = seen.get(m.content_hash) or self.keys.holder_of(self.tenant,
-                                                                         m.content_hash)
-                if holder is not None:
-                    duplicates.append((m.id, holder))
-                else:
-                    seen[m.content_hash] = m.id
-                    kept.append(m)
-            batch = kept
-        batch, error = self._embed_missing(batch, progress)
-        rows = [memory_to_row(m) for m in batch]
-        writes = 0
-        for start in range(0, len(rows), batch_rows):
-            self.tables.memories.add(rows_to_table(rows[start : start + batch_rows],
-                                                   self.tables.memories.schema))
-            writes += 1
-        version = int(self.tables.memories.version)  # this handle saw its own write
-        self.keys.added(((m.id, m.tenant, m.content_hash) for m in batch), before=before,
-                        after=version, writes=writes)
-        if rows:
-            self.audit.append(
-                tenant=self.tenant, actor=self.actor, action=action,
-                target_ids=[r["id"] for r in rows],
-                after=record_snapshot([memory_doc(m) for m in batch]),
-                reason=reason, table_version=version,
-            )
-        pending = sum(1 for m in batch if m.embedding_status != "ok")
-        return AddReport(tuple(r["id"] for r in rows), tuple(duplicates), pending, error, version)
+        return self._writes.add(memories, dedup=dedup, reason=reason, action=action,
+                                progress=progress, batch_rows=batch_rows)
 
-    def upsert(
-        self,
-        memories: Iterable[Memory],
-        *,
-        reason: str | None = None,
-        progress: Progress | None = None,
-    ) -> UpsertReport:
+    def upsert(self, memories: Iterable[Memory], *, reason: str | None = None,
+               progress: Progress | None = None) -> UpsertReport:
         """Insert new ids, replace changed ones, skip identical ones; one audit row."""
         self._writable()
-        batch = self._prepare(memories)
-        ids = [m.id for m in batch]
-        if len(set(ids)) != len(ids):
-            raise InvalidRecordError("the same memory id appears twice in one upsert")
-        self._refuse_foreign_ids(ids)
-        current = self.get_many(ids, with_vectors=True)
-        changed, unchanged = [], []
-        for m in batch:
-            old = current.get(m.id)
-            if old is not None and m.vector is None and m.content == old.content:
-                m = replace(m, vector=old.vector, embedding_status=old.embedding_status)
-            if old is not None and _same(old, m):
-                unchanged.append(m.id)
-            else:
-                changed.append(m)
-        needed = sum(1 for m in changed if m.vector is None)
-        changed, error = self._embed_missing(changed, progress)
-        rows = [memory_to_row(m) for m in changed]
-        if rows:
-            table = rows_to_table(rows, self.tables.memories.schema)
-            (self.tables.memories.merge_insert("id").when_matched_update_all()
-             .when_not_matched_insert_all().execute(table, on_bad_vectors="null"))
-            self.keys.invalidate()
-        version = self.version
-        inserted = tuple(m.id for m in changed if m.id not in current)
-        updated = tuple(m.id for m in changed if m.id in current)
-        if rows:
-            before = [memory_doc(current[i]) for i in updated]
-            self.audit.append(
-                tenant=self.tenant, actor=self.actor, action="upsert",
-                target_ids=[r["id"] for r in rows], before=record_snapshot(before) or None,
-                after=record_snapshot([memory_doc(m) for m in changed]), reason=reason,
-                table_version=version,
-            )
-        pending = sum(1 for m in changed if m.embedding_status != "ok")
-        return UpsertReport(inserted, updated, tuple(unchanged), pending, version,
-                            embedded=0 if error else needed, embedding_error=error)
+        return self._writes.upsert(memories, reason=reason, progress=progress)
 
+    def record_access(self, ids: Sequence[str], *, at: datetime | None = None,
+                      reason: str | None = None) -> int:
+        """Count one recall of each memory: access_count + 1, last_accessed_at = `at`.
 
-def _same(old: Memory, new: Memory) -> bool:
-    """Equal apart from `updated_at` (vectors compared too)."""
-    return replace(old, updated_at=new.updated_at) == new
+        Only `recall` calls this; searching and browsing never change access statistics.
+        """
+        self._writable()
+        return self._writes.record_access(ids, at=at, reason=reason)
+
+    # ----------------------------------------------------------------- edges
+    def add_edges(self, edges: Iterable[Edge], *, check_endpoints: bool = True,
+                  reason: str | None = None) -> int:
+        """Insert edges of this tenant; endpoints must exist unless `check_endpoints` is off."""
+        self._writable()
+        batch = [validate_edge(replace(e, tenant=self.tenant)) for e in edges]
+        if not batch:
+            return 0
+        ends = {e.source_id for e in batch} | {e.target_id for e in batch}
+        if check_endpoints:
+            missing = sorted(ends - set(self.get_many(sorted(ends))))
+            if missing:
+                raise InvalidRecordError(
+                    f"edge endpoint {missing[0]!r} is not a memory of tenant {self.tenant!r}; "
+                    f"add the memory first"
+                )
+        version = self._edges.append(batch)
+        self.append_audit(
+            "add_edges",
+            # the edges, then the memories they link, so a memory's history shows its links
+            [e.id for e in batch] + sorted(ends),
+            after=record_snapshot([edge_doc(e) for e in batch]), reason=reason,
+            table_version=version,
+        )
+        return len(batch)
+
+    def edges(self, *, memory_id: str | None = None, include_inactive: bool = False
+              ) -> builtins.list[Edge]:
+        """Edges of this tenant (sorted by id), optionally only those touching `memory_id`."""
+        return self._edges.list(memory_id=memory_id, include_inactive=include_inactive)
+
+    def count_edges(self) -> int:
+        """Number of active edges of this tenant."""
+        return self._edges.count()
+
+    def edge_endpoints(self) -> builtins.list[tuple[str, str]]:
+        """(source_id, target_id) of every active edge of this tenant."""
+        return self._edges.endpoints()
+
+    def adjacency(self) -> dict[str, builtins.list[Edge]]:
+        """node id -> active edges touching it (cached until the edges table changes)."""
+        return self._edges.adjacency()
+
+    # ----------------------------------------------------------------- audit
+    def audit_entries(self, *, memory_id: str | None = None, limit: int = 50
+                      ) -> builtins.list[AuditEntry]:
+        """The newest audit entries of this tenant, optionally for one memory."""
+        return self._audit.entries(self.tenant, target_id=memory_id, limit=limit)
+
+    def append_audit(self, action: str, target_ids: Sequence[str], *, before: Any = None,
+                     after: Any = None, reason: str | None = None,
+                     table_version: int | None = None, tenant: str | None = None
+                     ) -> AuditEntry:
+        """Append one audit row for a write made through memlens (this tenant by default)."""
+        return self._audit.append(
+            tenant=tenant or self.tenant, actor=self.actor, action=action,
+            target_ids=target_ids, before=before, after=after, reason=reason,
+            table_version=table_version,
+        )

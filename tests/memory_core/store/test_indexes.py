@@ -14,15 +14,15 @@ from click.testing import CliRunner
 from memory_core.filters import Filter
 from memory_core.records import Memory
 from memory_core.retrieval.config import preset
-from memory_core.retrieval.indexes import (
+from memory_core.retrieval.search import search
+from memory_core.store import MemoryStore
+from memory_core.store.indexes import (
     KEEP_VERSIONS,
     SCALAR_INDEXES,
     ensure_indexes,
     existing_indexes,
     vector_index_recall,
 )
-from memory_core.retrieval.search import search
-from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 
 NOW = datetime(2026, 10, 1, tzinfo=UTC)

@@ -23,8 +23,8 @@ from typing import Any
 
 from memory_core.errors import InvalidConfigError, ReadOnlyError
 from memory_core.filters import Filter
-from memory_core.retrieval.engines import FTS_COLUMN, ensure_fts_index
-from memory_core.store import MemoryStore
+from memory_core.store.memory_store import MemoryStore
+from memory_core.store.queries import FTS_COLUMN, ensure_fts_index
 
 log = logging.getLogger(__name__)
 

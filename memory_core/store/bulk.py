@@ -1,0 +1,141 @@
+"""Arrow-level reads and writes of a store's tables, for the engines that work in bulk.
+
+The importer appends staged Arrow batches, the recovery drill deletes and restores a tenant,
+re-embedding rewrites the vector column, benchmarks write synthetic rows: they do it through
+`store.bulk` (a `BulkTables`), never through the LanceDB tables themselves, so the store keeps
+its caches (the id/content-hash index, the adjacency) right and every table access stays in
+`memory_core.store`. Callers check writability (`store.read_only`) and append the audit row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from memory_core.codec import vector_field
+from memory_core.errors import ReadOnlyError
+from memory_core.filters import sql_string
+from memory_core.schema import AUDIT, EDGES, MEMORIES
+
+if TYPE_CHECKING:
+    from memory_core.embedding import Embedder
+    from memory_core.store.memory_store import MemoryStore
+
+#: Table name of each record kind.
+TABLE_OF = {"memory": MEMORIES, "edge": EDGES, "audit": AUDIT}
+
+
+class BulkTables:
+    """Bulk operations on the tables of one store (all tenants unless a method says)."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self._store = store
+
+    def _table(self, kind: str) -> Any:
+        if kind not in TABLE_OF:
+            raise ValueError(f"unknown record kind {kind!r}; use one of: {', '.join(TABLE_OF)}")
+        return getattr(self._store.tables, TABLE_OF[kind])
+
+    def _writable(self) -> None:
+        if self._store.read_only:
+            raise ReadOnlyError(f"the store {self._store.uri} is open read-only; unset "
+                                f"MEMLENS_READ_ONLY to write")
+
+    def append(self, kind: str, data: pa.Table | pa.RecordBatchReader) -> int:
+        """Append rows already in the table's schema (one commit); returns the version."""
+        self._writable()
+        table = self._table(kind)
+        table.add(data)
+        self._store.forget_caches()
+        return int(table.version)
+
+    def owners(self, kind: str, ids: Sequence[str]) -> dict[str, str]:
+        """The tenant of each of `ids` that exists in the table of `kind` (any tenant)."""
+        if not ids:
+            return {}
+        if kind == "memory":
+            return self._store.id_owners(ids)
+        rows = self._table(kind).search().select(["id", "tenant"]).limit(None).to_arrow()
+        wanted = set(ids)
+        return {i: t for i, t in zip(rows["id"].to_pylist(), rows["tenant"].to_pylist(),
+                                     strict=True) if i in wanted}
+
+    def count(self, kind: str, where: str | None = None) -> int:
+        """Rows of the table of `kind` matching `where` (all rows, every tenant, without)."""
+        return int(self._table(kind).count_rows(where))
+
+    def scan(self, columns: Sequence[str], where: str | None = None) -> pa.Table:
+        """`columns` of every memory row matching `where`, in any tenant."""
+        query = self._store.tables.memories.search()
+        if where:
+            query = query.where(where)
+        return query.select(list(columns)).limit(None).to_arrow()
+
+    def update(self, rows: pa.Table) -> int:
+        """Overwrite the given columns of existing memories by id (one commit)."""
+        self._writable()
+        table = self._store.tables.memories
+        table.merge_insert("id").when_matched_update_all().execute(rows)
+        self._store.forget_caches()
+        return int(table.version)
+
+    def delete_ids(self, kind: str, ids: Sequence[str]) -> None:
+        """Delete the rows of `kind` with these ids (any tenant)."""
+        self._writable()
+        if ids:
+            self._table(kind).delete(f"id IN ({', '.join(sql_string(i) for i in ids)})")
+            self._store.forget_caches()
+
+    def delete_tenant(self) -> None:
+        """Delete every row of the store's tenant from the three tables."""
+        self._writable()
+        where = f"tenant = {sql_string(self._store.tenant)}"
+        for kind in TABLE_OF:
+            self._table(kind).delete(where)
+        self._store.forget_caches()
+
+    def other_tenants_rows(self) -> dict[str, int]:
+        """Rows of other tenants, by table name."""
+        where = f"NOT (tenant = {sql_string(self._store.tenant)})"
+        return {TABLE_OF[kind]: self.count(kind, where) for kind in TABLE_OF}
+
+    def drop_tables(self) -> None:
+        """Drop the three tables (every tenant's rows); reopen the store to recreate them."""
+        self._writable()
+        for name in TABLE_OF.values():
+            self._store.tables.db.drop_table(name)
+
+    def restore(self, versions: dict[str, int]) -> list[str]:
+        """Put each table named in `versions` back to that version when it moved; returns
+        the names of the tables restored. LanceDB keeps the versions in between."""
+        restored = []
+        for name, version in versions.items():
+            table = getattr(self._store.tables, name)
+            table.checkout_latest()
+            if int(table.version) != version:
+                table.restore(version)
+                restored.append(name)
+        self._store.forget_caches()
+        return restored
+
+    def set_vector_model(self, embedder: Embedder) -> None:
+        """Replace the vector column by an empty one for `embedder`'s model and dimension
+        (every tenant), and make `embedder` the store's; fill it with `update`."""
+        self._writable()
+        table = self._store.tables.memories
+        table.drop_columns(["vector"])
+        table.add_columns(vector_field(embedder.dimension, embedder.model_id))
+        self._store.use_model(embedder)
+
+    def optimize(self) -> None:
+        """Compact the memories table and fold new rows into its indexes."""
+        self._store.tables.memories.optimize()
+
+    def hybrid_baseline(self, text: str, vector: Sequence[float], where: str, k: int
+                        ) -> pa.Table:
+        """LanceDB's own hybrid search (cosine, its RRF reranker): the benchmark baseline."""
+        return (self._store.tables.memories.search(query_type="hybrid").vector(list(vector))
+                .text(text).distance_type("cosine").where(where, prefilter=True).limit(k)
+                .to_arrow())

@@ -1,0 +1,205 @@
+"""Memory writes of a `MemoryStore`: add, upsert and access records, with embedding.
+
+A component of the store (`store._writes`); the store checks that it is writable before
+calling in. Every write appends one audit row; writes never fail because the embedder is
+missing (seed 003 ADR-009): such memories are written pending.
+"""
+
+from __future__ import annotations
+
+import builtins
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from memory_core.canonical import memory_doc
+from memory_core.codec import memory_to_row, rows_to_table
+from memory_core.errors import EmbedderUnavailableError, InvalidRecordError
+from memory_core.records import Memory, utcnow, validate_memory
+from memory_core.store.audit import record_snapshot
+from memory_core.store.reports import AddReport, UpsertReport
+
+if TYPE_CHECKING:
+    from memory_core.store.memory_store import MemoryStore
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int], None]
+
+
+class MemoryWrites:
+    """Adds, upserts and access records of one store's memories."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self._store = store
+
+    def _prepare(self, memories: Iterable[Memory]) -> builtins.list[Memory]:
+        dim, tenant = self._store.dimension, self._store.tenant
+        return [validate_memory(replace(m, tenant=tenant), dimension=dim) for m in memories]
+
+    def _embed_missing(
+        self, memories: builtins.list[Memory], progress: Progress | None
+    ) -> tuple[builtins.list[Memory], str | None]:
+        todo = [i for i, m in enumerate(memories) if m.vector is None]
+        if not todo:
+            return memories, None
+        try:
+            texts = [memories[i].content for i in todo]
+            vectors = self._store.embedder.embed(texts, progress=progress)
+        except EmbedderUnavailableError as exc:
+            log.warning("embedding unavailable, writing %d memories as pending: %s", len(todo), exc)
+            out = [replace(m, embedding_status="pending") if m.vector is None else m
+                   for m in memories]
+            return out, str(exc)
+        out = list(memories)
+        for i, vector in zip(todo, vectors, strict=True):
+            out[i] = replace(out[i], vector=tuple(float(x) for x in vector), embedding_status="ok")
+        return out, None
+
+    def _refuse_foreign_ids(self, ids: Sequence[str]) -> dict[str, str]:
+        """Tenants of those `ids` that exist; an id of another tenant is an error."""
+        found = self._store._keys.tenants_of(ids)
+        foreign = sorted(i for i, tenant in found.items() if tenant != self._store.tenant)
+        if foreign:
+            raise InvalidRecordError(
+                f"memory id {foreign[0]!r} already belongs to another tenant; give the record "
+                f"a new id"
+            )
+        return found
+
+    def add(
+        self,
+        memories: Iterable[Memory],
+        *,
+        dedup: bool = True,
+        reason: str | None = None,
+        action: str = "add",
+        progress: Progress | None = None,
+        batch_rows: int = 2048,
+    ) -> AddReport:
+        """Insert new memories, embedding those without a vector.
+
+        With `dedup`, a memory whose content_hash already exists in the tenant (or earlier in
+        the same call) is reported as a duplicate and not inserted. An id that exists already
+        is an error (use `upsert`). Nothing is written if any record is invalid.
+        """
+        batch = self._prepare(memories)
+        ids = [m.id for m in batch]
+        if len(set(ids)) != len(ids):
+            raise InvalidRecordError("the same memory id appears twice in one add")
+        taken = sorted(self._refuse_foreign_ids(ids))
+        if taken:
+            raise InvalidRecordError(
+                f"memory id {taken[0]!r} already exists; use upsert to replace it"
+            )
+        before = self._store._keys.version
+        duplicates: builtins.list[tuple[str, str]] = []
+        if dedup:
+            seen: dict[str, str] = {}
+            kept = []
+            for m in batch:
+                holder = seen.get(m.content_hash) or self._store._keys.holder_of(self._store.tenant,
+                                                                         m.content_hash)
+                if holder is not None:
+                    duplicates.append((m.id, holder))
+                else:
+                    seen[m.content_hash] = m.id
+                    kept.append(m)
+            batch = kept
+        batch, error = self._embed_missing(batch, progress)
+        rows = [memory_to_row(m) for m in batch]
+        writes = 0
+        for start in range(0, len(rows), batch_rows):
+            self._store.tables.memories.add(rows_to_table(rows[start : start + batch_rows],
+                                                   self._store.tables.memories.schema))
+            writes += 1
+        version = int(self._store.tables.memories.version)  # this handle saw its own write
+        self._store._keys.added(((m.id, m.tenant, m.content_hash) for m in batch), before=before,
+                        after=version, writes=writes)
+        if rows:
+            self._store._audit.append(
+                tenant=self._store.tenant, actor=self._store.actor, action=action,
+                target_ids=[r["id"] for r in rows],
+                after=record_snapshot([memory_doc(m) for m in batch]),
+                reason=reason, table_version=version,
+            )
+        pending = sum(1 for m in batch if m.embedding_status != "ok")
+        return AddReport(tuple(r["id"] for r in rows), tuple(duplicates), pending, error, version)
+
+    def upsert(
+        self,
+        memories: Iterable[Memory],
+        *,
+        reason: str | None = None,
+        progress: Progress | None = None,
+    ) -> UpsertReport:
+        """Insert new ids, replace changed ones, skip identical ones; one audit row."""
+        batch = self._prepare(memories)
+        ids = [m.id for m in batch]
+        if len(set(ids)) != len(ids):
+            raise InvalidRecordError("the same memory id appears twice in one upsert")
+        self._refuse_foreign_ids(ids)
+        current = self._store.get_many(ids, with_vectors=True)
+        changed, unchanged = [], []
+        for m in batch:
+            old = current.get(m.id)
+            if old is not None and m.vector is None and m.content == old.content:
+                m = replace(m, vector=old.vector, embedding_status=old.embedding_status)
+            if old is not None and _same(old, m):
+                unchanged.append(m.id)
+            else:
+                changed.append(m)
+        needed = sum(1 for m in changed if m.vector is None)
+        changed, error = self._embed_missing(changed, progress)
+        rows = [memory_to_row(m) for m in changed]
+        if rows:
+            table = rows_to_table(rows, self._store.tables.memories.schema)
+            (self._store.tables.memories.merge_insert("id").when_matched_update_all()
+             .when_not_matched_insert_all().execute(table, on_bad_vectors="null"))
+            self._store._keys.invalidate()
+        version = self._store.version
+        inserted = tuple(m.id for m in changed if m.id not in current)
+        updated = tuple(m.id for m in changed if m.id in current)
+        if rows:
+            before = [memory_doc(current[i]) for i in updated]
+            self._store._audit.append(
+                tenant=self._store.tenant, actor=self._store.actor, action="upsert",
+                target_ids=[r["id"] for r in rows], before=record_snapshot(before) or None,
+                after=record_snapshot([memory_doc(m) for m in changed]), reason=reason,
+                table_version=version,
+            )
+        pending = sum(1 for m in changed if m.embedding_status != "ok")
+        return UpsertReport(inserted, updated, tuple(unchanged), pending, version,
+                            embedded=0 if error else needed, embedding_error=error)
+
+
+    def record_access(self, ids: Sequence[str], *, at: datetime | None = None,
+                      reason: str | None = None) -> int:
+        """access_count + 1 and last_accessed_at = `at` for each existing memory of `ids`."""
+        store = self._store
+        current = store.get_many(ids)
+        if not current:
+            return 0
+        when = at or utcnow()
+        ordered = sorted(current)
+        update = pa.table({
+            "id": pa.array(ordered, pa.string()),
+            "access_count": pa.array([current[i].access_count + 1 for i in ordered], pa.int32()),
+            "last_accessed_at": pa.array([when] * len(ordered), pa.timestamp("us", tz="UTC")),
+        })
+        store.tables.memories.merge_insert("id").when_matched_update_all().execute(update)
+        store.append_audit(
+            "recall", ordered,
+            after={"access_count": {i: current[i].access_count + 1 for i in ordered}},
+            reason=reason, table_version=int(store.tables.memories.version),
+        )
+        return len(ordered)
+
+
+def _same(old: Memory, new: Memory) -> bool:
+    """Equal apart from `updated_at` (vectors compared too)."""
+    return replace(old, updated_at=new.updated_at) == new
