@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.state import current_store, launch_settings
+from app_pages.widgets.state import current_store, launch_settings
 from memory_core import MemlensError
 
 st.set_page_config(page_title="memlens", page_icon="🔎", layout="wide")
@@ -29,7 +29,7 @@ def sidebar() -> None:
         st.selectbox("Tenant", tenants, key="tenant")
         if store.read_only:
             st.caption("read-only")
-        st.caption(f"model {store.tables.model_id} · version {store.version}")
+        st.caption(f"model {store.model_id} · version {store.version}")
 
 
 pages = [

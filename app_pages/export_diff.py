@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.diff_widgets import (
+from app_pages.widgets.diff_view import (
     IGNORABLE,
     breakdown_chart,
     change_table,
     record_view,
     summary,
 )
-from app_pages.side_picker import side_picker
-from app_pages.state import current_store, get_diff
-from memory_core import MemlensError
-from memory_core.exchange.export import default_exports_dir
+from app_pages.widgets.side_picker import side_picker
+from app_pages.widgets.state import current_store, get_diff
+from memory_core import MemlensError, default_exports_dir
 
 st.header("Export Diff")
 try:

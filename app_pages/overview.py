@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.state import store_and_stats
-from app_pages.widgets import audit_table, seed_demo_button
+from app_pages.widgets.state import store_and_stats
+from app_pages.widgets.store_panels import audit_table, seed_demo_button
 from memory_core import counts_bar, memories_over_time, written_over_time
 
 st.header("Overview")

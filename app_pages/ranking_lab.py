@@ -8,9 +8,9 @@ from datetime import UTC, datetime, time
 
 import streamlit as st
 
-from app_pages.lab_inputs import KS, config_picker, query_set_picker
-from app_pages.lab_results import charts, metrics_table, query_inspector
-from app_pages.state import store_and_stats
+from app_pages.widgets.lab_inputs import KS, config_picker, query_set_picker
+from app_pages.widgets.lab_results import charts, metrics_table, query_inspector
+from app_pages.widgets.state import store_and_stats
 from memory_core import STAT_TESTS, MemlensError, check_reachable, compare_configs
 
 RESULT_KEY = "lab_comparison"

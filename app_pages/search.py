@@ -9,11 +9,11 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
-from app_pages.memory_detail import detail_view
-from app_pages.ranking_knobs import preset_picker, ranking_panel
-from app_pages.result_cards import DETAIL_KEY, result_card
-from app_pages.search_filters import filter_panel, filter_summary
-from app_pages.state import store_and_stats
+from app_pages.widgets.memory_detail import detail_view
+from app_pages.widgets.ranking_knobs import preset_picker, ranking_panel
+from app_pages.widgets.result_cards import DETAIL_KEY, result_card
+from app_pages.widgets.search_filters import filter_panel, filter_summary
+from app_pages.widgets.state import store_and_stats
 from memory_core import TIERS, MemlensError, search
 
 st.header("Search")

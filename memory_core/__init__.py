@@ -7,7 +7,114 @@ Pages and notebooks import only these names. They are loaded on first use, so
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    # What `__getattr__` loads lazily, spelled out for mypy and editors (`X as X` marks a
+    # re-export); a test keeps this block and `_EXPORTS` naming the same names from the
+    # same modules.
+    from memory_core.config import Settings as Settings
+    from memory_core.decay import DecayParams as DecayParams
+    from memory_core.embedding import Embedder as Embedder
+    from memory_core.embedding import load_embedder as load_embedder
+    from memory_core.errors import DiffError as DiffError
+    from memory_core.errors import EmbedderUnavailableError as EmbedderUnavailableError
+    from memory_core.errors import ExportFormatError as ExportFormatError
+    from memory_core.errors import ImportConflictError as ImportConflictError
+    from memory_core.errors import InvalidConfigError as InvalidConfigError
+    from memory_core.errors import InvalidFilterError as InvalidFilterError
+    from memory_core.errors import InvalidRecordError as InvalidRecordError
+    from memory_core.errors import MemlensError as MemlensError
+    from memory_core.errors import MemoryNotFoundError as MemoryNotFoundError
+    from memory_core.errors import MigrationError as MigrationError
+    from memory_core.errors import ModelMismatchError as ModelMismatchError
+    from memory_core.errors import QuerySetError as QuerySetError
+    from memory_core.errors import ReadOnlyError as ReadOnlyError
+    from memory_core.errors import SchemaVersionError as SchemaVersionError
+    from memory_core.errors import StoreLocationError as StoreLocationError
+    from memory_core.errors import StoreNotFoundError as StoreNotFoundError
+    from memory_core.errors import TenantNotFoundError as TenantNotFoundError
+    from memory_core.errors import UnknownFormatError as UnknownFormatError
+    from memory_core.evaluation import STAT_TESTS as STAT_TESTS
+    from memory_core.evaluation import Comparison as Comparison
+    from memory_core.evaluation import EvalResult as EvalResult
+    from memory_core.evaluation import Query as Query
+    from memory_core.evaluation import RetrievalRun as RetrievalRun
+    from memory_core.evaluation import check_reachable as check_reachable
+    from memory_core.evaluation import compare_configs as compare_configs
+    from memory_core.evaluation import compare_results as compare_results
+    from memory_core.evaluation import evaluate_config as evaluate_config
+    from memory_core.evaluation import evaluate_embedders as evaluate_embedders
+    from memory_core.evaluation import load_queries as load_queries
+    from memory_core.evaluation import metric_names as metric_names
+    from memory_core.evaluation import run_queries as run_queries
+    from memory_core.evaluation import select_tags as select_tags
+    from memory_core.evaluation import write_queries as write_queries
+    from memory_core.exchange.canonical import memory_doc as memory_doc
+    from memory_core.exchange.diff import BREAKDOWNS as BREAKDOWNS
+    from memory_core.exchange.diff import CHANGES as CHANGES
+    from memory_core.exchange.diff import DiffResult as DiffResult
+    from memory_core.exchange.diff import diff_sides as diff_sides
+    from memory_core.exchange.diff_sides import load_side as load_side
+    from memory_core.exchange.drill import DrillReport as DrillReport
+    from memory_core.exchange.drill import run_drill as run_drill
+    from memory_core.exchange.export import default_exports_dir as default_exports_dir
+    from memory_core.exchange.export import export_store as export_store
+    from memory_core.exchange.import_report import ImportReport as ImportReport
+    from memory_core.exchange.importer import import_file as import_file
+    from memory_core.exchange.ndjson import read_export as read_export
+    from memory_core.exchange.ndjson import write_export as write_export
+    from memory_core.exchange.readers import ExportReader as ExportReader
+    from memory_core.exchange.readers import register_reader as register_reader
+    from memory_core.filters import Filter as Filter
+    from memory_core.records import AuditEntry as AuditEntry
+    from memory_core.records import Edge as Edge
+    from memory_core.records import Memory as Memory
+    from memory_core.records import content_hash as content_hash
+    from memory_core.records import memories_to_frame as memories_to_frame
+    from memory_core.reembed import fill_pending as fill_pending
+    from memory_core.reembed import switch_model as switch_model
+    from memory_core.retrieval.config import DEFAULT_PRESET as DEFAULT_PRESET
+    from memory_core.retrieval.config import MAX_BEAM as MAX_BEAM
+    from memory_core.retrieval.config import MAX_FANOUT as MAX_FANOUT
+    from memory_core.retrieval.config import MAX_HOPS as MAX_HOPS
+    from memory_core.retrieval.config import PRESETS as PRESETS
+    from memory_core.retrieval.config import RankingConfig as RankingConfig
+    from memory_core.retrieval.config import preset as preset
+    from memory_core.retrieval.indexes import IndexReport as IndexReport
+    from memory_core.retrieval.indexes import ensure_indexes as ensure_indexes
+    from memory_core.retrieval.indexes import vector_index_recall as vector_index_recall
+    from memory_core.retrieval.recall import RecallResult as RecallResult
+    from memory_core.retrieval.recall import recall as recall
+    from memory_core.retrieval.search import Hit as Hit
+    from memory_core.retrieval.search import SearchResults as SearchResults
+    from memory_core.retrieval.search import search as search
+    from memory_core.retrieval.tiers import TIERS as TIERS
+    from memory_core.retrieval.tiers import render_tier as render_tier
+    from memory_core.schema import IMPORTANCE_TIERS as IMPORTANCE_TIERS
+    from memory_core.schema import MEMORY_TYPES as MEMORY_TYPES
+    from memory_core.schema import RELATIONS as RELATIONS
+    from memory_core.schema import SCHEMA_VERSION as SCHEMA_VERSION
+    from memory_core.schema import STATUSES as STATUSES
+    from memory_core.seeding import DEMO_QUERIES as DEMO_QUERIES
+    from memory_core.seeding import demo_dir as demo_dir
+    from memory_core.seeding import demo_store as demo_store
+    from memory_core.seeding import seed_from_export as seed_from_export
+    from memory_core.stats import StoreStats as StoreStats
+    from memory_core.stats import memories_over_time as memories_over_time
+    from memory_core.stats import store_stats as store_stats
+    from memory_core.store import AddReport as AddReport
+    from memory_core.store import MemoryStore as MemoryStore
+    from memory_core.store import UpsertReport as UpsertReport
+    from memory_core.viz.diff import diff_breakdown_bar as diff_breakdown_bar
+    from memory_core.viz.evaluation import metrics_bar as metrics_bar
+    from memory_core.viz.evaluation import per_query_delta as per_query_delta
+    from memory_core.viz.evaluation import tag_heatmap as tag_heatmap
+    from memory_core.viz.evaluation import win_tie_loss_bar as win_tie_loss_bar
+    from memory_core.viz.explain import score_parts as score_parts
+    from memory_core.viz.explain import score_waterfall as score_waterfall
+    from memory_core.viz.overview import counts_bar as counts_bar
+    from memory_core.viz.overview import written_over_time as written_over_time
 
 _EXPORTS: dict[str, str] = {
     "Settings": "memory_core.config",
@@ -84,6 +191,8 @@ _EXPORTS: dict[str, str] = {
     "DrillReport": "memory_core.exchange.drill",
     "diff_sides": "memory_core.exchange.diff",
     "DiffResult": "memory_core.exchange.diff",
+    "BREAKDOWNS": "memory_core.exchange.diff",
+    "CHANGES": "memory_core.exchange.diff",
     "load_side": "memory_core.exchange.diff_sides",
     "ExportReader": "memory_core.exchange.readers",
     "register_reader": "memory_core.exchange.readers",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_pages.side_picker import save_upload
+from app_pages.widgets.uploads import save_upload
 from memory_core.config import Settings
 from memory_core.exchange.export import export_store
 from memory_core.records import Memory
@@ -112,5 +112,5 @@ def test_uploads_are_saved_by_content(tmp_path: Path) -> None:
 
 
 def test_pages_never_render_html() -> None:
-    for name in ("export_diff.py", "diff_widgets.py"):
-        assert "unsafe_allow_html" not in (ROOT / "app_pages" / name).read_text()
+    for path in (ROOT / "app_pages").rglob("*.py"):
+        assert "unsafe_allow_html" not in path.read_text(), path.name

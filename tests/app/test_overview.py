@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,25 @@ def test_bad_store_location_is_an_error_not_a_crash(tmp_path: Path,
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception
     assert "is a file, not a folder" in at.sidebar.error[0].value
+
+
+def test_app_py_routes_to_every_page_script_and_only_to_those() -> None:
+    """Top-level modules of app_pages/ are pages; everything else lives in app_pages/widgets/."""
+    routed = set(re.findall(r'st\.Page\("(app_pages/[a-z_]+\.py)"', Path(APP).read_text()))
+    scripts = {f"app_pages/{p.name}" for p in (Path(APP).parent / "app_pages").glob("*.py")
+               if p.name != "__init__.py"}
+    assert routed == scripts == {"app_pages/overview.py", "app_pages/search.py",
+                                 "app_pages/ranking_lab.py", "app_pages/export_diff.py"}
+
+
+@pytest.mark.parametrize("page, header", [
+    ("app_pages/search.py", "Search"), ("app_pages/ranking_lab.py", "Ranking Lab"),
+    ("app_pages/export_diff.py", "Export Diff"),
+])
+def test_every_page_opens_through_the_router(seeded: MemoryStore, page: str,
+                                             header: str) -> None:
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page(page).run()
+    assert not at.exception
+    assert at.header[0].value == header
+    assert at.sidebar.text_input[0].value == seeded.uri  # the router's sidebar ran too

@@ -100,7 +100,7 @@ def test_invalid_knobs_disable_the_run(demo_store: MemoryStore) -> None:
 
 def test_a_query_file_under_data_and_a_broken_one(monkeypatch: pytest.MonkeyPatch,
                                                   tmp_path: Path) -> None:
-    import app_pages.lab_inputs as lab_inputs
+    import app_pages.widgets.lab_inputs as lab_inputs
 
     (tmp_path / "sets").mkdir()
     good = (demo_dir() / DEMO_QUERIES).read_text().splitlines()[:3]

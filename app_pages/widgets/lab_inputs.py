@@ -7,8 +7,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages.ranking_knobs import preset_picker, ranking_panel
-from app_pages.side_picker import save_upload
+from app_pages.widgets.ranking_knobs import preset_picker, ranking_panel
+from app_pages.widgets.uploads import save_upload
 from memory_core import (
     DEMO_QUERIES,
     PRESETS,

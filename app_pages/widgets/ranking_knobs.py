@@ -8,11 +8,18 @@ from typing import Any
 
 import streamlit as st
 
-from app_pages.widgets import md
-from memory_core import IMPORTANCE_TIERS, PRESETS, DecayParams, MemlensError, RankingConfig
-from memory_core.retrieval.config import MAX_BEAM, MAX_FANOUT, MAX_HOPS
-
-DEFAULT_PRESET = "hybrid_graph"
+from app_pages.widgets.markup import md
+from memory_core import (
+    DEFAULT_PRESET,
+    IMPORTANCE_TIERS,
+    MAX_BEAM,
+    MAX_FANOUT,
+    MAX_HOPS,
+    PRESETS,
+    DecayParams,
+    MemlensError,
+    RankingConfig,
+)
 
 
 def preset_picker(label: str = "Preset", *, key: str = "search_preset",

@@ -13,8 +13,7 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from memory_core.exchange.diff import BREAKDOWNS, CHANGES, DiffResult
-from memory_core.viz.diff import diff_breakdown_bar
+from memory_core import BREAKDOWNS, CHANGES, DiffResult, diff_breakdown_bar
 
 IGNORABLE = ("updated_at", "access_count", "last_accessed_at", "embedding_status",
              "content_hash", "stability", "confidence", "tenant", "metadata")

@@ -1,15 +1,13 @@
-"""Choosing a side of a diff (an export file, an upload, the live store, a table version),
-and saving uploads where cached results can find them again."""
+"""Choosing a side of a diff: an export file, an upload, the live store, or a table version."""
 
 from __future__ import annotations
 
-import hashlib
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
+from app_pages.widgets.uploads import save_upload
 from memory_core import MemoryStore
 
 SOURCES = ("Export file", "Upload", "Live store", "Table version")
@@ -30,18 +28,6 @@ def export_files(folder: Path) -> list[Path]:
         return []
     files = [p for p in folder.iterdir() if p.suffix in (".ndjson", ".jsonl") and p.is_file()]
     return sorted(files, key=lambda p: (-p.stat().st_mtime, p.name))
-
-
-def save_upload(name: str, data: bytes, folder: Path | None = None) -> Path:
-    """An uploaded file saved under a name derived from its bytes (the same upload, the same
-    path, so the cached diff is reused)."""
-    folder = folder or Path(tempfile.gettempdir()) / "memlens-uploads"
-    folder.mkdir(parents=True, exist_ok=True)
-    suffix = Path(name).suffix or ".ndjson"
-    path = folder / f"{hashlib.sha256(data).hexdigest()[:24]}{suffix}"
-    if not path.exists():
-        path.write_bytes(data)
-    return path
 
 
 def _stamp(path: Path) -> str:
@@ -69,11 +55,10 @@ def side_picker(side: str, store: MemoryStore, folder: Path, default: str) -> Si
             return None
         path = save_upload(upload.name, upload.getvalue())
         return SidePick(str(path), upload.name, _stamp(path))
+    # The edges table's version is part of the stamp: a side reads both tables.
+    edges_version = store.table_versions()["edges"]
     if source == "Live store":
-        store.tables.edges.checkout_latest()
-        return SidePick("live", "live store", f"{store.version}/{store.tables.edges.version}")
+        return SidePick("live", "live store", f"{store.version}/{edges_version}")
     versions = [v.version for v in reversed(store.history())]
     version = st.selectbox("Memories table version", versions, key=f"diff_version_{side}")
-    store.tables.edges.checkout_latest()
-    return SidePick(f"version:{version}", f"version {version}",
-                    f"{version}/{store.tables.edges.version}")
+    return SidePick(f"version:{version}", f"version {version}", f"{version}/{edges_version}")

@@ -14,9 +14,8 @@ from typing import Any
 
 import streamlit as st
 
-from app_pages.widgets import age, badges, md
-from memory_core import Hit, render_tier
-from memory_core.viz.explain import score_waterfall
+from app_pages.widgets.markup import age, badges, md
+from memory_core import Hit, render_tier, score_waterfall
 
 DETAIL_KEY = "search_detail"
 

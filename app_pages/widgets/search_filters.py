@@ -8,8 +8,8 @@ from datetime import UTC, date, datetime, time
 
 import streamlit as st
 
-from app_pages.state import get_store
-from app_pages.widgets import md
+from app_pages.widgets.markup import md
+from app_pages.widgets.state import get_store
 from memory_core import IMPORTANCE_TIERS, STATUSES, Filter, MemoryStore, StoreStats
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from app_pages.result_cards import explanation
+from app_pages.widgets.result_cards import explanation
 from memory_core import (
     Comparison,
     Hit,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.result_cards import field_rows, select_memory
-from app_pages.widgets import audit_table
+from app_pages.widgets.result_cards import field_rows, select_memory
+from app_pages.widgets.store_panels import audit_table
 from memory_core import MemlensError, Memory, MemoryStore, memory_doc
 
 

@@ -8,22 +8,21 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from memory_core import (
+    DiffResult,
+    Embedder,
     MemlensError,
     MemoryStore,
     Settings,
     StoreStats,
+    diff_sides,
     load_embedder,
+    load_side,
     store_stats,
 )
-from memory_core.embedding import Embedder
-
-if TYPE_CHECKING:
-    from memory_core.exchange.diff import DiffResult
 
 
 def launch_settings() -> Settings:
@@ -67,9 +66,6 @@ def current_store() -> MemoryStore:
 def get_diff(uri: str, tenant: str, a: str, b: str, ignore: tuple[str, ...],
              stamps: tuple[str, str]) -> DiffResult:
     """The diff of sides `a` and `b`, cached until either side's `stamps` change."""
-    from memory_core.exchange.diff import diff_sides
-    from memory_core.exchange.diff_sides import load_side
-
     store = get_store(uri, tenant)
     return diff_sides(load_side(a, store), load_side(b, store), ignore=ignore)
 
