@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     # What `__getattr__` loads lazily, spelled out for mypy and editors (`X as X` marks a
     # re-export); a test keeps this block and `_EXPORTS` naming the same names from the
     # same modules.
+    from memory_core.canonical import memory_doc as memory_doc
     from memory_core.config import Settings as Settings
     from memory_core.decay import DecayParams as DecayParams
     from memory_core.embedding import Embedder as Embedder
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
     from memory_core.evaluation import run_queries as run_queries
     from memory_core.evaluation import select_tags as select_tags
     from memory_core.evaluation import write_queries as write_queries
-    from memory_core.exchange.canonical import memory_doc as memory_doc
     from memory_core.exchange.diff import BREAKDOWNS as BREAKDOWNS
     from memory_core.exchange.diff import CHANGES as CHANGES
     from memory_core.exchange.diff import DiffResult as DiffResult
@@ -81,9 +81,6 @@ if TYPE_CHECKING:
     from memory_core.retrieval.config import PRESETS as PRESETS
     from memory_core.retrieval.config import RankingConfig as RankingConfig
     from memory_core.retrieval.config import preset as preset
-    from memory_core.retrieval.indexes import IndexReport as IndexReport
-    from memory_core.retrieval.indexes import ensure_indexes as ensure_indexes
-    from memory_core.retrieval.indexes import vector_index_recall as vector_index_recall
     from memory_core.retrieval.recall import RecallResult as RecallResult
     from memory_core.retrieval.recall import recall as recall
     from memory_core.retrieval.search import Hit as Hit
@@ -106,6 +103,9 @@ if TYPE_CHECKING:
     from memory_core.store import AddReport as AddReport
     from memory_core.store import MemoryStore as MemoryStore
     from memory_core.store import UpsertReport as UpsertReport
+    from memory_core.store.indexes import IndexReport as IndexReport
+    from memory_core.store.indexes import ensure_indexes as ensure_indexes
+    from memory_core.store.indexes import vector_index_recall as vector_index_recall
     from memory_core.viz.diff import diff_breakdown_bar as diff_breakdown_bar
     from memory_core.viz.evaluation import metrics_bar as metrics_bar
     from memory_core.viz.evaluation import per_query_delta as per_query_delta
