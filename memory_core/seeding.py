@@ -12,10 +12,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memory_core.canonical import edge_from_doc, memory_from_doc
-from memory_core.exchange.ndjson import read_export, write_export
+from memory_core.exchange.importer import import_file
+from memory_core.exchange.ndjson import write_export
 from memory_core.filters import Filter
-from memory_core.records import canonical_json, validate_edge
+from memory_core.records import canonical_json
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 
@@ -67,18 +67,13 @@ def seed_from_export(
 ) -> SeedReport:
     """Load an export (default: the demo export) into the store, embedding the memories.
 
-    Records are taken as they are (no content dedup: an export is a faithful copy); every
-    line is parsed and checked before anything is written.
+    One way to load an export: this is `import_file` in `empty` mode (the tenant must have no
+    memories yet; records are taken as they are, no content dedup), so every line is parsed
+    and checked before anything is written and a failed seeding leaves the store unchanged.
     """
     path = path or demo_dir() / DEMO_EXPORT
-    _, records = read_export(path)
-    memories = [memory_from_doc(r) for r in records if r["kind"] == "memory"]
-    # validated up front so a bad edge stops the seeding before any memory is written
-    edges = [validate_edge(edge_from_doc(r)) for r in records if r["kind"] == "edge"]
-    report = store.add(memories, dedup=False, action="import", progress=progress,
-                       reason=f"seeded from {path.name}")
-    store.add_edges(edges, reason=f"seeded from {path.name}")
-    return SeedReport(str(path), len(report.inserted), len(edges), report.pending,
+    report = import_file(store, path, mode="empty", progress=progress)
+    return SeedReport(str(path), len(report.inserted), report.edges_added, report.pending,
                       report.embedding_error)
 
 
