@@ -13,8 +13,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from memory_core.embedding import UnavailableEmbedder
 from memory_core.filters import Filter
 from memory_core.records import Edge, Memory
@@ -117,7 +115,8 @@ def observe(store: MemoryStore, query: str, flt: Filter, cfg: RankingConfig,
     """Everything `search()` says except timing."""
     results = search(store, query, flt, cfg, limit, now=NOW)
     return {"degraded": results.degraded, "reasons": list(results.reasons),
-            "hits": [{"id": h.memory.id, **h.explain()} for h in results]}
+            "hits": [{"id": h.memory.id, "engine_order": list(h.engines), **h.explain()}
+                     for h in results]}
 
 
 def cases(store_path: str) -> dict[str, Any]:
@@ -156,22 +155,12 @@ def everything(root: Path) -> dict[str, Any]:
     return {**cases(str(root / "a")), **read_only_cases(str(root / "b"))}
 
 
-def _approx(value: Any) -> Any:
-    if isinstance(value, float):
-        return pytest.approx(value, rel=1e-9, abs=1e-12)
-    if isinstance(value, dict):
-        return {k: _approx(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_approx(v) for v in value]
-    return value
-
-
 def test_search_matches_the_recorded_rankings(tmp_path: Path) -> None:
     golden = json.loads(GOLDEN.read_text())
     observed = json.loads(json.dumps(everything(tmp_path), default=str))
     assert sorted(observed) == sorted(golden)
     for key, expected in golden.items():
-        assert observed[key] == _approx(expected), key
+        assert observed[key] == expected, key  # exactly: JSON floats round-trip
 
 
 def test_the_golden_cases_exercise_every_part() -> None:
