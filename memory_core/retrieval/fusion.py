@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from memory_core.errors import InvalidConfigError
+
+if TYPE_CHECKING:
+    from memory_core.retrieval.config import RankingConfig
 
 
 @dataclass(frozen=True)
@@ -55,3 +59,15 @@ def rrf(
         bonus = convergence_bonus if len(by_engine) >= 2 else 1.0
         fused.append(Fused(doc_id, by_engine, contributions, total, bonus, total * bonus))
     return sorted(fused, key=lambda f: (-f.score, f.doc_id))
+
+
+def fuse(rankings: Mapping[str, Sequence[str]], config: RankingConfig) -> list[Fused]:
+    """`rrf` with a `RankingConfig`'s engine weights, k and convergence bonus.
+
+    >>> from memory_core.retrieval.config import preset
+    >>> [f.doc_id for f in fuse({"bm25": ["a"], "graph": ["b"]}, preset("hybrid_graph"))]
+    ['b', 'a']
+    """
+    weights = {"vector": config.weight_vector, "bm25": config.weight_bm25,
+               "graph": config.weight_graph}
+    return rrf(rankings, weights, k=config.rrf_k, convergence_bonus=config.convergence_bonus)

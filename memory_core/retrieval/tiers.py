@@ -14,7 +14,7 @@ from memory_core.errors import InvalidConfigError
 from memory_core.records import Memory
 
 if TYPE_CHECKING:
-    from memory_core.retrieval.search import Hit
+    from memory_core.retrieval.results import Hit
 
 TIERS: tuple[str, ...] = ("minimal", "compact", "standard", "full")
 

@@ -7,12 +7,19 @@ from pathlib import Path
 
 import pytest
 
+from memory_core.decay import DecayFactors
 from memory_core.embedding import UnavailableEmbedder
 from memory_core.filters import Filter
+from memory_core.graph import GraphHit
 from memory_core.records import Edge, Memory
-from memory_core.retrieval.config import PRESETS, RankingConfig, preset
+from memory_core.retrieval.candidates import Candidates
+from memory_core.retrieval.config import DEFAULT_PRESET, PRESETS, RankingConfig, preset
+from memory_core.retrieval.engines import Candidate
+from memory_core.retrieval.fusion import fuse
+from memory_core.retrieval.graph_candidates import GraphCandidate
 from memory_core.retrieval.recall import recall
-from memory_core.retrieval.search import search
+from memory_core.retrieval.rerank import Scored
+from memory_core.retrieval.search import EngineEvidence, explain, search
 from memory_core.retrieval.session_dedup import SessionDedup
 from memory_core.store import MemoryStore
 from tests.conftest import FAKE_DIM, FakeEmbedder
@@ -65,6 +72,56 @@ def test_explanation_parts_reproduce_the_final_score(store: MemoryStore, world: 
                       "graph": cfg.weight_graph}[engine]
             assert ev.contribution == pytest.approx(weight / (cfg.rrf_k + ev.rank))
     assert [h.rank for h in results] == list(range(1, len(results) + 1))
+
+
+def test_explain_gives_each_hit_the_parts_of_its_score() -> None:
+    found = Candidates(
+        {"vector": (Candidate("a", 1, 0.9), Candidate("b", 2, 0.8)),
+         "bm25": (Candidate("b", 1, 4.0),),
+         "graph": (Candidate("c", 1, 0.7),)},
+        graph={"c": GraphCandidate("c", GraphHit("o", 0.7, 1, "a", ("e1",), ("supersedes",)),
+                                   replaces="o")})
+    fused = {f.doc_id: f for f in fuse(found.ids(), preset("full"))}
+    factors = DecayFactors(0.9, 1.0, 1.0, 1.0, 1.0, 0.9)
+    mems = {d: _m(f"memory {d}", id=d, vector=[1.0] * FAKE_DIM) for d in "abc"}
+    ranked = [Scored(fused["b"], mems["b"], factors, fused["b"].score * 0.9, -0.002),
+              Scored(fused["c"], mems["c"], None, fused["c"].score),
+              Scored(fused["a"], mems["a"], factors, fused["a"].score * 0.9, -0.001)]
+    hits = explain(ranked, found)
+    assert [(h.memory.id, h.rank) for h in hits] == [("b", 1), ("c", 2), ("a", 3)]
+    b, c, a = hits
+    assert b.engines == {"vector": EngineEvidence(2, 0.8, 1 / 62),
+                         "bm25": EngineEvidence(1, 4.0, 1 / 61)}
+    assert (b.rrf, b.bonus, b.decay, b.mmr_adjustment) == (1 / 62 + 1 / 61, 1.10, 0.9, -0.002)
+    assert b.score == (1 / 62 + 1 / 61) * 1.10 * 0.9 - 0.002
+    assert b.explain()["mmr_adjustment"] == -0.002
+    assert b.explain()["decay_factors"]["composite"] == 0.9
+    assert c.engines == {"graph": EngineEvidence(1, 0.7, 1.5 / 61)}
+    assert (c.score, c.decay, c.decay_factors) == (1.5 / 61, 1.0, None)
+    assert c.replaces == "o" and c.explain()["graph"] == {"seed": "a", "hops": 1,
+                                                          "relations": ["supersedes"]}
+    assert a.graph is None and a.replaces is None
+    assert all(h.memory.vector is None for h in hits)  # vectors are not sent out
+    for hit in hits:
+        assert hit.score == pytest.approx(hit.rrf * hit.bonus * hit.decay + hit.mmr_adjustment)
+
+
+def test_the_default_config_is_the_default_preset(store: MemoryStore, world: dict) -> None:
+    default = search(store, "refresh token race", now=NOW)
+    assert default.config == preset(DEFAULT_PRESET) == preset("hybrid_graph")
+    assert default == search(store, "refresh token race", config=preset(DEFAULT_PRESET),
+                             now=NOW)
+
+
+def test_results_compare_by_their_hits_not_their_timing(store: MemoryStore,
+                                                        world: dict) -> None:
+    first = search(store, "token refresh", config=preset("hybrid"), now=NOW)
+    again = search(store, "token refresh", config=preset("hybrid"), now=NOW)
+    assert first == again and list(first) == list(again)
+    fewer = search(store, "token refresh", config=preset("hybrid"), limit=1, now=NOW)
+    assert fewer != first and list(fewer) == list(first)[:1]
+    other = search(store, "ci cache key", config=preset("hybrid"), now=NOW)
+    assert other != first
 
 
 def test_filtered_search_returns_only_matching_active_rows(store: MemoryStore,
@@ -123,7 +180,7 @@ def test_pending_records_mark_results_degraded(store_path: str, world: dict,
     broken = UnavailableEmbedder("test/fake-bow", FAKE_DIM, "offline")
     MemoryStore.open(store_path, embedder=broken).add([_m("token refresh pending note")])
     store = MemoryStore.open(store_path, embedder=fake_embedder)
-    results = search(store, "token refresh", now=NOW)
+    results = search(store, "token refresh", config=preset("hybrid"), now=NOW)
     assert results.degraded and "1 matching memories have no vector" in results.reasons[0]
     assert "pending note" in " ".join(h.memory.content for h in results)
 

@@ -1,0 +1,153 @@
+"""Stage 1 of `search()`: each engine's candidates under the filter, and why any engine was off.
+
+Vector top-m and BM25 top-m run under the same filter; BM25 needs no query vector, so it runs
+on a thread while the query is embedded and searched (LanceDB and onnxruntime release the
+GIL), as LanceDB's own hybrid search does. The graph then expands from the best fused seeds
+(PathRAG caps, seed 004). Degraded modes are reasons, never errors: no embedder means BM25
+(seed 003 ADR-009), memories without a vector are reachable only by BM25 and the graph, and a
+read-only store without a full-text index has no BM25.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from memory_core.errors import EmbedderUnavailableError
+from memory_core.filters import Filter
+from memory_core.graph import expand
+from memory_core.retrieval.config import RankingConfig
+from memory_core.retrieval.engines import (
+    Candidate,
+    bm25_candidates,
+    ensure_fts_index,
+    vector_candidates,
+)
+from memory_core.retrieval.fusion import fuse
+from memory_core.retrieval.graph_candidates import GraphCandidate, resolve_graph_hits
+from memory_core.store import MemoryStore
+
+BM25_OFF = ("BM25 is off: the read-only store has no full-text index; run `memlens index` "
+            "with write access")
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Each engine's ranking (best first), the graph hits by memory id, and degraded reasons.
+
+    `rankings` keeps the engines in the order they ran (vector, bm25, graph): fusion sums
+    contributions in that order and explanations list engines in it.
+    """
+
+    rankings: Mapping[str, tuple[Candidate, ...]]
+    graph: Mapping[str, GraphCandidate] = field(default_factory=dict)
+    reasons: tuple[str, ...] = ()
+
+    def ids(self) -> dict[str, list[str]]:
+        """engine -> ranked memory ids, what fusion takes."""
+        return {e: [c.doc_id for c in ranking] for e, ranking in self.rankings.items()}
+
+    def by_id(self) -> dict[str, dict[str, Candidate]]:
+        """engine -> memory id -> that engine's candidate, for explanations."""
+        return {e: {c.doc_id: c for c in ranking} for e, ranking in self.rankings.items()}
+
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """Threads for candidate queries, made once per process."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memlens-search")
+        return _POOL
+
+
+def _pending_reason(store: MemoryStore, flt: Filter) -> str | None:
+    pending = store.count(replace(flt, embedding_status=["pending", "failed"]))
+    if pending:
+        return (f"{pending} matching memories have no vector yet, so only BM25 and the graph "
+                f"can find them; run `memlens reembed`")
+    return None
+
+
+def _start_bm25(store: MemoryStore, query: str, predicate: str, m: int
+                ) -> Future[list[Candidate]] | str:
+    """BM25 running on the pool, or why it cannot run."""
+    if not ensure_fts_index(store):  # may write an index: stays on this thread
+        return BM25_OFF
+    return _pool().submit(bm25_candidates, store, query, predicate, m)
+
+
+@dataclass(frozen=True)
+class _VectorOutcome:
+    """The vector engine's ranking, or None when the embedder is unavailable; its reasons."""
+
+    ranking: tuple[Candidate, ...] | None
+    reasons: tuple[str, ...]
+
+
+def _vector_engine(store: MemoryStore, query: str, flt: Filter, predicate: str, m: int
+                   ) -> _VectorOutcome:
+    """Embed the query and rank by cosine; count the memories it cannot see meanwhile."""
+    pending_job = _pool().submit(_pending_reason, store, flt)
+    try:
+        vector = store.embedder.embed_one(query)
+    except EmbedderUnavailableError as exc:
+        return _VectorOutcome(None, (f"vector search is off, the embedder is unavailable: "
+                                     f"{exc}",))
+    ranking = tuple(vector_candidates(store, vector.tolist(), predicate, m))
+    pending = pending_job.result()
+    return _VectorOutcome(ranking, (pending,) if pending else ())
+
+
+def engine_candidates(store: MemoryStore, query: str, flt: Filter, config: RankingConfig,
+                      m: int) -> Candidates:
+    """Vector and BM25 top-`m` under `flt`, as `config` turns them on (no graph yet)."""
+    predicate = flt.to_predicate(store.tenant)
+    bm25 = _start_bm25(store, query, predicate, m) if config.use_bm25 else None
+    rankings: dict[str, tuple[Candidate, ...]] = {}
+    reasons: list[str] = []
+    if config.use_vector:
+        outcome = _vector_engine(store, query, flt, predicate, m)
+        reasons.extend(outcome.reasons)
+        if outcome.ranking is not None:
+            rankings["vector"] = outcome.ranking
+        elif not config.use_bm25:  # fall back to BM25 (seed 003 ADR-009)
+            bm25 = _start_bm25(store, query, predicate, m)
+    if isinstance(bm25, Future):
+        rankings["bm25"] = tuple(bm25.result())
+    elif bm25 is not None:
+        reasons.append(bm25)
+    return Candidates(rankings, reasons=tuple(reasons))
+
+
+def graph_candidates(store: MemoryStore, seeds: Sequence[str], flt: Filter,
+                     config: RankingConfig, now: datetime) -> tuple[GraphCandidate, ...]:
+    """Memories reached from the first `config.graph_seeds` seeds, under `flt`, best first."""
+    adjacency = store.adjacency()
+    reached = expand(seeds[: config.graph_seeds], adjacency, now, hops=config.graph_hops,
+                     fanout=config.graph_fanout, beam=config.graph_beam)
+    return tuple(resolve_graph_hits(store, reached, flt, adjacency))
+
+
+def with_graph(found: Candidates, graph: Sequence[GraphCandidate]) -> Candidates:
+    """`found` plus the graph as a third engine (rank = position, score = path score)."""
+    ranking = tuple(Candidate(g.doc_id, rank, g.hit.score) for rank, g in enumerate(graph, 1))
+    return replace(found, rankings={**found.rankings, "graph": ranking},
+                   graph={g.doc_id: g for g in graph})
+
+
+def candidates(store: MemoryStore, query: str, flt: Filter, config: RankingConfig, m: int,
+               *, now: datetime) -> Candidates:
+    """Stage 1: vector and BM25 top-`m`, then the graph from their best fused seeds."""
+    found = engine_candidates(store, query, flt, config, m)
+    if not (config.use_graph and found.rankings):
+        return found
+    seeds = [f.doc_id for f in fuse(found.ids(), config)]
+    return with_graph(found, graph_candidates(store, seeds, flt, config, now))

@@ -1,0 +1,103 @@
+"""Stage 3 of `search()`: decay as a bounded prior on the fused score, then optionally MMR.
+
+Decay multiplies the fused score by the memory's composite (DESIGN.md section 4), so it
+reorders near-ties and never buries a clearly more relevant memory; MMR (Carbonell &
+Goldstein 1998, see `mmr.py`) then trades relevance for diversity and records by how much.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from memory_core.decay import DecayFactors, composite
+from memory_core.filters import Filter
+from memory_core.records import Memory
+from memory_core.retrieval.config import RankingConfig
+from memory_core.retrieval.fusion import Fused
+from memory_core.retrieval.mmr import mmr
+
+_WORDS = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A fused candidate with its memory, decay and reranked value.
+
+    `value` is `fused.score * decay`; `mmr_adjustment` is what MMR added (0 or negative), so
+    the final score is `value + mmr_adjustment`.
+    """
+
+    fused: Fused
+    memory: Memory
+    factors: DecayFactors | None
+    value: float
+    mmr_adjustment: float = 0.0
+
+    @property
+    def doc_id(self) -> str:
+        """The memory's id."""
+        return self.fused.doc_id
+
+    @property
+    def decay(self) -> float:
+        """The decay composite, 1 when decay is off."""
+        return self.factors.composite if self.factors else 1.0
+
+    @property
+    def score(self) -> float:
+        """The final score."""
+        return self.value + self.mmr_adjustment
+
+
+def pool_size(config: RankingConfig, limit: int) -> int:
+    """How many fused candidates to rerank: extra room when decay or MMR can promote some."""
+    return max(limit * 3, limit + 20) if (config.use_decay or config.use_mmr) else limit
+
+
+def _pattern_context(memory: Memory, query_words: set[str], flt: Filter) -> bool:
+    projects = (flt.project,) if isinstance(flt.project, str) else tuple(flt.project or ())
+    return memory.project in projects or bool(query_words & {t.lower() for t in memory.tags})
+
+
+def apply_decay(pool: Sequence[Fused], memories: Mapping[str, Memory], config: RankingConfig,
+                *, query: str, flt: Filter, now: datetime) -> list[Scored]:
+    """The pool's memories scored `fused * decay` (decay 1 when off), best first, ties by id.
+
+    A memory is a pattern in context when its project is one the filter asks for or one of its
+    tags is a word of the query. Candidates whose memory is missing are dropped.
+    """
+    words = {w.lower() for w in _WORDS.findall(query)}
+    scored = []
+    for fused in pool:
+        memory = memories.get(fused.doc_id)
+        if memory is None:
+            continue
+        factors = (composite(memory, now, params=config.decay,
+                             pattern_match=_pattern_context(memory, words, flt))
+                   if config.use_decay else None)
+        scored.append(Scored(fused, memory, factors,
+                             fused.score * (factors.composite if factors else 1.0)))
+    return sorted(scored, key=lambda s: (-s.value, s.doc_id))
+
+
+def diversify(scored: Sequence[Scored], lam: float, limit: int) -> list[Scored]:
+    """The first `limit` of `scored` in MMR order, each with its MMR adjustment.
+
+    The adjustment is the MMR objective minus the relevance, so `score` is the objective.
+    """
+    picks = mmr({s.doc_id: s.value for s in scored},
+                {s.doc_id: s.memory.vector for s in scored}, lam=lam, limit=limit)
+    by_id = {s.doc_id: s for s in scored}
+    return [replace(by_id[p.doc_id], mmr_adjustment=p.objective - p.relevance) for p in picks]
+
+
+def rerank(pool: Sequence[Fused], memories: Mapping[str, Memory], config: RankingConfig,
+           *, query: str, flt: Filter, now: datetime, limit: int) -> list[Scored]:
+    """Stage 3: the best `limit` of `pool` after decay (if on) and MMR (if on)."""
+    scored = apply_decay(pool, memories, config, query=query, flt=flt, now=now)
+    if config.use_mmr:
+        return diversify(scored, config.mmr_lambda, limit)
+    return scored[:limit]
