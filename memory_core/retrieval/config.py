@@ -113,6 +113,8 @@ PRESETS: dict[str, RankingConfig] = {
 #: The preset `search()`, `memlens search`, `memlens eval` and the pages rank with when none is
 #: named: one constant, so the API, the CLI and the app always agree.
 DEFAULT_PRESET = "hybrid_graph"
+#: What `recall()`, the agents' call, ranks with when given no config: search plus decay.
+RECALL_PRESET = "full"
 
 
 def preset(name: str) -> RankingConfig:

@@ -16,13 +16,11 @@ from typing import Any
 from memory_core.config import Settings
 from memory_core.filters import Filter
 from memory_core.records import utcnow
-from memory_core.retrieval.config import RankingConfig, preset
+from memory_core.retrieval.config import RECALL_PRESET, RankingConfig, preset
 from memory_core.retrieval.search import search
 from memory_core.retrieval.session_dedup import SessionDedup
 from memory_core.retrieval.tiers import check_tier, render_text, render_tier
 from memory_core.store import MemoryStore
-
-DEFAULT_PRESET = "full"
 
 
 @dataclass(frozen=True)
@@ -77,7 +75,7 @@ def recall(
     check_tier(tier)
     now = now or utcnow()
     results = search(store, query, _scope(store, record_type, project_tag),
-                     config or preset(DEFAULT_PRESET), limit=limit * 3, now=now)
+                     config or preset(RECALL_PRESET), limit=limit * 3, now=now)
     skipped: list[str] = []
     hits = list(results)
     if session_id is not None:

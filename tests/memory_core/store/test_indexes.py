@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import math
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import click
 import pytest
-from click.testing import CliRunner
 
 from memory_core.filters import Filter
 from memory_core.records import Memory
@@ -164,42 +161,3 @@ def test_read_only_store_is_refused(filled: MemoryStore, fake_embedder: FakeEmbe
                          read_only=True)
     with pytest.raises(ReadOnlyError, match="memlens index"):
         ensure_indexes(reader)
-
-
-def _group() -> click.Group:
-    from memory_core.cli_bench import bench
-    from memory_core.cli_index import register
-
-    @click.group()
-    def group() -> None:
-        """Test group."""
-
-    group.add_command(bench)
-    register(group)
-    return group
-
-
-def test_cli_index_reports_as_json_and_text(filled: MemoryStore) -> None:
-    runner, group = CliRunner(), _group()
-    result = runner.invoke(group, ["index", "--store", filled.uri, "--json"])
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
-    assert data["store"] == filled.uri and data["vector_index"] is False
-    assert "content" in data["created"] and data["recall_at_10"] is None
-    result = runner.invoke(group, ["index", "--store", filled.uri, "--threshold", "300"])
-    assert result.exit_code == 0, result.output
-    assert "created   IVF_HNSW_SQ vector" in result.stdout
-    assert "recall@10" in result.stdout and "history kept" in result.stdout
-    assert runner.invoke(group, ["index", "--store", filled.uri, "--threshold", "0"]
-                         ).exit_code == 2
-    assert runner.invoke(group, ["bench", "search", "--help"]).exit_code == 0
-
-
-def test_cli_index_through_main_once_registered(filled: MemoryStore,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
-    from memory_core.cli import cli, main
-
-    if "index" not in cli.commands:
-        pytest.skip("`index` is not registered in memory_core.cli yet")
-    main(["--store", filled.uri, "index", "--json"])
-    assert json.loads(capsys.readouterr().out)["rows"] == 360

@@ -1,6 +1,5 @@
-"""`memlens export | import | drill | diff` and `memlens bench exchange` (DESIGN.md 5, 8).
+"""`memlens export | import | drill | diff`: move a tenant in and out of files (DESIGN.md 5, 8).
 
-`register(cli)` adds the commands to the `memlens` group (and `exchange` to `memlens bench`).
 Each command parses, calls one engine function of `memory_core.exchange` and prints; user
 mistakes are `MemlensError`s, which the CLI's `main` prints as one line with exit code 1.
 """
@@ -13,12 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from memory_core.cli_support import (
+from memory_core.cli.options import (
     emit_json,
     filter_from_options,
     filter_options,
+    json_option,
     open_store,
     progress_bar,
+    shorten,
     store_options,
 )
 
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from memory_core.exchange.diff import DiffResult
     from memory_core.exchange.import_report import ImportReport
 
-JSON = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 
 
 @click.command(name="export")
@@ -36,7 +36,7 @@ JSON = click.option("--json", "as_json", is_flag=True, help="Print the result as
               help="Include the vectors (import then keeps them instead of embedding).")
 @click.option("--with-audit", is_flag=True, help="Include the audit rows (after the edges).")
 @filter_options("all")
-@JSON
+@json_option()
 @click.pass_context
 def export_command(ctx: click.Context, path: Path, with_vectors: bool, with_audit: bool,
                    as_json: bool, **filters: Any) -> None:
@@ -132,7 +132,7 @@ def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> N
               help="Benchmark formats: write their query set to this NDJSON file.")
 @click.option("--formats", "list_formats", is_flag=True, is_eager=True, expose_value=False,
               callback=_list_formats, help="List the import formats and exit.")
-@JSON
+@json_option()
 @click.pass_context
 def import_command(ctx: click.Context, path: Path, fmt: str, mode: str | None, dry_run: bool,
                    limit: int | None, project: str | None, table: str | None,
@@ -164,7 +164,7 @@ def import_command(ctx: click.Context, path: Path, fmt: str, mode: str | None, d
 @click.option("--drop-tables", is_flag=True,
               help="Drop and recreate the tables instead of deleting the tenant's rows "
                    "(loses LanceDB version history; refused if other tenants share them).")
-@JSON
+@json_option()
 @click.pass_context
 def drill(ctx: click.Context, export_dir: Path | None, keep: bool, drop_tables: bool,
           as_json: bool) -> None:
@@ -191,9 +191,8 @@ def drill(ctx: click.Context, export_dir: Path | None, keep: bool, drop_tables: 
         sys.exit(1)  # `main` runs click in non-standalone mode, which ignores ctx.exit codes
 
 
-def _short(value: str | None, width: int = 60) -> str:
-    text = "(absent)" if value is None else value
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _short(value: str | None) -> str:
+    return shorten("(absent)" if value is None else value, 60)
 
 
 def _print_diff(result: DiffResult, limit: int) -> None:
@@ -234,7 +233,7 @@ def _print_diff(result: DiffResult, limit: int) -> None:
 @click.option("--limit", default=20, show_default=True,
               help="Changed records listed in text output (0 for all).")
 @click.option("--exit-code", is_flag=True, help="Exit with 1 when the sides differ.")
-@JSON
+@json_option()
 @click.pass_context
 def diff(ctx: click.Context, a: str, b: str, ignore: tuple[str, ...], limit: int,
          exit_code: bool, as_json: bool) -> None:
@@ -255,41 +254,5 @@ def diff(ctx: click.Context, a: str, b: str, ignore: tuple[str, ...], limit: int
         sys.exit(1)
 
 
-@click.command(name="exchange")
-@click.option("--n", default=100_000, show_default=True, help="Memories in the synthetic store.")
-@JSON
-def exchange_bench(n: int, as_json: bool) -> None:
-    """Export, import (with vectors) and diff times on a synthetic store, vs the targets."""
-    from memory_core.bench.exchange import (
-        DIFF_TARGET_S,
-        EXPORT_TARGET_S,
-        IMPORT_TARGET_S,
-        run_exchange_bench,
-    )
-
-    if n < 100:
-        raise click.BadParameter("--n must be at least 100")
-    r = run_exchange_bench(n)
-    if as_json:
-        emit_json(r.__dict__)
-        return
-    ok = {True: "PASS", False: "FAIL"}
-    click.echo(f"{r.n} memories ({r.dimension}-d vectors), {r.edges} edges")
-    click.echo(f"export            {r.export_s:6.2f} s  (target <= {EXPORT_TARGET_S:.0f} s) "
-               f"{ok[r.export_within_target]}  {r.export_mb} MiB")
-    click.echo(f"export + vectors  {r.export_vectors_s:6.2f} s  {r.export_vectors_mb} MiB")
-    click.echo(f"import + vectors  {r.import_vectors_s:6.2f} s  (target <= "
-               f"{IMPORT_TARGET_S:.0f} s) {ok[r.import_within_target]}")
-    click.echo(f"diff (1% differ)  {r.diff_s:6.2f} s  (target <= {DIFF_TARGET_S:.0f} s) "
-               f"{ok[r.diff_within_target]}  {r.diff_changed_records} records differ")
-    click.echo("memory: resident set growth (MiB) during " + ", ".join(
-        f"{k} {v}" for k, v in r.rss_growth_mib.items()) + f"; process peak {r.max_rss_mib} MiB")
-
-
-def register(cli: click.Group) -> None:
-    """Add export, import, drill and diff to `cli`, and `exchange` to `memlens bench`."""
-    from memory_core.cli_bench import bench
-
-    for command in (export_command, import_command, drill, diff):
-        cli.add_command(command)
-    bench.add_command(exchange_bench)
+#: What `memory_core.cli` registers from this family.
+COMMANDS: tuple[click.Command, ...] = (export_command, import_command, drill, diff)

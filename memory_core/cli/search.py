@@ -6,27 +6,18 @@ from typing import Any
 
 import click
 
-from memory_core.cli_support import (
+from memory_core.cli.options import (
     emit_json,
     filter_from_options,
+    json_option,
     memory_line,
     open_store,
+    ranking_of,
+    ranking_options,
+    search_filter_options,
     store_options,
 )
-
-
-def _config(preset_name: str, config_file: Any) -> Any:
-    import json
-
-    from memory_core.errors import InvalidConfigError
-    from memory_core.retrieval.config import RankingConfig, preset
-
-    if config_file is None:
-        return preset(preset_name)
-    try:
-        return RankingConfig.from_dict(json.load(config_file))
-    except (json.JSONDecodeError, TypeError) as exc:
-        raise InvalidConfigError(f"--config is not a RankingConfig JSON object: {exc}") from exc
+from memory_core.retrieval.config import RECALL_PRESET
 
 
 def _warn_degraded(results: Any) -> None:
@@ -38,19 +29,11 @@ def _warn_degraded(results: Any) -> None:
 @click.command()
 @store_options
 @click.argument("query")
-@click.option("--preset", "preset_name", default="hybrid_graph", show_default=True,
-              type=click.Choice(["vector", "bm25", "hybrid", "hybrid_graph", "full"]),
-              help="Named ranking configuration.")
-@click.option("--config", "config_file", type=click.File("r"),
-              help="A RankingConfig as JSON (overrides --preset).")
+@ranking_options()
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
-@click.option("--project", multiple=True, help="Only these projects.")
-@click.option("--agent", multiple=True, help="Only these agents.")
-@click.option("--type", "memory_type", multiple=True, help="Only these memory types.")
-@click.option("--tag", "tags", multiple=True, help="Has any of these tags.")
-@click.option("--status", multiple=True, help="active (default), archived, superseded.")
+@search_filter_options()
 @click.option("--explain", is_flag=True, help="Print each hit's score breakdown.")
-@click.option("--json", "as_json", is_flag=True, help="Print hits and explanations as JSON.")
+@json_option("Print hits and explanations as JSON.")
 @click.pass_context
 def search(ctx: click.Context, query: str, preset_name: str, config_file: Any, limit: int,
            explain: bool, as_json: bool, **filters: Any) -> None:
@@ -60,7 +43,7 @@ def search(ctx: click.Context, query: str, preset_name: str, config_file: Any, l
 
     flt = filter_from_options(filters)
     store = open_store(ctx, require_tenant=True)
-    results = run_search(store, query, flt, _config(preset_name, config_file), limit)
+    results = run_search(store, query, flt, ranking_of(preset_name, config_file), limit)
     if as_json:
         emit_json({"query": query, "degraded": results.degraded, "reasons": results.reasons,
                    "elapsed_ms": results.elapsed_ms,
@@ -90,16 +73,18 @@ def search(ctx: click.Context, query: str, preset_name: str, config_file: Any, l
               help="How much of each memory to print.")
 @click.option("--session", "session_id",
               help="Do not repeat memories already sent in this session (30 min TTL).")
-@click.option("--json", "as_json", is_flag=True, help="Print the items as JSON.")
+@ranking_options(RECALL_PRESET)
+@json_option("Print the items as JSON.")
 @click.pass_context
 def recall(ctx: click.Context, query: str, limit: int, record_type: str | None,
-           project_tag: str | None, tier: str, session_id: str | None, as_json: bool) -> None:
+           project_tag: str | None, tier: str, session_id: str | None, preset_name: str,
+           config_file: Any, as_json: bool) -> None:
     """What an agent's recall tool returns: best memories, recorded as accessed."""
     from memory_core.retrieval.recall import recall as run_recall
 
     store = open_store(ctx, require_tenant=True)
     result = run_recall(store, query, limit, record_type, project_tag, tier=tier,
-                        session_id=session_id)
+                        session_id=session_id, config=ranking_of(preset_name, config_file))
     if as_json:
         emit_json({"items": result.items, "skipped_as_sent": result.skipped_as_sent,
                    "degraded": result.degraded, "reasons": result.reasons})
@@ -108,7 +93,5 @@ def recall(ctx: click.Context, query: str, limit: int, record_type: str | None,
     click.echo(result.text or "(nothing new to recall)")
 
 
-def register(cli: click.Group) -> None:
-    """Add `search` and `recall` to the memlens command group."""
-    cli.add_command(search)
-    cli.add_command(recall)
+#: What `memory_core.cli` registers from this family.
+COMMANDS: tuple[click.Command, ...] = (search, recall)

@@ -1,11 +1,16 @@
-"""`memlens index` (build and refresh the store's indexes) and `memlens bench search`."""
+"""`memlens index` and `memlens reembed`: keep the store's indexes and vectors current."""
 
 from __future__ import annotations
 
 import click
 
-from memory_core.cli_bench import bench
-from memory_core.cli_support import emit_json, open_store, progress_bar, store_options
+from memory_core.cli.options import (
+    emit_json,
+    json_option,
+    open_store,
+    progress_bar,
+    store_options,
+)
 from memory_core.store.indexes import VECTOR_THRESHOLD
 
 
@@ -15,7 +20,7 @@ from memory_core.store.indexes import VECTOR_THRESHOLD
               help="Build the vector index even below the threshold.")
 @click.option("--threshold", type=click.IntRange(min=1), default=VECTOR_THRESHOLD,
               show_default=True, help="Rows with vectors from which a vector index is built.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option("Print the report as JSON.")
 @click.pass_context
 def index(ctx: click.Context, force_vector: bool, threshold: int, as_json: bool) -> None:
     """Create missing indexes (filters, full text, vectors) and fold new rows into existing ones.
@@ -44,27 +49,33 @@ def index(ctx: click.Context, force_vector: bool, threshold: int, as_json: bool)
     click.echo(f"{report.rows} rows indexed in {report.total_seconds:.1f} s")
 
 
-@click.command("search")
-@click.option("--n", default=100_000, show_default=True, type=click.IntRange(min=100),
-              help="Synthetic memories in the benchmark store.")
-@click.option("--queries", default=200, show_default=True, type=click.IntRange(min=1),
-              help="Queries timed per preset.")
-@click.option("--edges", type=click.IntRange(min=0),
-              help="Edges between memories (default: one per 10 memories).")
-@click.option("--json", "as_json", is_flag=True, help="Print every figure as JSON.")
-def bench_search(n: int, queries: int, edges: int | None, as_json: bool) -> None:
-    """Search latency per preset at N memories (query embedding included) vs raw LanceDB."""
-    from memory_core.bench.search import run_search_bench
+@click.command()
+@store_options
+@click.option("--model", help="Switch the whole store to this embedding model and re-embed all.")
+@json_option("Print the report as JSON.")
+@click.pass_context
+def reembed(ctx: click.Context, model: str | None, as_json: bool) -> None:
+    """Embed pending memories, or re-embed everything with another model (--model)."""
+    from memory_core.reembed import fill_pending, switch_model
 
-    result = run_search_bench(n, queries=queries, edges=edges)
+    if model:
+        from memory_core.config import Settings
+        from memory_core.embedding import load_embedder
+
+        store = open_store(ctx, check_vectors=False)
+        new = load_embedder(Settings.from_env(embed_model=model))
+        with progress_bar("re-embedding") as bar:
+            report = switch_model(store, new, progress=bar)
+    else:
+        store = open_store(ctx)
+        with progress_bar("embedding pending") as bar:
+            report = fill_pending(store, progress=bar)
     if as_json:
-        emit_json(result.to_dict())
-        return
-    for line in result.lines():
-        click.echo(line)
+        emit_json(report.__dict__)
+    else:
+        click.echo(f"embedded {report.embedded} memories with {report.model_id} "
+                   f"({report.dimension}-d); table version {report.table_version}")
 
 
-def register(cli: click.Group) -> None:
-    """Add `index` to the memlens group and `search` to its `bench` group."""
-    cli.add_command(index)
-    bench.add_command(bench_search)
+#: What `memory_core.cli` registers from this family.
+COMMANDS: tuple[click.Command, ...] = (index, reembed)

@@ -1,8 +1,4 @@
-"""The `memlens` command: parse, call the engine, print (DESIGN.md section 8).
-
-User mistakes (every `MemlensError`, bad options) print one line on stderr and exit 1; data
-output has `--json`; long work shows a progress bar on stderr.
-"""
+"""`memlens init | serve | stats | add | ls | show`: the store and its memories."""
 
 from __future__ import annotations
 
@@ -10,14 +6,15 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from memory_core.cli_support import (
+from memory_core.cli.options import (
     emit_json,
     filter_from_options,
     filter_options,
+    json_option,
     memory_line,
     open_store,
     progress_bar,
@@ -25,23 +22,18 @@ from memory_core.cli_support import (
 )
 from memory_core.errors import InvalidRecordError, MemlensError
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--store", "store_uri", metavar="URI", help="Store folder or URI (MEMLENS_STORE).")
-@click.option("--tenant", metavar="T", help="Tenant whose memories to use (MEMLENS_TENANT).")
-@click.version_option(package_name="memlens")
-@click.pass_context
-def cli(ctx: click.Context, store_uri: str | None, tenant: str | None) -> None:
-    """memlens: review, search and curate what AI agents remember in LanceDB."""
-    ctx.ensure_object(dict)
-    ctx.obj.update(store=store_uri, tenant=tenant)
+    from memory_core.records import Memory
+    from memory_core.store import MemoryStore
 
 
-@cli.command()
+@click.command()
 @store_options
 @click.option("--from", "source", type=click.Path(path_type=Path),
               help="Export file to seed from (default: the demo corpus in data/demo).")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option("Print the report as JSON.")
 @click.pass_context
 def init(ctx: click.Context, source: Path | None, as_json: bool) -> None:
     """Create the store and seed it with the demo corpus (embedding it with a progress bar).
@@ -67,7 +59,7 @@ def init(ctx: click.Context, source: Path | None, as_json: bool) -> None:
     emit_json(result) if as_json else click.echo(message)
 
 
-@cli.command()
+@click.command()
 @store_options
 @click.option("--port", default=8501, show_default=True, help="Port of the web app.")
 @click.option("--no-seed", is_flag=True, help="Do not seed an empty store with the demo.")
@@ -79,7 +71,7 @@ def serve(ctx: click.Context, port: int, no_seed: bool, headless: bool) -> None:
     store = open_store(ctx)
     if not no_seed and store.count() == 0:
         ctx.invoke(init)
-    app = Path(__file__).resolve().parent.parent / "app.py"
+    app = Path(__file__).resolve().parents[2] / "app.py"  # memory_core/cli/ -> the checkout
     if not app.is_file():
         raise MemlensError(f"app.py is not at {app}; run memlens from a source checkout "
                            f"(pip install -e .)")
@@ -92,9 +84,9 @@ def serve(ctx: click.Context, port: int, no_seed: bool, headless: bool) -> None:
     sys.exit(code)
 
 
-@cli.command()
+@click.command()
 @store_options
-@click.option("--json", "as_json", is_flag=True, help="Print the stats as JSON.")
+@json_option("Print the stats as JSON.")
 @click.pass_context
 def stats(ctx: click.Context, as_json: bool) -> None:
     """Counts by type, project, agent and status, and the store's health."""
@@ -128,7 +120,34 @@ def _metadata(text: str | None) -> dict[str, Any]:
     return value
 
 
-@cli.command()
+def _write(store: MemoryStore, memories: list[Memory], *, upsert: bool, dedup: bool,
+           progress: Callable[[int], None]) -> dict[str, Any]:
+    """Add or upsert `memories`; the result as `memlens add --json` prints it."""
+    if upsert:
+        up = store.upsert(memories, reason="memlens add --upsert", progress=progress)
+        return {"inserted": list(up.inserted), "updated": list(up.updated),
+                "unchanged": list(up.unchanged), "pending": up.pending,
+                "version": up.table_version}
+    report = store.add(memories, dedup=dedup, reason="memlens add", progress=progress)
+    return {"inserted": list(report.inserted),
+            "duplicates": [list(d) for d in report.duplicates],
+            "pending": report.pending, "version": report.table_version}
+
+
+def _print_added(result: dict[str, Any], *, many: bool) -> None:
+    pending = " (embedding pending; run `memlens reembed`)" if result["pending"] else ""
+    if not many and result.get("duplicates"):
+        click.echo(f"not added: the same content is already memory {result['duplicates'][0][1]} "
+                   f"(use --allow-duplicate to store it anyway)")
+    elif not many:
+        click.echo(f"added {result['inserted'][0]}{pending}")
+    else:
+        counts = ", ".join(f"{len(v) if isinstance(v, list) else v} {k}"
+                           for k, v in result.items() if k != "version")
+        click.echo(f"{counts}{pending}")
+
+
+@click.command()
 @store_options
 @click.argument("content", required=False)
 @click.option("--file", "file", type=click.File("r", encoding="utf-8"),
@@ -147,7 +166,7 @@ def _metadata(text: str | None) -> dict[str, Any]:
 @click.option("--importance", default="normal", show_default=True)
 @click.option("--metadata", help="A JSON object of extra fields.")
 @click.option("--allow-duplicate", is_flag=True, help="Store it even if the content exists.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option()
 @click.pass_context
 def add(ctx: click.Context, content: str | None, file: Any, upsert: bool, memory_type: str,
         project: str | None, repo: str | None, agent: str | None, session_id: str | None,
@@ -175,37 +194,19 @@ def add(ctx: click.Context, content: str | None, file: Any, upsert: bool, memory
                                metadata=_metadata(metadata))]
     store = open_store(ctx)
     with progress_bar("embedding", total=len(memories)) as bar:
-        if upsert:
-            up = store.upsert(memories, reason="memlens add --upsert", progress=bar)
-            result: dict[str, Any] = {"inserted": list(up.inserted), "updated": list(up.updated),
-                                      "unchanged": list(up.unchanged), "pending": up.pending,
-                                      "version": up.table_version}
-        else:
-            report = store.add(memories, dedup=not allow_duplicate, reason="memlens add",
-                               progress=bar)
-            result = {"inserted": list(report.inserted),
-                      "duplicates": [list(d) for d in report.duplicates],
-                      "pending": report.pending, "version": report.table_version}
+        result = _write(store, memories, upsert=upsert, dedup=not allow_duplicate,
+                        progress=bar)
     if as_json:
         emit_json(result)
-        return
-    pending = " (embedding pending; run `memlens reembed`)" if result["pending"] else ""
-    if file is None and result.get("duplicates"):
-        click.echo(f"not added: the same content is already memory {result['duplicates'][0][1]} "
-                   f"(use --allow-duplicate to store it anyway)")
-    elif file is None:
-        click.echo(f"added {result['inserted'][0]}{pending}")
     else:
-        counts = ", ".join(f"{len(v) if isinstance(v, list) else v} {k}"
-                           for k, v in result.items() if k != "version")
-        click.echo(f"{counts}{pending}")
+        _print_added(result, many=file is not None)
 
 
-@cli.command(name="ls")
+@click.command(name="ls")
 @store_options
 @filter_options()
 @click.option("--limit", default=20, show_default=True, help="How many (0 for all).")
-@click.option("--json", "as_json", is_flag=True, help="Print memories as JSON lines.")
+@json_option("Print memories as JSON lines.")
 @click.pass_context
 def ls_command(ctx: click.Context, limit: int, as_json: bool, **filters: Any) -> None:
     """List memories, newest first, with filters."""
@@ -223,10 +224,10 @@ def ls_command(ctx: click.Context, limit: int, as_json: bool, **filters: Any) ->
     click.echo(f"{len(memories)} of {total} matching memories", err=True)
 
 
-@cli.command()
+@click.command()
 @store_options
 @click.argument("memory_id")
-@click.option("--json", "as_json", is_flag=True, help="Print the memory as JSON.")
+@json_option("Print the memory as JSON.")
 @click.pass_context
 def show(ctx: click.Context, memory_id: str, as_json: bool) -> None:
     """Show one memory with its edges and audit history."""
@@ -252,66 +253,5 @@ def show(ctx: click.Context, memory_id: str, as_json: bool) -> None:
         click.echo(f"{'audit':>16}: {a.at:%Y-%m-%d %H:%M} {a.actor} {a.action} {a.reason or ''}")
 
 
-@cli.command()
-@store_options
-@click.option("--model", help="Switch the whole store to this embedding model and re-embed all.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@click.pass_context
-def reembed(ctx: click.Context, model: str | None, as_json: bool) -> None:
-    """Embed pending memories, or re-embed everything with another model (--model)."""
-    from memory_core.reembed import fill_pending, switch_model
-
-    if model:
-        from memory_core.config import Settings
-        from memory_core.embedding import load_embedder
-
-        store = open_store(ctx, check_vectors=False)
-        new = load_embedder(Settings.from_env(embed_model=model))
-        with progress_bar("re-embedding") as bar:
-            report = switch_model(store, new, progress=bar)
-    else:
-        store = open_store(ctx)
-        with progress_bar("embedding pending") as bar:
-            report = fill_pending(store, progress=bar)
-    if as_json:
-        emit_json(report.__dict__)
-    else:
-        click.echo(f"embedded {report.embedded} memories with {report.model_id} "
-                   f"({report.dimension}-d); table version {report.table_version}")
-
-
-def _register_subcommands() -> None:
-    from memory_core import cli_eval, cli_exchange, cli_index, cli_search
-    from memory_core.cli_bench import bench
-
-    cli.add_command(bench)
-    cli_search.register(cli)
-    cli_index.register(cli)
-    cli_exchange.register(cli)
-    cli_eval.register(cli)
-
-
-_register_subcommands()
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the CLI, turning user mistakes into one line and exit code 1."""
-    try:
-        # without standalone mode click returns ctx.exit() codes instead of exiting
-        code = cli.main(args=argv, prog_name="memlens", standalone_mode=False)
-        if isinstance(code, int) and code:
-            sys.exit(code)
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        sys.exit(1)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        hint = ""
-        if isinstance(exc, click.UsageError) and exc.ctx is not None:
-            hint = f" (see `{exc.ctx.command_path} --help`)"
-        click.echo(f"Error: {exc.format_message()}{hint}", err=True)
-        sys.exit(1)
-    except MemlensError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(1)
+#: What `memory_core.cli` registers from this family.
+COMMANDS: tuple[click.Command, ...] = (init, serve, stats, add, ls_command, show)

@@ -1,4 +1,4 @@
-"""`memlens export | import | drill | diff` and `bench exchange` (registered by cli_exchange)."""
+"""`memlens export | import | drill | diff`: round trips, change lists, drills, mistakes."""
 
 from __future__ import annotations
 
@@ -7,17 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.cli import cli
-from memory_core.cli_exchange import register
-from tests.memory_core.test_cli import run
+from tests.conftest import run_cli
 
-DATA = Path(__file__).parent / "exchange" / "data"
-
-
-@pytest.fixture(autouse=True)
-def registered() -> None:
-    if "export" not in cli.commands:  # until cli.py calls register itself
-        register(cli)
+run = run_cli
+DATA = Path(__file__).parents[1] / "exchange" / "data"
 
 
 @pytest.fixture
@@ -36,7 +29,7 @@ def store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
 
 
 def test_help_of_every_exchange_command(capsys: pytest.CaptureFixture[str]) -> None:
-    for argv in (["export"], ["import"], ["drill"], ["diff"], ["bench", "exchange"]):
+    for argv in (["export"], ["import"], ["drill"], ["diff"]):
         code, out, _ = run([*argv, "--help"], capsys)
         assert code == 0 and "Usage: memlens" in out, argv
 
@@ -127,11 +120,3 @@ def test_bad_import_line_is_named_and_nothing_is_written(
     assert code == 1 and "does not match the manifest" in err
     code, out, _ = run(["--store", target, "stats", "--json"], capsys)
     assert json.loads(out)["memories"] == 0
-
-
-def test_bench_exchange_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(["bench", "exchange", "--n", "300", "--json"], capsys)
-    figures = json.loads(out)
-    assert code == 0 and figures["n"] == 300 and figures["diff_changed_records"] == 3
-    assert figures["export_within_target"] and set(figures["rss_growth_mib"]) == {
-        "export", "export_vectors", "import_vectors", "diff"}

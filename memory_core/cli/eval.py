@@ -2,21 +2,44 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from memory_core.cli_support import emit_json, open_store, progress_bar, store_options
+from memory_core.cli.options import (
+    PRESET_CHOICE,
+    default_ranking,
+    emit_json,
+    json_option,
+    open_store,
+    pick_ranking,
+    progress_bar,
+    shorten,
+    store_options,
+)
 from memory_core.evaluation.compare import STAT_TESTS
-from memory_core.retrieval.config import PRESETS
+from memory_core.retrieval.config import DEFAULT_PRESET
 
 if TYPE_CHECKING:
     from memory_core.evaluation import Comparison, EvalResult
+    from memory_core.evaluation.queryset import Query
     from memory_core.retrieval.config import RankingConfig
+    from memory_core.store import MemoryStore
 
-DEFAULT_PRESET = "hybrid_graph"  # what `memlens search` ranks with
+
+@dataclass(frozen=True)
+class _Report:
+    """How to score and print a run: the options every kind of `memlens eval` shares."""
+
+    ks: tuple[int, ...]
+    stat_test: str
+    alpha: float
+    worst: int
+    as_of: datetime | None
+    as_json: bool
 
 
 def _parse_ks(ctx: click.Context, param: click.Parameter, value: str) -> tuple[int, ...]:
@@ -45,36 +68,13 @@ def _parse_as_of(ctx: click.Context, param: click.Parameter, value: str | None
                                  param=param) from None
 
 
-def _pick(preset_name: str | None, config_file: Any, *, flags: str
-          ) -> tuple[str, RankingConfig] | None:
-    """(label, config) from a preset name or a RankingConfig JSON file (not both)."""
-    import json
-
-    from memory_core.errors import InvalidConfigError
-    from memory_core.retrieval.config import RankingConfig, preset
-
-    if preset_name and config_file is not None:
-        raise click.UsageError(f"give {flags}, not both")
-    if config_file is None:
-        return (preset_name, preset(preset_name)) if preset_name else None
-    try:
-        config = RankingConfig.from_dict(json.load(config_file))
-    except (json.JSONDecodeError, TypeError, AttributeError) as exc:
-        raise InvalidConfigError(f"{config_file.name} is not a RankingConfig JSON object: "
-                                 f"{exc}") from exc
-    stem = Path(config_file.name).stem if config_file.name not in ("-", "<stdin>") else ""
-    return stem or "config", config
-
-
-def _table(rows: list[list[str]], right: set[int]) -> list[str]:
+def _table(rows: list[list[str]], right: set[int], indent: str = "") -> None:
+    """Print `rows` as aligned columns (those in `right` right-aligned), the first a header."""
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(c.rjust(w) if i in right else c.ljust(w)
-                      for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
-            for r in rows]
-
-
-def _short(text: str, width: int = 70) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    for r in rows:
+        line = "  ".join(c.rjust(w) if i in right else c.ljust(w)
+                         for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+        click.echo(f"{indent}{line.rstrip()}")
 
 
 def _print_result(result: EvalResult) -> None:
@@ -82,15 +82,13 @@ def _print_result(result: EvalResult) -> None:
     for r in result.summary.iter_rows(named=True):
         ci = f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]" if r["ci_low"] is not None else ""
         rows.append([r["metric"], f"{r['mean']:.3f}", ci])
-    for line in _table(rows, {1}):
-        click.echo(line)
+    _table(rows, {1})
     tags = result.by_tag.filter(result.by_tag["metric"] == result.primary)
     if tags.height:
         click.echo(f"\nby tag ({result.primary}):")
-        rows = [["tag", "n", result.name]] + [[t["tag"], str(t["n"]), f"{t['mean']:.3f}"]
-                                              for t in tags.iter_rows(named=True)]
-        for line in _table(rows, {1, 2}):
-            click.echo(f"  {line}")
+        _table([["tag", "n", result.name]] + [[t["tag"], str(t["n"]), f"{t['mean']:.3f}"]
+                                              for t in tags.iter_rows(named=True)],
+               {1, 2}, indent="  ")
 
 
 def _print_comparison(cmp: Comparison, worst: int) -> None:
@@ -101,21 +99,19 @@ def _print_comparison(cmp: Comparison, worst: int) -> None:
         rows.append([r["metric"], f"{r['baseline']:.3f}", f"{r['candidate']:.3f}",
                      f"{r['delta']:+.3f}", f"{p} {r['marker'] or ' '}",
                      f"{r['wins']}/{r['ties']}/{r['losses']}"])
-    for line in _table(rows, {1, 2, 3, 4, 5}):
-        click.echo(line)
+    _table(rows, {1, 2, 3, 4, 5})
     regressions = cmp.worst(worst)
     if worst:
         click.echo(f"\nworst regressions on {cmp.primary} ({regressions.height}):")
         for r in regressions.iter_rows(named=True):
-            click.echo(f"  {r['qid']}  {r['delta']:+.3f}  {_short(r['query'])}")
+            click.echo(f"  {r['qid']}  {r['delta']:+.3f}  {shorten(r['query'], 70)}")
     tags = cmp.by_tag.filter(cmp.by_tag["metric"] == cmp.primary)
     if tags.height:
         click.echo(f"\nby tag ({cmp.primary}, worst first):")
-        rows = [["tag", "n", a, b, "delta"]] + [
+        _table([["tag", "n", a, b, "delta"]] + [
             [t["tag"], str(t["n"]), f"{t['baseline']:.3f}", f"{t['candidate']:.3f}",
-             f"{t['delta']:+.3f}"] for t in tags.iter_rows(named=True)]
-        for line in _table(rows, {1, 2, 3, 4}):
-            click.echo(f"  {line}")
+             f"{t['delta']:+.3f}"] for t in tags.iter_rows(named=True)],
+            {1, 2, 3, 4}, indent="  ")
 
 
 def _warn(results: list[EvalResult]) -> None:
@@ -133,9 +129,8 @@ def _warn(results: list[EvalResult]) -> None:
                    f"and score 0 ({listed}); is this the right store and tenant?", err=True)
 
 
-def _compare_models(store: Any, queries: Any, base: tuple[str, Any], model: str, *,
-                    ks: tuple[int, ...], stat_test: str, alpha: float, worst: int,
-                    as_json: bool, as_of: datetime | None) -> None:
+def _compare_models(store: MemoryStore, queries: list[Query], base: tuple[str, RankingConfig],
+                    model: str, report: _Report) -> None:
     """The store's model against `model` under one config (embedder drift)."""
     import time
 
@@ -149,21 +144,63 @@ def _compare_models(store: Any, queries: Any, base: tuple[str, Any], model: str,
     started = time.perf_counter()
     total = store.count(Filter(status=list(STATUSES))) + 2 * len(queries)
     with progress_bar(f"re-embedding for {model}, then evaluating", total=total) as bar:
-        cmp = evaluate_embedders(store, queries, base[1], None, other, ks=ks,
-                                 stat_test=stat_test, alpha=alpha, progress=bar,
-                                 now=as_of)
+        cmp = evaluate_embedders(store, queries, base[1], None, other, ks=report.ks,
+                                 stat_test=report.stat_test, alpha=report.alpha,
+                                 progress=bar, now=report.as_of)
     elapsed = time.perf_counter() - started
     _warn([cmp.baseline, cmp.candidate])
-    if as_json:
-        emit_json({"queries": len(queries), "ks": list(ks), "config": base[0],
+    if report.as_json:
+        emit_json({"queries": len(queries), "ks": list(report.ks), "config": base[0],
                    "models": list(cmp.names), "results": [cmp.baseline.to_dict(),
                                                           cmp.candidate.to_dict()],
-                   "comparison": cmp.to_dict(worst=worst), "elapsed_s": round(elapsed, 3)})
+                   "comparison": cmp.to_dict(worst=report.worst),
+                   "elapsed_s": round(elapsed, 3)})
         return
     a, b = cmp.names
     click.echo(f"{a} -> {b} under {base[0]} on {len(queries)} queries (k = "
-               f"{', '.join(map(str, ks))}; {stat_test} test, * p < {alpha:g})\n")
-    _print_comparison(cmp, worst)
+               f"{', '.join(map(str, report.ks))}; {report.stat_test} test, * p < "
+               f"{report.alpha:g})\n")
+    _print_comparison(cmp, report.worst)
+    click.echo(f"evaluated in {elapsed:.1f} s", err=True)
+
+
+def _compare_configs(store: MemoryStore, queries: list[Query], queries_path: Path,
+                     tags: tuple[str, ...], base: tuple[str, RankingConfig],
+                     other: tuple[str, RankingConfig] | None, report: _Report) -> None:
+    """One config scored, or two compared, on `queries`."""
+    import time
+
+    from memory_core.evaluation import compare_results, evaluate_config
+    from memory_core.evaluation.compare import distinct_names
+    from memory_core.records import utcnow
+
+    labels = distinct_names(base[0], other[0]) if other else (base[0], "")
+    started, now = time.perf_counter(), report.as_of or utcnow()
+    sides = [(labels[0], base[1])] + ([(labels[1], other[1])] if other else [])
+    with progress_bar("evaluating", total=len(queries) * len(sides), unit="search") as bar:
+        results = [evaluate_config(store, queries, config, name=name, ks=report.ks,
+                                   progress=bar, now=now) for name, config in sides]
+    cmp = (compare_results(*results, stat_test=report.stat_test, alpha=report.alpha)
+           if other else None)
+    elapsed = time.perf_counter() - started
+    _warn(results)
+    if report.as_json:
+        emit_json({"queries": len(queries), "query_set": str(queries_path),
+                   "ks": list(report.ks), "as_of": now, "metrics": list(results[0].metrics),
+                   "tags": list(tags), "results": [r.to_dict() for r in results],
+                   "comparison": cmp.to_dict(worst=report.worst) if cmp else None,
+                   "elapsed_s": round(elapsed, 3)})
+        return
+    title = f"{labels[0]} -> {labels[1]}" if cmp else labels[0]
+    test = f"; {report.stat_test} test, * p < {report.alpha:g}" if cmp else ""
+    decays = any(config.use_decay for _, config in sides)
+    clock = f"; decay as of {now:%Y-%m-%d %H:%M} UTC" if decays else ""
+    click.echo(f"{title} on {len(queries)} queries (k = {', '.join(map(str, report.ks))}"
+               f"{test}{clock})\n")
+    if cmp:
+        _print_comparison(cmp, report.worst)
+    else:
+        _print_result(results[0])
     click.echo(f"evaluated in {elapsed:.1f} s", err=True)
 
 
@@ -172,11 +209,11 @@ def _compare_models(store: Any, queries: Any, base: tuple[str, Any], model: str,
 @click.option("--queries", "queries_path", required=True, metavar="FILE",
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Query set: NDJSON, one {qid, query, relevant, filter, tags} a line.")
-@click.option("--preset", "preset_name", type=click.Choice(tuple(PRESETS)),
+@click.option("--preset", "preset_name", type=PRESET_CHOICE,
               help=f"Ranking preset to evaluate (default {DEFAULT_PRESET}).")
 @click.option("--config", "config_file", type=click.File("r"),
               help="A RankingConfig as JSON, instead of --preset.")
-@click.option("--compare", "compare_name", type=click.Choice(tuple(PRESETS)),
+@click.option("--compare", "compare_name", type=PRESET_CHOICE,
               help="Compare with this preset (the candidate; the first is the baseline).")
 @click.option("--compare-config", "compare_file", type=click.File("r"),
               help="Compare with a RankingConfig JSON file, instead of --compare.")
@@ -198,7 +235,7 @@ def _compare_models(store: Any, queries: Any, base: tuple[str, Any], model: str,
                    "on the day, so pin it to reproduce a decay config's numbers later.")
 @click.option("--worst", default=5, show_default=True, type=click.IntRange(0, 1000),
               help="How many of the worst regressions to list.")
-@click.option("--json", "as_json", is_flag=True, help="Print everything as one JSON document.")
+@json_option("Print everything as one JSON document.")
 @click.pass_context
 def eval_command(ctx: click.Context, queries_path: Path, preset_name: str | None,
                  config_file: Any, compare_name: str | None, compare_file: Any,
@@ -211,60 +248,24 @@ def eval_command(ctx: click.Context, queries_path: Path, preset_name: str | None
     delta of every metric, a paired significance test (* when p < alpha), per-query
     wins/ties/losses, the worst regressions and a breakdown by query tag.
     """
-    import time
+    from memory_core.evaluation import check_reachable, load_queries, select_tags
 
-    from memory_core.evaluation import (
-        check_reachable,
-        compare_results,
-        evaluate_config,
-        load_queries,
-        select_tags,
-    )
-    from memory_core.evaluation.compare import distinct_names
-    from memory_core.records import utcnow
-
-    base = (_pick(preset_name, config_file, flags="--preset or --config")
-            or (DEFAULT_PRESET, PRESETS[DEFAULT_PRESET]))
-    other = _pick(compare_name, compare_file, flags="--compare or --compare-config")
+    base = (pick_ranking(preset_name, config_file, both="--preset or --config")
+            or default_ranking())
+    other = pick_ranking(compare_name, compare_file, both="--compare or --compare-config")
     if other and compare_model:
         raise click.UsageError("--compare-model compares models under one config; give it "
                                "without --compare/--compare-config")
     queries = select_tags(load_queries(queries_path), tags)
     store = open_store(ctx, require_tenant=True)
     check_reachable(store, queries)
+    report = _Report(ks=ks, stat_test=stat_test, alpha=alpha, worst=worst, as_of=as_of,
+                     as_json=as_json)
     if compare_model:
-        _compare_models(store, queries, base, compare_model, ks=ks, stat_test=stat_test,
-                        alpha=alpha, worst=worst, as_json=as_json, as_of=as_of)
-        return
-    labels = distinct_names(base[0], other[0]) if other else (base[0], "")
-    started, now = time.perf_counter(), as_of or utcnow()
-    sides = [(labels[0], base[1])] + ([(labels[1], other[1])] if other else [])
-    with progress_bar("evaluating", total=len(queries) * len(sides), unit="search") as bar:
-        results = [evaluate_config(store, queries, config, name=name, ks=ks, progress=bar,
-                                   now=now) for name, config in sides]
-    cmp = compare_results(*results, stat_test=stat_test, alpha=alpha) if other else None
-    elapsed = time.perf_counter() - started
-    _warn(results)
-    if as_json:
-        emit_json({"queries": len(queries), "query_set": str(queries_path), "ks": list(ks),
-                   "as_of": now, "metrics": list(results[0].metrics), "tags": list(tags),
-                   "results": [r.to_dict() for r in results],
-                   "comparison": cmp.to_dict(worst=worst) if cmp else None,
-                   "elapsed_s": round(elapsed, 3)})
-        return
-    title = f"{labels[0]} -> {labels[1]}" if cmp else labels[0]
-    test = f"; {stat_test} test, * p < {alpha:g}" if cmp else ""
-    decays = any(config.use_decay for _, config in sides)
-    clock = f"; decay as of {now:%Y-%m-%d %H:%M} UTC" if decays else ""
-    click.echo(f"{title} on {len(queries)} queries (k = {', '.join(map(str, ks))}{test}{clock})"
-               f"\n")
-    if cmp:
-        _print_comparison(cmp, worst)
+        _compare_models(store, queries, base, compare_model, report)
     else:
-        _print_result(results[0])
-    click.echo(f"evaluated in {elapsed:.1f} s", err=True)
+        _compare_configs(store, queries, queries_path, tags, base, other, report)
 
 
-def register(cli: click.Group) -> None:
-    """Add `eval` to the memlens command group."""
-    cli.add_command(eval_command)
+#: What `memory_core.cli` registers from this family.
+COMMANDS: tuple[click.Command, ...] = (eval_command,)

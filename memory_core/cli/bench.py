@@ -1,0 +1,101 @@
+"""`memlens bench ingest | search | exchange`: benchmarks that print figures and ratios."""
+
+from __future__ import annotations
+
+import click
+
+from memory_core.cli.options import emit_json, json_option
+
+PASS_FAIL = {True: "PASS", False: "FAIL"}
+
+
+@click.group()
+def bench() -> None:
+    """Benchmarks: figures and ratios against the targets."""
+
+
+@bench.command()
+@click.option("--n", default=1000, show_default=True, help="Number of texts / records.")
+@click.option("--single-adds", default=200, show_default=True,
+              help="Single-record adds timed for latency.")
+@json_option("Print the figures as JSON.")
+def ingest(n: int, single_adds: int, as_json: bool) -> None:
+    """Embedding throughput (vs raw fastembed), batched add rate, single-add latency."""
+    from memory_core.bench.ingest import (
+        EMBED_TARGET_RATIO,
+        SINGLE_ADD_P99_TARGET_MS,
+        run_ingest_bench,
+    )
+
+    if n < 1 or single_adds < 1:
+        raise click.BadParameter("--n and --single-adds must be at least 1")
+    result = run_ingest_bench(n, single_adds=single_adds)
+    if as_json:
+        emit_json(result.__dict__)
+        return
+    ok = PASS_FAIL
+    click.echo(f"texts: {result.n} (batch 32)")
+    click.echo(f"raw fastembed        {result.raw_fastembed_texts_per_s:8.1f} texts/s")
+    click.echo(f"memlens embed        {result.memlens_embed_texts_per_s:8.1f} texts/s")
+    click.echo(f"time ratio memlens/raw {result.embed_time_ratio:.3f} "
+               f"(target <= {EMBED_TARGET_RATIO:.2f}) {ok[result.embed_within_target]}")
+    click.echo(f"batched add (vectors given) {result.batched_add_records_per_s:8.1f} records/s")
+    click.echo(f"single add incl. embedding: p50 {result.single_add_p50_ms:.1f} ms, "
+               f"p99 {result.single_add_p99_ms:.1f} ms over {result.single_adds} adds "
+               f"(target p99 <= {SINGLE_ADD_P99_TARGET_MS:.0f} ms) "
+               f"{ok[result.single_add_within_target]}")
+
+
+@bench.command("search")
+@click.option("--n", default=100_000, show_default=True, type=click.IntRange(min=100),
+              help="Synthetic memories in the benchmark store.")
+@click.option("--queries", default=200, show_default=True, type=click.IntRange(min=1),
+              help="Queries timed per preset.")
+@click.option("--edges", type=click.IntRange(min=0),
+              help="Edges between memories (default: one per 10 memories).")
+@json_option("Print every figure as JSON.")
+def bench_search(n: int, queries: int, edges: int | None, as_json: bool) -> None:
+    """Search latency per preset at N memories (query embedding included) vs raw LanceDB."""
+    from memory_core.bench.search import run_search_bench
+
+    result = run_search_bench(n, queries=queries, edges=edges)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    for line in result.lines():
+        click.echo(line)
+
+
+@bench.command(name="exchange")
+@click.option("--n", default=100_000, show_default=True, help="Memories in the synthetic store.")
+@json_option()
+def exchange_bench(n: int, as_json: bool) -> None:
+    """Export, import (with vectors) and diff times on a synthetic store, vs the targets."""
+    from memory_core.bench.exchange import (
+        DIFF_TARGET_S,
+        EXPORT_TARGET_S,
+        IMPORT_TARGET_S,
+        run_exchange_bench,
+    )
+
+    if n < 100:
+        raise click.BadParameter("--n must be at least 100")
+    r = run_exchange_bench(n)
+    if as_json:
+        emit_json(r.__dict__)
+        return
+    ok = PASS_FAIL
+    click.echo(f"{r.n} memories ({r.dimension}-d vectors), {r.edges} edges")
+    click.echo(f"export            {r.export_s:6.2f} s  (target <= {EXPORT_TARGET_S:.0f} s) "
+               f"{ok[r.export_within_target]}  {r.export_mb} MiB")
+    click.echo(f"export + vectors  {r.export_vectors_s:6.2f} s  {r.export_vectors_mb} MiB")
+    click.echo(f"import + vectors  {r.import_vectors_s:6.2f} s  (target <= "
+               f"{IMPORT_TARGET_S:.0f} s) {ok[r.import_within_target]}")
+    click.echo(f"diff (1% differ)  {r.diff_s:6.2f} s  (target <= {DIFF_TARGET_S:.0f} s) "
+               f"{ok[r.diff_within_target]}  {r.diff_changed_records} records differ")
+    click.echo("memory: resident set growth (MiB) during " + ", ".join(
+        f"{k} {v}" for k, v in r.rss_growth_mib.items()) + f"; process peak {r.max_rss_mib} MiB")
+
+
+#: What `memory_core.cli` registers from this family (the `bench` group holds the rest).
+COMMANDS: tuple[click.Command, ...] = (bench,)

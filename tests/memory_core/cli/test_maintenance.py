@@ -1,0 +1,56 @@
+"""`memlens index` and `memlens reembed`: reports as JSON and text, pending vectors filled."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memory_core.cli import cli, main
+from memory_core.store import MemoryStore
+from tests.conftest import run_cli
+from tests.memory_core.store.test_indexes import _corpus
+
+run = run_cli
+
+
+@pytest.fixture
+def filled(store: MemoryStore) -> MemoryStore:
+    store.add(_corpus())  # 360 memories in 12 topics, embedded by the fake embedder
+    return store
+
+
+def test_reembed_fills_pending(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                               monkeypatch: pytest.MonkeyPatch) -> None:
+    store = str(tmp_path / "s")
+    monkeypatch.setenv("MEMLENS_EMBED_MODEL", "none")
+    code, out, _ = run(["--store", store, "add", "written offline"], capsys)
+    assert code == 0 and "pending" in out
+    monkeypatch.delenv("MEMLENS_EMBED_MODEL")
+    code, out, _ = run(["--store", store, "reembed", "--json"], capsys)
+    assert json.loads(out)["embedded"] == 1
+    code, out, _ = run(["--store", store, "stats", "--json"], capsys)
+    assert json.loads(out)["pending_embeddings"] == 0
+
+
+def test_cli_index_reports_as_json_and_text(filled: MemoryStore) -> None:
+    runner = CliRunner()
+    result = runner.invoke(cli, ["index", "--store", filled.uri, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["store"] == filled.uri and data["vector_index"] is False
+    assert "content" in data["created"] and data["recall_at_10"] is None
+    result = runner.invoke(cli, ["index", "--store", filled.uri, "--threshold", "300"])
+    assert result.exit_code == 0, result.output
+    assert "created   IVF_HNSW_SQ vector" in result.stdout
+    assert "recall@10" in result.stdout and "history kept" in result.stdout
+    assert runner.invoke(cli, ["index", "--store", filled.uri, "--threshold", "0"]
+                         ).exit_code == 2
+
+
+def test_cli_index_through_main(filled: MemoryStore,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    main(["--store", filled.uri, "index", "--json"])
+    assert json.loads(capsys.readouterr().out)["rows"] == 360
