@@ -62,10 +62,10 @@ if TYPE_CHECKING:
     from memory_core.exchange.export import export_store as export_store
     from memory_core.exchange.import_report import ImportReport as ImportReport
     from memory_core.exchange.importer import import_file as import_file
-    from memory_core.exchange.ndjson import read_export as read_export
     from memory_core.exchange.ndjson import write_export as write_export
     from memory_core.exchange.readers import ExportReader as ExportReader
     from memory_core.exchange.readers import register_reader as register_reader
+    from memory_core.exchange.readers.memlens import read_export as read_export
     from memory_core.filters import Filter as Filter
     from memory_core.records import AuditEntry as AuditEntry
     from memory_core.records import Edge as Edge
@@ -156,7 +156,7 @@ _EXPORTS: dict[str, str] = {
     "demo_dir": "memory_core.seeding",
     "DEMO_QUERIES": "memory_core.seeding",
     "write_export": "memory_core.exchange.ndjson",
-    "read_export": "memory_core.exchange.ndjson",
+    "read_export": "memory_core.exchange.readers.memlens",
     "memory_doc": "memory_core.canonical",
     "InvalidConfigError": "memory_core.errors",
     "RankingConfig": "memory_core.retrieval.config",

@@ -175,6 +175,7 @@ class ClaudeCodeAdapter(Adapter):
     """Claude Code transcripts -> threads and session summaries; see the module doc."""
 
     name = NAME
+    sniff_order = 110
     summary = ("Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl): a "
                "thread per answered request, a summary per session")
     options = frozenset({"limit", "project"})

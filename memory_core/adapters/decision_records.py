@@ -142,6 +142,7 @@ class DecisionRecordsAdapter(Adapter):
     """Markdown decision records (HDRs, ADRs): one decision_context memory per record."""
 
     name = NAME
+    sniff_order = 100
     summary = "markdown decision records (HDR/ADR folders: front matter, metadata tables)"
     options = frozenset({"limit", "project"})
     params = PARAMS

@@ -166,6 +166,7 @@ class HadesAdapter(Adapter):
     sessions) from arangoexport files or an arangodump folder."""
 
     name = NAME
+    sniff_order = 90
     summary = ("seed 004 HADES collections as JSON/NDJSON files or an ArangoDB export "
                "folder (observations, reflections, entities, relationships, sessions)")
     options = frozenset({"limit"})

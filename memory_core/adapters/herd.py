@@ -89,6 +89,7 @@ class HerdAdapter(Adapter):
     """Seed 000 herd `memories` tables (HDR-0033), read in place from the LanceDB folder."""
 
     name = "herd"
+    sniff_order = 60
     summary = "seed 000 herd LanceDB `memories` table (HDR-0033), read in place"
     options = frozenset({"limit", "project", "table"})
     params = PARAMS

@@ -120,6 +120,7 @@ class LanceDBTableAdapter(Adapter):
     """Any LanceDB table, its columns mapped onto memlens fields with `--param`."""
 
     name = "lancedb"
+    sniff_order = 80
     summary = "any LanceDB table, columns mapped with --param FIELD=COLUMN (never sniffed)"
     options = frozenset({"limit", "project", "table"})
     params = PARAMS

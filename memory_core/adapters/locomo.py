@@ -126,6 +126,7 @@ class LocomoAdapter(Adapter):
     """LoCoMo `locomo10.json`: dialog turns as memories, its questions as a query set."""
 
     name = NAME
+    sniff_order = 20
     summary = "LoCoMo benchmark (locomo10.json): dialog turns as memories, questions as queries"
     options = frozenset({"limit", "project"})
     params = tuple(PARAMS)

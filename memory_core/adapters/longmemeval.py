@@ -106,6 +106,7 @@ class LongMemEvalAdapter(Adapter):
     """LongMemEval question files: haystack turns as memories, questions as a query set."""
 
     name = NAME
+    sniff_order = 30
     summary = ("LongMemEval benchmark (longmemeval_s.json): haystack turns as memories, "
                "questions as queries")
     options = frozenset({"limit", "project"})

@@ -91,6 +91,7 @@ class MakeSkillsAdapter(Adapter):
     """Seed 002 Make_Skills memory records (self-hosted or tenant-scoped), read in place."""
 
     name = "make_skills"
+    sniff_order = 70
     summary = "seed 002 Make_Skills LanceDB records (type/project_tags/ts/why), read in place"
     options = frozenset({"limit", "table"})
     params = PARAMS

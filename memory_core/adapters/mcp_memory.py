@@ -199,6 +199,7 @@ class McpMemoryAdapter(Adapter):
     """doobidoo/mcp-memory-service: its SQLite database or its JSON export."""
 
     name = NAME
+    sniff_order = 40
     summary = ("mcp-memory-service SQLite database (memories, memory_graph) or its JSON "
                "export ({export_metadata, memories})")
     options = frozenset({"limit"})

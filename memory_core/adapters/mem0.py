@@ -96,6 +96,7 @@ class Mem0Adapter(Adapter):
     """mem0's `get_all()` output: a list of memories, or `{"results": [...]}`."""
 
     name = NAME
+    sniff_order = 50
     summary = "mem0 get_all() JSON (a list of memories, or {results, relations})"
     options = frozenset({"limit"})
     params = PARAMS

@@ -89,6 +89,7 @@ class SuperagentsReader(Adapter):
     """Seed 001 `superagents_export` files (Fact, Decision, Identity records)."""
 
     name = "superagents"
+    sniff_order = 10
     summary = "seed 001 superagents_export NDJSON (Fact, Decision, Identity records)"
     options = frozenset({"limit"})
 

@@ -201,29 +201,3 @@ def write_export(
     with ExportWriter(path, tenant=tenant, exported_at=exported_at) as writer:
         writer.write_all(body_lines(memories, edges, with_vectors=with_vectors))
         return writer.commit().manifest
-
-
-def read_export(path: Path | str) -> tuple[Manifest, list[dict[str, Any]]]:
-    """The manifest and body records of a memlens export, after checking its sha256 and
-    counts; older schema versions are migrated. Each record carries its `_line` number.
-
-    Raises `ExportFormatError` naming the line and the problem, `SchemaVersionError` for a
-    newer schema. Holds every record in memory; imports stream instead.
-    """
-    from memory_core.exchange.readers import get_reader
-
-    source = get_reader("memlens").open(Path(path))
-    records = []
-    for record in source.records():
-        records.append({**record.doc, "_line": record.line})
-    info = source.info
-    manifest = Manifest(
-        schema_version=info.schema_version,
-        exported_at=info.exported_at,
-        tenant=info.tenant or "default",
-        record_types=tuple(info.record_types),
-        counts=dict(info.counts),
-        body_sha256=info.body_sha256 or "",
-        embedding=info.embedding,
-    )
-    return manifest, records

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.exchange.ndjson import read_export
+from memory_core.exchange.readers.memlens import read_export
 from memory_core.filters import Filter
 from memory_core.schema import STATUSES
 from memory_core.seeding import DEMO_EXPORT, DEMO_QUERIES, demo_dir, write_demo_files

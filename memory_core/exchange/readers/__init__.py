@@ -1,9 +1,12 @@
 """The registry of import formats, keyed by name (`memlens import --format NAME`).
 
-Built in: `memlens` (memlens exports of any schema version, migrated) and the adapters of
-`memory_core.adapters` (seed 001's `superagents_export` files and the other foreign formats).
-More readers register with `register_reader`; `--format auto` asks each registered reader, in
-registration order, whether it recognises the path.
+Formats register into it; it knows none of them. Each is an `ExportReader` class named in
+the `memlens.formats` entry-point group of an installed distribution (memlens' own
+`pyproject.toml` lists the `memlens` export reader and the adapters of `memory_core.adapters`;
+another package can add formats the same way), loaded on first use; `register_reader` adds
+one at run time. `--format auto` asks each reader, lowest `sniff_order` first, whether it
+recognises the path. (LanceDB's `embeddings/registry.py` and llm's plugins work alike; the
+registry importing no adapter is what keeps `exchange` and `adapters` free of a cycle.)
 
 >>> reader_names()[:2]
 ['memlens', 'superagents']
@@ -42,16 +45,33 @@ __all__ = [
 ]
 
 AUTO = "auto"
+ENTRY_POINTS = "memlens.formats"
 _READERS: dict[str, ExportReader] = {}
+
+
+def _installed() -> list[ExportReader]:
+    """One instance of each reader class named in the `memlens.formats` entry points."""
+    from importlib.metadata import entry_points
+
+    readers = []
+    for entry in entry_points(group=ENTRY_POINTS):
+        reader = entry.load()()
+        if reader.name != entry.name:
+            raise ValueError(f"entry point {entry.name!r} of {ENTRY_POINTS} loads a reader "
+                             f"named {reader.name!r}; the two must match")
+        readers.append(reader)
+    if not readers:
+        raise UnknownFormatError(
+            f"no import formats are registered (entry-point group {ENTRY_POINTS!r} is "
+            f"empty): memlens is not installed; run `python -m pip install -e .`"
+        )
+    return sorted(readers, key=lambda r: (r.sniff_order, r.name))
 
 
 def _builtins() -> None:
     if _READERS:
         return
-    from memory_core.adapters import builtin_adapters
-    from memory_core.exchange.readers.memlens import MemlensReader
-
-    for reader in (MemlensReader(), *builtin_adapters()):
+    for reader in _installed():
         _READERS.setdefault(reader.name, reader)
 
 
@@ -80,12 +100,12 @@ def get_reader(name: str) -> ExportReader:
 
 
 def detect_reader(path: Path) -> ExportReader:
-    """The first registered reader that recognises `path`."""
+    """The first registered reader (lowest `sniff_order`) that recognises `path`."""
     _builtins()
     head = first_line(path)
     if not head.strip() and path.is_file():
         raise ExportFormatError(f"{path} is empty; there is nothing to import")
-    for reader in _READERS.values():
+    for reader in sorted(_READERS.values(), key=lambda r: r.sniff_order):
         if reader.sniff(path, head):
             return reader
     raise UnknownFormatError(

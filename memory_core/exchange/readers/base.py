@@ -143,6 +143,8 @@ class ExportReader(ABC):
     options: ClassVar[frozenset[str]] = frozenset()
     #: The `--param` keys the format takes (its README section says what values they take).
     params: ClassVar[tuple[str, ...]] = ()
+    #: Where `--format auto` asks this reader, lowest first (most specific sniff first).
+    sniff_order: ClassVar[int] = 1000
 
     @abstractmethod
     def sniff(self, path: Path, first_line: str) -> bool:

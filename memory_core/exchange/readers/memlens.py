@@ -16,7 +16,7 @@ from typing import Any
 
 from memory_core.errors import ExportFormatError, SchemaVersionError
 from memory_core.exchange.migrations import MIGRATIONS, MigrationChain
-from memory_core.exchange.ndjson import ALL_KINDS
+from memory_core.exchange.ndjson import ALL_KINDS, Manifest
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,
     ExportReader,
@@ -77,6 +77,7 @@ class MemlensReader(ExportReader):
     """memlens exports (`{"memlens_export": 1, ...}` manifests), schema v0 onwards."""
 
     name = "memlens"
+    sniff_order = 0
     summary = "memlens NDJSON exports (any schema version, migrated)"
 
     def sniff(self, path: Path, first_line: str) -> bool:
@@ -135,3 +136,27 @@ class MemlensReader(ExportReader):
                     f"{path}: the manifest counts {expected} {kind} records, the file holds "
                     f"{counted.get(kind, 0)}"
                 )
+
+
+def read_export(path: Path | str) -> tuple[Manifest, list[dict[str, Any]]]:
+    """The manifest and body records of a memlens export, after checking its sha256 and
+    counts; older schema versions are migrated. Each record carries its `_line` number.
+
+    Raises `ExportFormatError` naming the line and the problem, `SchemaVersionError` for a
+    newer schema. Holds every record in memory; imports stream instead.
+    """
+    source = MemlensReader().open(Path(path))
+    records = []
+    for record in source.records():
+        records.append({**record.doc, "_line": record.line})
+    info = source.info
+    manifest = Manifest(
+        schema_version=info.schema_version,
+        exported_at=info.exported_at,
+        tenant=info.tenant or "default",
+        record_types=tuple(info.record_types),
+        counts=dict(info.counts),
+        body_sha256=info.body_sha256 or "",
+        embedding=info.embedding,
+    )
+    return manifest, records

@@ -50,3 +50,34 @@ def test_auto_picks_the_format_and_no_other_reader_claims_it(
         claimed = [other for other in reader_names() if other != name
                    and get_reader(other).sniff(path, first_line(path))]
         assert claimed == [], f"{path} is also claimed by {claimed}"
+
+
+def test_every_adapter_class_is_registered_through_the_entry_points() -> None:
+    """An adapter module whose class is missing from pyproject's `memlens.formats` would
+    never be offered to `--format`; the registry finds them there and nowhere else."""
+    import ast
+    import importlib
+
+    from memory_core.adapters.base import Adapter
+
+    package = Path(importlib.import_module("memory_core.adapters").__file__ or "").parent
+    classes = set()
+    for path in package.glob("*.py"):
+        module = importlib.import_module(f"memory_core.adapters.{path.stem}")
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                cls = getattr(module, node.name)
+                if isinstance(cls, type) and issubclass(cls, Adapter) and cls is not Adapter:
+                    classes.add(cls.name)
+    assert classes and classes <= set(reader_names())
+    assert reader_names()[0] == "memlens"  # memlens' own exports are sniffed first
+
+
+def test_the_registry_imports_no_adapter() -> None:
+    import ast
+
+    import memory_core.exchange.readers as registry
+
+    tree = ast.parse(Path(registry.__file__ or "").read_text(encoding="utf-8"))
+    modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not any(m and m.startswith("memory_core.adapters") for m in modules)
