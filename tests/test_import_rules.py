@@ -1,0 +1,162 @@
+"""The layers of DESIGN.md section 1 as data, and the rules they imply, checked on the code.
+
+A module of `memory_core` imports only from its own layer or below; no two packages (or
+top-level modules) import each other, directly or round a loop; no two modules do either.
+Imports under `if TYPE_CHECKING:` count for the layers (a type is a dependency too) but not
+for the cycles (they do not run).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "memory_core"
+
+#: Lowest first: (layer, the top-level modules and packages of memory_core in it).
+#: `demo` generates the demo corpus from the model alone and the search benchmark recombines
+#: its texts, so it sits with the engines; `seeding` loads the demo through the importer.
+LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("model", frozenset({"schema", "columns", "records", "stability", "codec", "canonical",
+                         "filters", "errors", "config"})),
+    ("embedding", frozenset({"embedding", "offline_model"})),
+    ("store", frozenset({"store"})),
+    ("engines", frozenset({"retrieval", "decay", "graph", "exchange", "adapters", "reembed",
+                           "stats", "demo"})),
+    ("evaluation", frozenset({"evaluation", "bench", "viz"})),
+    ("edge", frozenset({"cli", "seeding"})),
+)
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _unit(module: str) -> str:
+    """The top-level module or package of `memory_core` a module belongs to."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def import_graph(*, with_type_checking: bool) -> dict[str, set[str]]:
+    """module -> the memory_core modules it imports."""
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only: set[int] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                typing_only.update(id(n) for n in ast.walk(node))
+        found: set[str] = set()
+        for node in ast.walk(tree):
+            if id(node) in typing_only and not with_type_checking:
+                continue
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.add(node.module)
+                found.update(f"{node.module}.{a.name}" for a in node.names)
+            elif isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+        graph[name] = {m for m in found if m in modules and m != name
+                       and not name.startswith(m + ".")}  # a package's own __init__
+    return graph
+
+
+def upward_imports(graph: Mapping[str, Iterable[str]],
+                   layers: tuple[tuple[str, frozenset[str]], ...]) -> list[str]:
+    """`a imports b` lines where b's layer is above a's (the package root is exempt)."""
+    rank = {unit: i for i, (_, units) in enumerate(layers) for unit in units}
+    out = []
+    for module, imported in graph.items():
+        if module == "memory_core":
+            continue
+        for other in imported:
+            if other != "memory_core" and rank[_unit(other)] > rank[_unit(module)]:
+                out.append(f"{module} imports {other} "
+                           f"({layers[rank[_unit(other)]][0]} above "
+                           f"{layers[rank[_unit(module)]][0]})")
+    return sorted(out)
+
+
+def cycles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in graph.get(node, ()):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                other = stack.pop()
+                on_stack.discard(other)
+                component.append(other)
+                if other == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def unit_graph(graph: Mapping[str, Iterable[str]]) -> dict[str, set[str]]:
+    """The module graph collapsed onto top-level modules and packages."""
+    units: dict[str, set[str]] = {}
+    for module, imported in graph.items():
+        if module == "memory_core":
+            continue
+        units.setdefault(_unit(module), set()).update(
+            _unit(o) for o in imported if o != "memory_core" and _unit(o) != _unit(module))
+    return units
+
+
+def test_every_module_has_a_layer() -> None:
+    placed = {unit for _, units in LAYERS for unit in units}
+    present = {_unit(m) for m in import_graph(with_type_checking=True)} - {"memory_core"}
+    assert present - placed == set(), "add the new module or package to LAYERS"
+    assert placed - present == set(), "LAYERS names a module that no longer exists"
+
+
+def test_no_module_imports_from_a_layer_above_its_own() -> None:
+    assert upward_imports(import_graph(with_type_checking=True), LAYERS) == []
+
+
+def test_no_two_packages_import_each_other() -> None:
+    assert cycles(unit_graph(import_graph(with_type_checking=False))) == []
+
+
+def test_no_two_modules_import_each_other() -> None:
+    assert cycles(import_graph(with_type_checking=False)) == []
+
+
+@pytest.mark.parametrize(("graph", "upward", "loops"), [
+    ({"memory_core.records": {"memory_core.store.tables"}, "memory_core.store.tables": set()},
+     ["memory_core.records imports memory_core.store.tables (store above model)"], []),
+    ({"memory_core.exchange.a": {"memory_core.adapters.b"},
+      "memory_core.adapters.b": {"memory_core.exchange.c"}, "memory_core.exchange.c": set()},
+     [], [["adapters", "exchange"]]),
+    ({"memory_core.cli.x": {"memory_core.records"}, "memory_core.records": set()}, [], []),
+])
+def test_the_rules_catch_what_they_are_for(graph: dict[str, set[str]], upward: list[str],
+                                           loops: list[list[str]]) -> None:
+    assert upward_imports(graph, LAYERS) == upward
+    assert cycles(unit_graph(graph)) == loops
