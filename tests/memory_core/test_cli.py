@@ -40,6 +40,7 @@ def test_commands_take_store_and_tenant() -> None:
         assert {"--store", "--tenant"} <= options, path
 
 
+@pytest.mark.model
 def test_add_ls_show_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "s")
     code, out, _ = run(["add", "Prefer uv over pip for installs", "--type", "Preference",
@@ -59,6 +60,7 @@ def test_add_ls_show_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert code == 0 and f"already memory {memory_id}" in out
 
 
+@pytest.mark.model
 def test_command_tenant_overrides_group_tenant(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "s")
@@ -68,6 +70,7 @@ def test_command_tenant_overrides_group_tenant(tmp_path: Path,
     assert [r["content"] for r in json.loads(out)] == ["acme only"]
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("argv, message", [
     (["add", "   "], "empty content"),
     (["ls", "--tenant", "ghost"], "tenant 'ghost' has no memories"),
@@ -95,6 +98,7 @@ def test_store_path_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture
     assert path.read_text() == "keep me"
 
 
+@pytest.mark.model
 def test_reembed_fills_pending(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                monkeypatch: pytest.MonkeyPatch) -> None:
     store = str(tmp_path / "s")
@@ -108,6 +112,7 @@ def test_reembed_fills_pending(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert json.loads(out)["pending_embeddings"] == 0
 
 
+@pytest.mark.model
 def test_add_many_from_ndjson_then_upsert(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "s")
