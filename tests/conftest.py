@@ -1,19 +1,41 @@
-"""Shared fixtures: a deterministic fake embedder and real LanceDB stores in tmp_path."""
+"""Shared fixtures: a deterministic fake embedder and real LanceDB stores in tmp_path.
+
+Also the markers that keep `pytest -m "not slow"` a fast loop: a test using a fixture seeded
+with the real model (`demo_store`) and every notebook is marked `model`; every `model` test and
+every test in tests/app (Streamlit and the app's modules load first) is marked `slow`; a test
+that embeds with the real model without the `model` marker fails.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from memory_core.embedding import Embedder
+from memory_core.embedding import Embedder, FastEmbedEmbedder
 from memory_core.store import MemoryStore
 
 FAKE_DIM = 16
+
+#: Fixtures whose store is embedded by the real model: a test using one is a `model` test.
+REAL_MODEL_FIXTURES = frozenset({"demo_store"})
+#: Folders whose every test is `slow`: AppTest and `memlens serve` start Streamlit first.
+SLOW_FOLDERS = (Path(__file__).parent / "app",)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark real-model tests and notebooks (nbmake items) `model`; those and tests/app `slow`."""
+    for item in items:
+        if item.path.suffix == ".ipynb" or REAL_MODEL_FIXTURES & set(
+                getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.model)
+        if item.get_closest_marker("model") is not None or any(
+                item.path.is_relative_to(folder) for folder in SLOW_FOLDERS):
+            item.add_marker(pytest.mark.slow)
 
 
 class FakeEmbedder(Embedder):
@@ -65,6 +87,32 @@ def store(store_path: str, fake_embedder: FakeEmbedder) -> MemoryStore:
 @pytest.fixture(scope="session")
 def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("model-cache")
+
+
+@pytest.fixture(autouse=True)
+def real_model_only_in_model_tests(request: pytest.FixtureRequest,
+                                   monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fail a test that embeds with the real model but lacks the `model` marker.
+
+    Such a test is slow (the model loads, a store gets embedded) and would slip into the fast
+    loop, `pytest -m "not slow"`. Only embeddings that succeed count: a model that cannot
+    load (writes go pending) costs nothing.
+    """
+    runs: list[int] = []
+    if request.node.get_closest_marker("model") is None:
+        embed_batch = FastEmbedEmbedder.embed_batch
+
+        def counted(self: FastEmbedEmbedder, texts: Sequence[str]) -> np.ndarray:
+            vectors = embed_batch(self, texts)
+            runs.append(len(texts))
+            return vectors
+
+        monkeypatch.setattr(FastEmbedEmbedder, "embed_batch", counted)
+    yield
+    if runs:
+        pytest.fail(f"{request.node.nodeid} embedded {sum(runs)} texts with the real model "
+                    "without the `model` marker: add `@pytest.mark.model` (which also marks "
+                    "it `slow`) or use the `fake_embedder` fixture", pytrace=False)
 
 
 @pytest.fixture(autouse=True)

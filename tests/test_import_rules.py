@@ -23,7 +23,7 @@ PACKAGE = ROOT / "memory_core"
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("model", frozenset({"schema", "columns", "records", "stability", "codec", "canonical",
                          "filters", "errors", "config"})),
-    ("embedding", frozenset({"embedding", "offline_model"})),
+    ("embedding", frozenset({"embedding"})),
     ("store", frozenset({"store"})),
     ("engines", frozenset({"retrieval", "decay", "graph", "exchange", "adapters", "reembed",
                            "stats", "demo"})),

@@ -36,6 +36,7 @@ def test_importing_memory_core_loads_no_heavy_library() -> None:
     assert out == "[]"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [
     [sys.executable, "-m", "ruff", "check", "memory_core", "app_pages", "app.py", "tests",
      "notebooks"],

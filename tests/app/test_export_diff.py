@@ -17,6 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "app_pages" / "export_diff.py")
 HOSTILE = "<script>alert('x')</script> **bold** [link](http://evil)"
 
+pytestmark = pytest.mark.model  # the stores here are embedded by the real model
+
 
 @pytest.fixture
 def edited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MemoryStore:

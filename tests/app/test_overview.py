@@ -38,6 +38,7 @@ def _metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
+@pytest.mark.model
 def test_overview_shows_counts_charts_and_audit(seeded: MemoryStore) -> None:
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception
@@ -51,6 +52,7 @@ def test_overview_shows_counts_charts_and_audit(seeded: MemoryStore) -> None:
     assert len(at.dataframe) == 1  # the audit table
 
 
+@pytest.mark.model
 def test_sidebar_switches_tenant(seeded: MemoryStore, tmp_path: Path) -> None:
     other = MemoryStore.open(seeded.uri, tenant="acme", embedder=seeded.embedder)
     other.add([Memory.new("acme memory", "fact")])

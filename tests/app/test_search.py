@@ -24,6 +24,8 @@ HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(2)> prefers terse 
 ATLAS = {"dec-old", "dec-new", "obs-evict", "auth-mutex", "auth-tabs"}
 HERD = {"hostile", "herd-table", "herd-summary", "herd-uv", "archived"}
 
+pytestmark = pytest.mark.model  # the stores here are embedded by the real model
+
 
 @pytest.fixture(scope="module")
 def store_uri(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> str:

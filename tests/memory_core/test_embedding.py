@@ -9,9 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memory_core import embedding, offline_model
 from memory_core.config import DEFAULT_MODEL, Settings
-from memory_core.embedding import FastEmbedEmbedder, load_embedder
+from memory_core.embedding import FastEmbedEmbedder, load_embedder, loader, offline
 from memory_core.errors import EmbedderUnavailableError
 
 REFERENCES = Path(__file__).parent / "data" / "reference_vectors.json"
@@ -64,7 +63,7 @@ def test_batching_does_not_change_vectors(model: FastEmbedEmbedder) -> None:
 
 def test_model_folder_has_the_files_fastembed_reads(model: FastEmbedEmbedder,
                                                     model_cache: Path) -> None:
-    folder = offline_model.offline_model_dir(model_cache)
+    folder = offline.offline_model_dir(model_cache)
     names = {p.name for p in folder.iterdir()}
     assert {"model.onnx", "tokenizer.json", "tokenizer_config.json", "config.json",
             "special_tokens_map.json"} <= names
@@ -74,17 +73,17 @@ def test_model_folder_has_the_files_fastembed_reads(model: FastEmbedEmbedder,
 
 
 def test_a_damaged_model_file_is_refused(tmp_path: Path) -> None:
-    path, expected = offline_model.packaged_onnx()
+    path, expected = offline.packaged_onnx()
     damaged = tmp_path / "model.onnx"
     damaged.write_bytes(path.read_bytes()[:-10] + b"0123456789")
     with pytest.raises(EmbedderUnavailableError, match="sha256.*force-reinstall"):
-        offline_model.verify_onnx(damaged, expected)
-    offline_model.verify_onnx(path, expected)
+        offline.verify_onnx(damaged, expected)
+    offline.verify_onnx(path, expected)
 
 
 def test_unknown_model_name_is_a_clear_error() -> None:
     with pytest.raises(EmbedderUnavailableError, match="unknown embedding model 'no/such'"):
-        embedding.model_dimension("no/such")
+        loader.model_dimension("no/such")
 
 
 def test_uncached_fastembed_model_does_not_download(tmp_path: Path) -> None:
@@ -108,8 +107,8 @@ def test_no_network_is_touched(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     monkeypatch.setattr(FastEmbedEmbedder, "_models", {})
-    monkeypatch.setattr(embedding, "_EMBEDDERS", {})
-    monkeypatch.setattr(offline_model, "_verified", set())
+    monkeypatch.setattr(loader, "_EMBEDDERS", {})
+    monkeypatch.setattr(offline, "_verified", set())
     embedder = load_embedder(Settings.from_env(model_cache=tmp_path / "cold"))
     vectors = embedder.embed(["offline works"])
     assert vectors.shape == (1, 384)

@@ -68,6 +68,7 @@ def test_init_seeds_the_demo_and_ls_filters(demo_store: str,
     assert code == 0 and "nothing to seed" in out
 
 
+@pytest.mark.slow  # writes the 3,000-memory demo corpus
 def test_demo_store_seeds_once_in_the_cache_folder(monkeypatch: pytest.MonkeyPatch,
                                                    tmp_path: Path) -> None:
     from memory_core.seeding import demo_store

@@ -374,6 +374,7 @@ def test_an_extractor_plugs_in_behind_the_same_interface() -> None:
     assert edge["metadata"] == {"extractor": "one-lesson"}
 
 
+@pytest.mark.model
 def test_cli_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "store")
     code, out, err = run_cli(["--store", store, "import", str(ROOT), "--dry-run"], capsys)

@@ -348,6 +348,7 @@ def test_unknown_status_is_an_error_unless_a_param_says(store: MemoryStore,
     assert store.get(report.inserted[0]).status == "archived"
 
 
+@pytest.mark.model
 def test_cli_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "s")
     code, out, err = run_cli(["--store", store, "import", str(FOLDER)], capsys)

@@ -372,6 +372,7 @@ def test_auto_picks_hades_and_only_for_hades_folders(tmp_path: Path) -> None:
         detect_reader(plain)
 
 
+@pytest.mark.model
 def test_cli_import_prints_the_report(tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "s")

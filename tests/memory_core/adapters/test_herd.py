@@ -251,6 +251,7 @@ def test_options_and_params_are_checked(store: MemoryStore, herd_db: Path) -> No
         import_file(store, herd_db, format="herd", options=ReadOptions(table="nope"))
 
 
+@pytest.mark.model
 def test_cli_prints_the_report(herd_db: Path, tmp_path: Path,
                                capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(["--store", str(tmp_path / "cli-store"), "import", str(herd_db),

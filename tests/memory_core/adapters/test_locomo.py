@@ -365,6 +365,7 @@ def test_bad_params_are_refused(params: dict[str, str], message: str,
         import_file(store, LOCOMO, options=ReadOptions(params=params))
 
 
+@pytest.mark.model
 def test_cli_import_writes_the_query_set(tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     store, out = str(tmp_path / "s"), tmp_path / "q.ndjson"

@@ -304,6 +304,7 @@ def test_bad_params_are_refused(store: MemoryStore) -> None:
         import_file(store, LONGMEMEVAL, options=ReadOptions(params={"units": "turns"}))
 
 
+@pytest.mark.model
 def test_cli_import_writes_the_query_set(tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     store, out = str(tmp_path / "s"), tmp_path / "q.ndjson"

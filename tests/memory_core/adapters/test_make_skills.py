@@ -244,6 +244,7 @@ def test_unknown_params_and_options_are_refused(store: MemoryStore, ms_db: Path)
         import_file(store, ms_db, format="make_skills", options=ReadOptions(project="x"))
 
 
+@pytest.mark.model
 def test_cli_prints_the_report(ms_db: Path, tmp_path: Path,
                                capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(["--store", str(tmp_path / "cli-store"), "import", str(ms_db),

@@ -218,6 +218,7 @@ def test_auto_format_recognises_the_database_and_the_export_only(db: Path) -> No
     assert not adapter.sniff(db.parent, "")
 
 
+@pytest.mark.model
 def test_cli_prints_the_report(db: Path, tmp_path: Path,
                                capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "s")

@@ -154,6 +154,7 @@ def test_auto_format_recognises_mem0_files_only(tmp_path: Path) -> None:
     assert not adapter.sniff(empty, "[]") and not adapter.sniff(tmp_path, "")
 
 
+@pytest.mark.model
 def test_cli_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "s")
     code, out, err = run_cli(["--store", store, "import", str(RESULTS), "--dry-run"], capsys)

