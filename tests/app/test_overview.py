@@ -89,6 +89,7 @@ def test_app_py_routes_to_every_page_script_and_only_to_those() -> None:
                                  "app_pages/ranking_lab.py", "app_pages/export_diff.py"}
 
 
+@pytest.mark.model  # the Search page embeds its default query with the real model
 @pytest.mark.parametrize("page, header", [
     ("app_pages/search.py", "Search"), ("app_pages/ranking_lab.py", "Ranking Lab"),
     ("app_pages/export_diff.py", "Export Diff"),
