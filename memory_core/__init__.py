@@ -83,8 +83,8 @@ if TYPE_CHECKING:
     from memory_core.retrieval.config import preset as preset
     from memory_core.retrieval.recall import RecallResult as RecallResult
     from memory_core.retrieval.recall import recall as recall
-    from memory_core.retrieval.search import Hit as Hit
-    from memory_core.retrieval.search import SearchResults as SearchResults
+    from memory_core.retrieval.results import Hit as Hit
+    from memory_core.retrieval.results import SearchResults as SearchResults
     from memory_core.retrieval.search import search as search
     from memory_core.retrieval.tiers import TIERS as TIERS
     from memory_core.retrieval.tiers import render_tier as render_tier
@@ -106,6 +106,9 @@ if TYPE_CHECKING:
     from memory_core.store.indexes import IndexReport as IndexReport
     from memory_core.store.indexes import ensure_indexes as ensure_indexes
     from memory_core.store.indexes import vector_index_recall as vector_index_recall
+    from memory_core.untrusted import for_terminal as for_terminal
+    from memory_core.untrusted import shown as shown
+    from memory_core.untrusted import visible as visible
     from memory_core.viz.diff import diff_breakdown_bar as diff_breakdown_bar
     from memory_core.viz.evaluation import metrics_bar as metrics_bar
     from memory_core.viz.evaluation import per_query_delta as per_query_delta
@@ -118,6 +121,9 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, str] = {
     "Settings": "memory_core.config",
+    "visible": "memory_core.untrusted",
+    "for_terminal": "memory_core.untrusted",
+    "shown": "memory_core.untrusted",
     "MemlensError": "memory_core.errors",
     "InvalidRecordError": "memory_core.errors",
     "InvalidFilterError": "memory_core.errors",

@@ -1,0 +1,39 @@
+"""Untrusted text is shown as it is stored: no hidden direction changes, no terminal codes."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_core.untrusted import for_terminal, shown, visible
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("safe\u202etxt.exe", "safe<U+202E>txt.exe"),  # right-to-left override
+    ("ad\u200bmin", "ad<U+200B>min"),  # zero-width space
+    ("\u2066x\u2069", "<U+2066>x<U+2069>"),  # isolates
+    ("\ufeffbom", "<U+FEFF>bom"),
+    ("plain text, émigré, 日本語", "plain text, émigré, 日本語"),
+])
+def test_visible_writes_out_what_would_change_the_reading(text: str, expected: str) -> None:
+    assert visible(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("\x1b]52;c;ZXZpbA==\x07", "\\x1b]52;c;ZXZpbA==\\x07"),  # OSC 52: write the clipboard
+    ("\x1b]0;pwned\x07", "\\x1b]0;pwned\\x07"),  # window title
+    ("\x1b[2J\x1b[H", "\\x1b[2J\\x1b[H"),  # clear the screen
+    ("\x9b31m", "\\x9b31m"),  # C1 CSI
+    ("a\rb\x08c\x7f", "a\\x0db\\x08c\\x7f"),  # carriage return, backspace, DEL
+    ("line one\n\tline two", "line one\n\tline two"),  # newline and tab stay
+])
+def test_for_terminal_escapes_every_control(text: str, expected: str) -> None:
+    out = for_terminal(text)
+    assert out == expected
+    assert not any(ord(c) < 32 and c not in "\n\t" or 0x7f <= ord(c) <= 0x9f for c in out)
+
+
+def test_shown_cuts_long_values_and_says_how_long() -> None:
+    assert shown("project-a") == "'project-a'"
+    line = shown("x" * 100_000)
+    assert len(line) < 120 and line.endswith("… (100000 characters)")
+    assert shown("\x1b[2J") == "'\\x1b[2J'"
