@@ -30,6 +30,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memory_core.codec import memory_from_row
+from memory_core.config import Settings
+from memory_core.embedding import Embedder
 from memory_core.errors import EmbedderUnavailableError, ImportConflictError, ReadOnlyError
 from memory_core.exchange.import_report import ImportReport
 from memory_core.exchange.readers import AUTO, NO_OPTIONS, ReadOptions, get_reader, open_source
@@ -313,3 +315,33 @@ def import_file(
         queries_path=str(queries_out) if written_queries else None,
         table_versions=store.table_versions(),
     )
+
+
+def import_into(
+    settings: Settings,
+    path: Path | str,
+    *,
+    embedder: Embedder | None = None,
+    **kwargs: Any,
+) -> ImportReport:
+    """`import_file` into the store `settings` point at, which need not exist yet.
+
+    A missing store is created only once the whole input has been read and checked (in a
+    scratch store under the model cache, removed afterwards), so bad input never leaves an
+    empty store behind; with `dry_run` it is not created at all. `kwargs` go to
+    `import_file`.
+    """
+    from memory_core.embedding import load_embedder
+    from memory_core.store import store_exists
+    from memory_core.store.scratch import scratch_folder
+
+    embedder = embedder or load_embedder(settings)
+    if not store_exists(settings.store_uri):
+        with scratch_folder(settings.model_cache / "scratch", "check") as folder:
+            scratch = MemoryStore.open(str(folder / "store"), embedder=embedder,
+                                       read_only=False, settings=settings)
+            checked = import_file(scratch, path, **{**kwargs, "dry_run": True})
+        if kwargs.get("dry_run"):
+            return checked
+    store = MemoryStore.open(embedder=embedder, settings=settings)
+    return import_file(store, path, **kwargs)

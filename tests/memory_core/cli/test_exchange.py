@@ -126,3 +126,16 @@ def test_bad_import_line_is_named_and_nothing_is_written(
     assert code == 1 and "does not match the manifest" in err
     code, out, _ = run(["--store", target, "stats", "--json"], capsys)
     assert json.loads(out)["memories"] == 0
+
+
+def test_a_bad_file_imported_into_a_missing_store_creates_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMLENS_EMBED_MODEL", "none")
+    monkeypatch.setenv("MEMLENS_MODEL_CACHE", str(tmp_path / "cache"))
+    bad = tmp_path / "bad.ndjson"
+    bad.write_text('{"memlens_export": 1, "schema_version": 1}\n{"kind": "memory"}\n')
+    target = tmp_path / "no-store-here"
+    code, _, err = run_cli(["--store", str(target), "import", str(bad)], capsys)
+    assert code == 1 and "line 2" in err and err.count("\n") == 1
+    assert not target.exists()
