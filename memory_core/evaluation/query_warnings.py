@@ -41,8 +41,8 @@ _FIELD_WORDS = {"created_after": "created after", "created_before": "created bef
 
 @dataclass(frozen=True)
 class QueryWarning:
-    """One query that scores 0 whatever the ranking: it retrieved nothing (`kind="empty"`),
-    or none of its relevant memories is in the tenant (`"unreachable"`).
+    """One query that scores 0: it retrieved nothing under a config (`kind="empty"`), or
+    none of its relevant memories is in the tenant (`"unreachable"`), whatever the ranking.
 
     `reason` says why when it can be told ("" otherwise); `configs` names the configs it
     happened under (set by `EvalResult.warnings` and `Comparison.warnings`).
