@@ -4,9 +4,10 @@ An `Adapter` is an `ExportReader` with the defaults foreign formats want: it mer
 tenant (so a second import of the same input adds nothing: ids are kept or derived with
 `stable_id`, and the importer skips content the tenant already holds), and it reports what it
 leaves out in the source's `SkipLog`. The helpers here turn the usual shapes of foreign input
-(a JSON document, a JSON array, NDJSON) into Python values with errors that name the file, the
-line or record and the reason; `memory_record` / `edge_record` build canonical documents
-(DESIGN.md section 5) that the importer validates and stages.
+(a JSON document, a JSON array, NDJSON; a leading UTF-8 byte-order mark ignored) into Python
+values with errors that name the file, the line or record and the reason; `memory_record` /
+`edge_record` build canonical documents (DESIGN.md section 5) that the importer validates and
+stages.
 """
 
 from __future__ import annotations
@@ -20,7 +21,12 @@ from typing import Any, ClassVar, Literal
 
 from memory_core.canonical import iso
 from memory_core.errors import ExportFormatError
-from memory_core.exchange.readers.base import ExportReader, SourceRecord
+from memory_core.exchange.readers.base import (
+    TEXT_ENCODING,
+    ExportReader,
+    SourceRecord,
+    without_bom,
+)
 from memory_core.records import content_hash
 from memory_core.schema import normalise_importance, normalise_memory_type
 from memory_core.stability import default_stability
@@ -54,7 +60,7 @@ def check_text_file(path: Path) -> None:
     if not path.is_file():
         raise ExportFormatError(f"there is no file at {path}")
     with path.open("rb") as handle:
-        head = handle.read(8192)
+        head = without_bom(handle.read(8192))
     if not head.strip():
         raise ExportFormatError(f"{path} is empty")
     if any(marker in head for marker in BINARY_MARKERS):
@@ -66,7 +72,7 @@ def load_json(path: Path) -> Any:
     """The JSON document in `path`; a truncated or invalid one names the line and column."""
     check_text_file(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding=TEXT_ENCODING)
     except UnicodeDecodeError as exc:
         raise ExportFormatError(f"{path} is not UTF-8 text (byte {exc.start})") from exc
     try:
@@ -83,6 +89,8 @@ def iter_ndjson(path: Path) -> Iterator[tuple[int, Any]]:
     check_text_file(path)
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
+            if number == 1:
+                raw = without_bom(raw)
             if not raw.strip():
                 continue
             try:
@@ -99,7 +107,9 @@ def looks_like_ndjson(path: Path) -> bool:
     """Whether the first non-blank character of `path` opens an object on a line of its own
     that parses alone (NDJSON) rather than a JSON array or one multi-line document."""
     with path.open("rb") as handle:
-        for raw in handle:
+        for number, raw in enumerate(handle, start=1):
+            if number == 1:
+                raw = without_bom(raw)
             if raw.strip():
                 try:
                     return isinstance(json.loads(raw), dict)

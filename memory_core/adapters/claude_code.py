@@ -47,6 +47,7 @@ from memory_core.adapters.claude_code_parse import (
 from memory_core.errors import ExportFormatError
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,
+    TEXT_ENCODING,
     ExportSource,
     ReadOptions,
     SourceInfo,
@@ -168,7 +169,7 @@ def _flag(value: str | None, key: str, default: bool) -> bool:
 
 def _first_line(path: Path) -> str:
     with path.open("rb") as handle:
-        return handle.readline(1 << 20).decode("utf-8", errors="replace")
+        return handle.readline(1 << 20).decode(TEXT_ENCODING, errors="replace")
 
 
 class ClaudeCodeAdapter(Adapter):

@@ -35,6 +35,7 @@ from typing import Any
 
 from memory_core.adapters.base import BINARY_MARKERS, timestamp
 from memory_core.errors import ExportFormatError
+from memory_core.exchange.readers.base import without_bom
 
 #: skip(reason, where): how the reader reports what it leaves out.
 Skip = Callable[[str, str], None]
@@ -165,6 +166,8 @@ def iter_lines(path: Path, where: str, skip: Skip) -> Iterator[tuple[int, dict[s
             raise ExportFormatError(f"{path} is a binary file, not a Claude Code transcript")
         handle.seek(0)
         for number, raw in enumerate(handle, start=1):
+            if number == 1:
+                raw = without_bom(raw)
             if not raw.strip():
                 continue
             try:
@@ -327,9 +330,9 @@ def peek(path: Path, key: str, lines: int = 50) -> str | None:
     """The first string value of `key` among the first `lines` lines (never raises)."""
     try:
         with path.open("rb") as handle:
-            for _, raw in zip(range(lines), handle, strict=False):
+            for number, raw in zip(range(lines), handle, strict=False):
                 try:
-                    value = json.loads(raw)
+                    value = json.loads(without_bom(raw) if number == 0 else raw)
                 except (json.JSONDecodeError, UnicodeDecodeError):
                     continue
                 if isinstance(value, dict) and isinstance(value.get(key), str) and value[key]:

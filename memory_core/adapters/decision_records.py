@@ -56,10 +56,12 @@ from memory_core.canonical import iso
 from memory_core.errors import ExportFormatError, InvalidRecordError
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,
+    TEXT_ENCODING,
     ExportSource,
     ReadOptions,
     SourceInfo,
     SourceRecord,
+    read_head,
 )
 from memory_core.schema import STATUSES, normalise_importance
 
@@ -80,7 +82,7 @@ def _read(file: Path) -> str:
         raise ExportFormatError(f"{file} is a binary file, not a markdown decision record; "
                                 f"check the path and --format")
     try:
-        return data.decode("utf-8")
+        return data.decode(TEXT_ENCODING)
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
         raise ExportFormatError(f"{file}: line {line} is not UTF-8 text (byte {exc.start}); "
@@ -169,8 +171,7 @@ class DecisionRecordsAdapter(Adapter):
 
     @staticmethod
     def _head_says(file: Path) -> bool:
-        with file.open("rb") as handle:
-            head = handle.read(SNIFF_BYTES).decode("utf-8", errors="replace")
+        head = read_head(file, SNIFF_BYTES)
         if head.startswith("---") and re.search(r"^status\s*:", head, re.MULTILINE):
             return True
         return bool(_HEAD_SIGNS.search(head))

@@ -27,6 +27,7 @@ from typing import Any
 
 from memory_core.adapters.base import BINARY_MARKERS, iter_json_objects
 from memory_core.errors import ExportFormatError
+from memory_core.exchange.readers.base import without_bom
 
 COLLECTIONS: tuple[str, ...] = ("observations", "reflections", "entities", "relationships",
                                 "sessions")
@@ -121,13 +122,15 @@ def looks_like_hades(path: Path) -> bool:
 def _raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """(line number, bytes) of each non-blank line of a dump file, read errors named."""
     try:
-        head = _head(path, 8192)
+        head = without_bom(_head(path, 8192))
         if not head.strip():
             raise ExportFormatError(f"{path} is empty")
         if any(marker in head for marker in BINARY_MARKERS):
             raise ExportFormatError(f"{path} is a binary file, not an arangodump data file")
         with _open(path) as handle:
             for number, raw in enumerate(handle, start=1):
+                if number == 1:
+                    raw = without_bom(raw)
                 if raw.strip():
                     yield number, raw
     except (OSError, EOFError, zlib.error) as exc:

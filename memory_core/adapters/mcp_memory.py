@@ -58,6 +58,7 @@ from memory_core.exchange.readers.base import (
     ReadOptions,
     SourceInfo,
     SourceRecord,
+    read_head,
 )
 from memory_core.schema import normalise_relation
 
@@ -212,8 +213,7 @@ class McpMemoryAdapter(Adapter):
             if _is_sqlite(path):
                 with closing(_connect(path)) as conn:
                     return {"content_hash", "content"} <= set(_columns(conn, "memories"))
-            with path.open("rb") as handle:
-                head = handle.read(SNIFF_BYTES).decode("utf-8", errors="replace")
+            head = read_head(path, SNIFF_BYTES)
         except (OSError, sqlite3.Error):
             return False
         return (head.lstrip().startswith("{")

@@ -43,6 +43,7 @@ from memory_core.exchange.readers.base import (
     ReadOptions,
     SourceInfo,
     SourceRecord,
+    read_head,
 )
 
 NAME = "mem0"
@@ -105,8 +106,7 @@ class Mem0Adapter(Adapter):
         if not path.is_file():
             return False
         try:
-            with path.open("rb") as handle:
-                head = handle.read(SNIFF_BYTES).decode("utf-8", errors="replace")
+            head = read_head(path, SNIFF_BYTES)
         except OSError:
             return False
         item = _first_item(head)

@@ -26,6 +26,7 @@ from memory_core.exchange.readers.base import (
     SourceInfo,
     SourceRecord,
     manifest_has,
+    without_bom,
 )
 from memory_core.records import content_hash
 from memory_core.schema import normalise_importance, normalise_memory_type
@@ -102,9 +103,9 @@ class SuperagentsReader(Adapter):
             raise ExportFormatError(f"there is no export file at {path}")
         with path.open("rb") as handle:
             first = handle.readline()
-        if not first.strip():
+        if not without_bom(first).strip():
             raise ExportFormatError(f"{path} is empty; it should start with a manifest line")
-        head = _json_object(first, 1, path)
+        head = _json_object(without_bom(first), 1, path)
         if MANIFEST_KEY not in head:
             raise ExportFormatError(f"{path}: line 1 has no {MANIFEST_KEY!r} key")
         version = head.get("schema_version")

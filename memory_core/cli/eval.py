@@ -22,9 +22,13 @@ from memory_core.cli.options import (
 )
 from memory_core.evaluation.compare import STAT_TESTS
 from memory_core.retrieval.config import DEFAULT_PRESET
+from memory_core.untrusted import for_terminal
+
+#: How many warned-about queries `memlens eval` names on stderr (`--json` has them all).
+NAMED_WARNINGS = 10
 
 if TYPE_CHECKING:
-    from memory_core.evaluation import Comparison, EvalResult
+    from memory_core.evaluation import Comparison, EvalResult, QueryWarning
     from memory_core.evaluation.queryset import Query
     from memory_core.retrieval.config import RankingConfig
     from memory_core.store import MemoryStore
@@ -86,9 +90,9 @@ def _print_result(result: EvalResult) -> None:
     tags = result.by_tag.filter(result.by_tag["metric"] == result.primary)
     if tags.height:
         click.echo(f"\nby tag ({result.primary}):")
-        _table([["tag", "n", result.name]] + [[t["tag"], str(t["n"]), f"{t['mean']:.3f}"]
-                                              for t in tags.iter_rows(named=True)],
-               {1, 2}, indent="  ")
+        _table([["tag", "n", result.name]] + [
+            [for_terminal(t["tag"]), str(t["n"]), f"{t['mean']:.3f}"]
+            for t in tags.iter_rows(named=True)], {1, 2}, indent="  ")
 
 
 def _print_comparison(cmp: Comparison, worst: int) -> None:
@@ -104,29 +108,53 @@ def _print_comparison(cmp: Comparison, worst: int) -> None:
     if worst:
         click.echo(f"\nworst regressions on {cmp.primary} ({regressions.height}):")
         for r in regressions.iter_rows(named=True):
-            click.echo(f"  {r['qid']}  {r['delta']:+.3f}  {shorten(r['query'], 70)}")
+            click.echo(f"  {for_terminal(shorten(r['qid'], 40))}  {r['delta']:+.3f}  "
+                       f"{for_terminal(shorten(r['query'], 70))}")
     tags = cmp.by_tag.filter(cmp.by_tag["metric"] == cmp.primary)
     if tags.height:
         click.echo(f"\nby tag ({cmp.primary}, worst first):")
         _table([["tag", "n", a, b, "delta"]] + [
-            [t["tag"], str(t["n"]), f"{t['baseline']:.3f}", f"{t['candidate']:.3f}",
+            [for_terminal(t["tag"]), str(t["n"]), f"{t['baseline']:.3f}",
+             f"{t['candidate']:.3f}",
              f"{t['delta']:+.3f}"] for t in tags.iter_rows(named=True)],
             {1, 2, 3, 4}, indent="  ")
 
 
+def _warnings(results: list[EvalResult]) -> tuple[QueryWarning, ...]:
+    """The query warnings of every result as one list (a shared one once)."""
+    from memory_core.evaluation.query_warnings import merge_warnings
+
+    return merge_warnings([(r.name, r.warnings) for r in results],
+                          order=[q.qid for q in results[0].queries])
+
+
 def _warn(results: list[EvalResult]) -> None:
+    """Print on stderr why search ran degraded, and every query that retrieved nothing or
+    has no relevant memory in the tenant (the first `NAMED_WARNINGS`, then how many more)."""
     for result in results:
         reasons = result.run.reasons
         for reason in reasons[:3]:  # reasons can differ per query (counts): a few suffice
-            click.echo(f"degraded ({result.name}): {reason}", err=True)
+            click.echo(f"degraded ({result.name}): {for_terminal(reason)}", err=True)
         if len(reasons) > 3:
             click.echo(f"degraded ({result.name}): ... and {len(reasons) - 3} more reasons "
                        f"(see --json)", err=True)
-    unreachable = results[0].run.unreachable
-    if unreachable:
-        listed = ", ".join(unreachable[:5]) + (", ..." if len(unreachable) > 5 else "")
-        click.echo(f"warning: {len(unreachable)} queries have no relevant memory in this store "
-                   f"and score 0 ({listed}); is this the right store and tenant?", err=True)
+    warnings = _warnings(results)
+    if not warnings:
+        return
+    queries = len(dict.fromkeys(w.qid for w in warnings))
+    # a filter or relevant ids this tenant lacks usually mean a set made for another store
+    elsewhere = any(w.reason or w.kind == "unreachable" for w in warnings)
+    click.echo(f"warning: {queries} of {len(results[0].queries)} queries retrieved nothing "
+               f"or have no relevant memory in the tenant, so they score 0"
+               + ("; is the query set made for this store and tenant?" if elsewhere else ":"),
+               err=True)
+    for w in warnings[:NAMED_WARNINGS]:
+        only = (f" (under {' and '.join(map(for_terminal, w.configs))} only)"
+                if len(w.configs) < len(results) else "")
+        click.echo(f"  {w.message}{only}", err=True)
+    if len(warnings) > NAMED_WARNINGS:
+        click.echo(f"  ... and {len(warnings) - NAMED_WARNINGS} more (--json lists them all)",
+                   err=True)
 
 
 def _compare_models(store: MemoryStore, queries: list[Query], base: tuple[str, RankingConfig],
@@ -154,6 +182,7 @@ def _compare_models(store: MemoryStore, queries: list[Query], base: tuple[str, R
                    "models": list(cmp.names), "results": [cmp.baseline.to_dict(),
                                                           cmp.candidate.to_dict()],
                    "comparison": cmp.to_dict(worst=report.worst),
+                   "warnings": [w.to_dict() for w in cmp.warnings],
                    "elapsed_s": round(elapsed, 3)})
         return
     a, b = cmp.names
@@ -189,6 +218,7 @@ def _compare_configs(store: MemoryStore, queries: list[Query], queries_path: Pat
                    "ks": list(report.ks), "as_of": now, "metrics": list(results[0].metrics),
                    "tags": list(tags), "results": [r.to_dict() for r in results],
                    "comparison": cmp.to_dict(worst=report.worst) if cmp else None,
+                   "warnings": [w.to_dict() for w in _warnings(results)],
                    "elapsed_s": round(elapsed, 3)})
         return
     title = f"{labels[0]} -> {labels[1]}" if cmp else labels[0]

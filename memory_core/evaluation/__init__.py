@@ -6,6 +6,7 @@
                           names=("hybrid", "full"))
     cmp.summary        # metric, baseline, candidate, delta, p_value, marker, wins/ties/losses
     cmp.worst(5)       # the queries that regressed most on nDCG@10
+    cmp.warnings       # queries that retrieved nothing (and why) or have no relevant memory
 
 Metrics are computed by ranx; polars and ranx load on first use, not on import.
 """
@@ -29,6 +30,7 @@ from memory_core.evaluation.metrics import (
     metric_names,
     score_queries,
 )
+from memory_core.evaluation.query_warnings import QueryWarning, filter_reason
 from memory_core.evaluation.queryset import (
     Query,
     QuerySetError,
@@ -55,6 +57,7 @@ __all__ = [
     "EvalResult",
     "Query",
     "QuerySetError",
+    "QueryWarning",
     "RetrievalRun",
     "check_ks",
     "check_reachable",
@@ -63,6 +66,7 @@ __all__ = [
     "copy_with_embedder",
     "evaluate_config",
     "evaluate_embedders",
+    "filter_reason",
     "load_queries",
     "metric_names",
     "p_values",

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory_core.errors import InvalidConfigError
 from memory_core.evaluation.metrics import DEFAULT_KS, check_ks, qrels_of, ranx_run
+from memory_core.evaluation.query_warnings import QueryWarning, merge_warnings
 from memory_core.evaluation.results import EvalResult, evaluate_config
 from memory_core.evaluation.runner import Progress
 from memory_core.records import utcnow
@@ -69,6 +70,13 @@ class Comparison:
         return self.baseline.primary
 
     @property
+    def warnings(self) -> tuple[QueryWarning, ...]:
+        """Both configs' query warnings as one list in query order; `configs` on each says
+        whether it happened under one config or both."""
+        return merge_warnings([(r.name, r.warnings) for r in (self.baseline, self.candidate)],
+                              order=[q.qid for q in self.baseline.queries])
+
+    @property
     def win_tie_loss(self) -> pl.DataFrame:
         """metric, wins, ties, losses (from the candidate's side)."""
         return self.summary.select("metric", "wins", "ties", "losses")
@@ -88,7 +96,8 @@ class Comparison:
                 "summary": self.summary.to_dicts(),
                 "worst": self.worst(worst).select("qid", "query", "baseline", "candidate",
                                                   "delta").to_dicts(),
-                "by_tag": self.by_tag.to_dicts()}
+                "by_tag": self.by_tag.to_dicts(),
+                "warnings": [w.to_dict() for w in self.warnings]}
 
 
 def check_stat_test(name: str) -> str:

@@ -130,8 +130,9 @@ def load_queries(path: str | Path) -> list[Query]:
     path = Path(path)
     try:
         # split on "\n" only: str.splitlines would also split inside a JSON string at
-        # U+2028 and other separators that canonical (unescaped) JSON may hold
-        lines = path.read_text(encoding="utf-8").split("\n")
+        # U+2028 and other separators that canonical (unescaped) JSON may hold; utf-8-sig
+        # drops the byte-order mark Windows editors write first
+        lines = path.read_text(encoding="utf-8-sig").split("\n")
     except OSError as exc:
         raise QuerySetError(f"cannot read the query set {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from memory_core.evaluation.metrics import DEFAULT_KS, check_ks, metric_names, score_queries
+from memory_core.evaluation.query_warnings import QueryWarning
 from memory_core.evaluation.queryset import Query
 from memory_core.evaluation.runner import Progress, RetrievalRun, run_queries
 from memory_core.retrieval.config import RankingConfig
@@ -57,6 +58,12 @@ class EvalResult:
         values = self.scores[metric].values()
         return sum(values) / len(values) if values else 0.0
 
+    @property
+    def warnings(self) -> tuple[QueryWarning, ...]:
+        """The queries that retrieved nothing or have no relevant memory in the tenant, with
+        why (see `memory_core.evaluation.query_warnings`), each marked with this config."""
+        return tuple(replace(w, configs=(self.name,)) for w in self.run.warnings)
+
     def means(self) -> dict[str, float]:
         """metric -> mean, in display order."""
         return {m: self.mean(m) for m in self.metrics}
@@ -66,7 +73,8 @@ class EvalResult:
         return {"name": self.name, "config": self.config.to_dict(), "ks": list(self.ks),
                 "queries": len(self.queries), "summary": self.summary.to_dicts(),
                 "by_tag": self.by_tag.to_dicts(), "per_query": self.per_query.to_dicts(),
-                "reasons": list(self.run.reasons), "unreachable": list(self.run.unreachable)}
+                "reasons": list(self.run.reasons), "unreachable": list(self.run.unreachable),
+                "warnings": [w.to_dict() for w in self.warnings]}
 
 
 def _t_quantile(n: int) -> float:

@@ -2,7 +2,8 @@
 
 A run keeps, per query, the ranked (memory id, score) pairs and the `Hit`s themselves (their
 memories carry no vectors) so that a page can show why a memory ranked where it did. Every
-query of the set is in the run, including those that found nothing.
+query of the set is in the run, including those that found nothing; those, and those none of
+whose relevant memories is in the tenant, are named in `warnings` with the reason.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memory_core.errors import InvalidConfigError
+from memory_core.evaluation.query_warnings import QueryWarning, query_warnings
 from memory_core.evaluation.queryset import Query, QuerySetError
 from memory_core.records import utcnow
 from memory_core.retrieval.config import RankingConfig
@@ -29,7 +31,9 @@ class RetrievalRun:
     `ranked[qid]` is [(memory id, score)] best first (empty when nothing matched); `hits[qid]`
     the matching `Hit`s with their explanations. `reasons` gathers why search ran degraded
     (each reason once); `unreachable` lists the qids none of whose relevant memories is in
-    the store (they score 0 everywhere, which usually means the wrong store or tenant).
+    the store (they score 0 everywhere, which usually means the wrong store or tenant);
+    `warnings` names every query that retrieved nothing, and every unreachable one, with why
+    when it can be told (`memory_core.evaluation.query_warnings`).
     """
 
     config: RankingConfig
@@ -38,6 +42,7 @@ class RetrievalRun:
     hits: dict[str, tuple[Hit, ...]] = field(default_factory=dict)
     reasons: tuple[str, ...] = ()
     unreachable: tuple[str, ...] = ()
+    warnings: tuple[QueryWarning, ...] = ()
     now: datetime | None = None
     elapsed_s: float = 0.0
 
@@ -49,12 +54,14 @@ class RetrievalRun:
     def from_ranked(cls, ranked: Mapping[str, Sequence[str]], *,
                     config: RankingConfig | None = None, depth: int | None = None
                     ) -> RetrievalRun:
-        """A run from plain ranked id lists (tests, imported runs); scores are 1/rank."""
+        """A run from plain ranked id lists (tests, imported runs); scores are 1/rank. An
+        empty list is warned about, without a reason (there is no store to ask)."""
         pairs = {qid: tuple((i, 1.0 / r) for r, i in enumerate(ids, 1))
                  for qid, ids in ranked.items()}
         deepest = max((len(ids) for ids in ranked.values()), default=0)
         return cls(config=config or RankingConfig(), depth=depth or max(deepest, 1),
-                   ranked=pairs)
+                   ranked=pairs, warnings=tuple(QueryWarning(qid, "empty")
+                                                for qid, ids in ranked.items() if not ids))
 
 
 def unreachable_queries(store: MemoryStore, queries: Sequence[Query]) -> tuple[str, ...]:
@@ -103,6 +110,8 @@ def run_queries(
         reasons.update(dict.fromkeys(results.reasons))
         if progress is not None:
             progress(1)
+    unreachable = unreachable_queries(store, queries)
     return RetrievalRun(config=config, depth=depth, ranked=ranked, hits=hits,
-                        reasons=tuple(reasons), unreachable=unreachable_queries(store, queries),
+                        reasons=tuple(reasons), unreachable=unreachable,
+                        warnings=query_warnings(store, queries, ranked, unreachable),
                         now=now, elapsed_s=time.perf_counter() - started)

@@ -10,6 +10,7 @@ records and loads them.
 
 from __future__ import annotations
 
+import codecs
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -18,6 +19,12 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from memory_core.errors import ExportFormatError
+
+#: The UTF-8 byte-order mark. Windows tools (Notepad, PowerShell's `Out-File`, Excel) write it
+#: first; every reader treats a file that starts with it like one that does not.
+BOM = codecs.BOM_UTF8
+#: How text read from the start of a file is decoded: UTF-8, a leading BOM dropped.
+TEXT_ENCODING = "utf-8-sig"
 
 
 @dataclass(frozen=True)
@@ -174,15 +181,32 @@ class ExportReader(ABC):
             )
 
 
+def without_bom(raw: bytes) -> bytes:
+    """`raw` without a leading UTF-8 byte-order mark (the first line or chunk of a file).
+
+    >>> without_bom(b"\\xef\\xbb\\xbf{}")
+    b'{}'
+    """
+    return raw[len(BOM):] if raw.startswith(BOM) else raw
+
+
+def read_head(path: Path, size: int) -> str:
+    """The first `size` bytes of `path` as text for sniffing: a leading BOM dropped,
+    undecodable bytes replaced."""
+    with path.open("rb") as handle:
+        return handle.read(size).decode(TEXT_ENCODING, errors="replace")
+
+
 def first_line(path: Path) -> str:
-    """The first line of a file as text ("" for a folder or an empty file)."""
+    """The first line of a file as text, a leading BOM dropped ("" for a folder or an empty
+    file)."""
     if path.is_dir():
         return ""
     if not path.is_file():
         raise ExportFormatError(f"there is nothing at {path}: no such file or folder to import")
     with path.open("rb") as handle:
         raw = handle.readline(1 << 20)
-    return raw.decode("utf-8", errors="replace")
+    return raw.decode(TEXT_ENCODING, errors="replace")
 
 
 def manifest_has(first_line: str, key: str) -> bool:

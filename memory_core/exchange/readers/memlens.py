@@ -1,7 +1,8 @@
 """The `memlens` import format: memlens NDJSON exports of any schema version this one reads.
 
-Line 1 is the manifest; a newer `schema_version` is refused naming both versions, an older
-one is migrated record by record through `migrations.MIGRATIONS`. The body is hashed as it is
+Line 1 is the manifest; a newer export format (`memlens_export`) or `schema_version` is
+refused naming both versions, an older schema is migrated record by record through
+`migrations.MIGRATIONS`. A leading UTF-8 byte-order mark is ignored. The body is hashed as it is
 read (bytes as written), and its sha256 and per-kind counts are checked against the manifest
 when the stream ends, so a truncated or edited file fails before the importer writes.
 """
@@ -16,7 +17,7 @@ from typing import Any
 
 from memory_core.errors import ExportFormatError, SchemaVersionError
 from memory_core.exchange.migrations import MIGRATIONS, MigrationChain
-from memory_core.exchange.ndjson import ALL_KINDS, Manifest
+from memory_core.exchange.ndjson import ALL_KINDS, EXPORT_FORMAT, Manifest
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,
     ExportReader,
@@ -25,15 +26,18 @@ from memory_core.exchange.readers.base import (
     SourceInfo,
     SourceRecord,
     manifest_has,
+    without_bom,
 )
 from memory_core.schema import SCHEMA_VERSION
+from memory_core.untrusted import shown
 
 MANIFEST_KEY = "memlens_export"
 
 
 def parse_manifest_line(raw: bytes | str, path: Path) -> dict[str, Any]:
     """Line 1 of a memlens export as a dict; `ExportFormatError` / `SchemaVersionError`."""
-    if not (raw.strip() if isinstance(raw, str) else raw.strip()):
+    raw = raw.removeprefix("\ufeff") if isinstance(raw, str) else without_bom(raw)
+    if not raw.strip():
         raise ExportFormatError(f"{path} is empty; an export starts with a manifest line")
     try:
         head = json.loads(raw)
@@ -44,6 +48,7 @@ def parse_manifest_line(raw: bytes | str, path: Path) -> dict[str, Any]:
         raise ExportFormatError(
             f"{path}: line 1 is not a memlens export manifest (no {MANIFEST_KEY!r} key)"
         )
+    _check_export_format(head[MANIFEST_KEY], path)
     version = head.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise ExportFormatError(f"{path}: the manifest has no integer schema_version")
@@ -53,6 +58,22 @@ def parse_manifest_line(raw: bytes | str, path: Path) -> dict[str, Any]:
             f"({SCHEMA_VERSION}); upgrade memlens to import it"
         )
     return head
+
+
+def _check_export_format(version: Any, path: Path) -> None:
+    """Refuse an export format (the manifest's `memlens_export`) this memlens cannot read:
+    a newer one names both versions; anything but a positive integer is malformed. Checked
+    before `schema_version`, since a newer format may lay its manifest out differently."""
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ExportFormatError(
+            f"{path}: the manifest's {MANIFEST_KEY!r} is {shown(version)}; it must be the "
+            f"export format version, a positive integer ({EXPORT_FORMAT} for this memlens)"
+        )
+    if version > EXPORT_FORMAT:
+        raise SchemaVersionError(
+            f"{path} is a memlens export of format version {version}, newer than this "
+            f"memlens reads ({EXPORT_FORMAT}); upgrade memlens to import it"
+        )
 
 
 def _decode(raw: bytes, number: int, path: Path) -> dict[str, Any]:

@@ -203,3 +203,74 @@ def test_compare_model_reembeds_a_copy_and_leaves_the_store(
     code, _, err = run_cli(["eval", "--queries", QUERIES, "--compare", "bm25",
                             "--compare-model", "x", "--store", demo_store.uri], capsys)
     assert code == 1 and "--compare-model compares models under one config" in err
+
+
+@pytest.fixture
+def small_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MemoryStore:
+    """A store of the fake embedder, which `memlens` opens too: two herd memories in tenant
+    'default', one in 'acme'."""
+    import memory_core.store.memory_store as memory_store
+    from memory_core.records import Memory
+    from tests.conftest import FakeEmbedder
+
+    monkeypatch.setattr(memory_store, "load_embedder", lambda settings=None: FakeEmbedder())
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=FakeEmbedder())
+    store.add([Memory.new("ci cache key includes the lockfile hash", id="cache",
+                          project="herd"),
+               Memory.new("prefer uv over pip", id="uv", project="herd")])
+    MemoryStore.open(store.uri, tenant="acme", embedder=FakeEmbedder()).add(
+        [Memory.new("acme caches the lockfile too", id="acme-1", project="herd")])
+    return store
+
+
+def test_every_query_that_retrieved_nothing_is_named_on_stderr_and_in_json(
+        small_store: MemoryStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = [{"qid": "found", "query": "lockfile cache", "relevant": {"cache": 1}},
+             {"qid": "acme", "query": "lockfile cache", "relevant": {"cache": 1},
+              "filter": {"tenant": "acme"}},
+             {"qid": "zeta", "query": "lockfile cache", "relevant": {"cache": 1},
+              "filter": {"project": "zeta"}},
+             {"qid": "ghost", "query": "lockfile cache", "relevant": {"elsewhere": 1}},
+             {"qid": "no-words", "query": "zebra quartz", "relevant": {"cache": 1}},
+             {"qid": "evil\u001b[2J", "query": "lockfile", "relevant": {"cache": 1},
+              "filter": {"project": "x\u001b]0;pwned\u0007"}}]
+    lines += [{"qid": f"t{n:02}", "query": "lockfile", "relevant": {"cache": 1},
+               "filter": {"tenant": f"tenant-{n}"}} for n in range(8)]
+    path = tmp_path / "q.ndjson"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    argv = ["eval", "--queries", str(path), "--preset", "bm25", "--compare", "hybrid",
+            "--store", small_store.uri]
+    code, out, err = run_cli(argv, capsys)
+    assert code == 0, err
+    warned = err.splitlines()
+    start = next(i for i, line in enumerate(warned) if line.startswith("warning:"))
+    assert warned[start] == ("warning: 13 of 14 queries retrieved nothing or have no relevant "
+                             "memory in the tenant, so they score 0; is the query set made "
+                             "for this store and tenant?")
+    assert warned[start + 1:start + 12] == [
+        "  'acme' retrieved nothing: its filter names tenant 'acme' (another tenant); "
+        "evaluation searches tenant 'default' only",
+        "  'zeta' retrieved nothing: its filter matches no memory of tenant 'default': "
+        "nothing matches project 'zeta'",
+        "  'ghost' has no relevant memory in the tenant",
+        "  'no-words' retrieved nothing (under bm25 only)",
+        "  'evil\\x1b[2J' retrieved nothing: its filter matches no memory of tenant "
+        "'default': nothing matches project 'x\\x1b]0;pwned\\x07'",
+        *[f"  't{n:02}' retrieved nothing: its filter names tenant 'tenant-{n}' (a tenant "
+          f"this store does not have); evaluation searches tenant 'default' only"
+          for n in range(5)],
+        "  ... and 3 more (--json lists them all)",
+    ]
+    assert "\x1b" not in err and "\x07" not in err
+    assert "evaluated in" in warned[-1]
+    # the same list, whole, in --json
+    code, out, err = run_cli([*argv, "--json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [(w["qid"], w["kind"], w["configs"]) for w in doc["warnings"]] == [
+        ("acme", "empty", ["bm25", "hybrid"]), ("zeta", "empty", ["bm25", "hybrid"]),
+        ("ghost", "unreachable", ["bm25", "hybrid"]), ("no-words", "empty", ["bm25"]),
+        ("evil\u001b[2J", "empty", ["bm25", "hybrid"]),
+        *[(f"t{n:02}", "empty", ["bm25", "hybrid"]) for n in range(8)]]
+    assert doc["comparison"]["warnings"] == doc["warnings"]
+    assert [w["qid"] for w in doc["results"][1]["warnings"]][:3] == ["acme", "zeta", "ghost"]

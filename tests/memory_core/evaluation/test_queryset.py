@@ -42,6 +42,13 @@ def test_a_good_file_loads_into_typed_queries(tmp_path: Path) -> None:
     assert queries[1].filter == Filter() and queries[1].tags == ()
 
 
+def test_a_byte_order_mark_is_ignored(tmp_path: Path) -> None:
+    path = _write(tmp_path, json.dumps(GOOD))
+    plain = load_queries(path)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert load_queries(path) == plain
+
+
 def test_the_demo_query_set_loads() -> None:
     queries = load_queries(demo_dir() / DEMO_QUERIES)
     assert len(queries) == 154 and len({q.qid for q in queries}) == 154

@@ -9,6 +9,8 @@ import pytest
 
 from memory_core.evaluation import (
     Query,
+    QueryWarning,
+    RetrievalRun,
     compare_configs,
     evaluate_config,
     run_queries,
@@ -104,3 +106,65 @@ def test_compare_configs_runs_both_on_the_same_clock(store: MemoryStore,
                            ks=(3,), now=NOW)
     assert same.names == ("x (a)", "x (b)")
     assert same.summary["p_value"].to_list() == [1.0] * 6
+
+
+def test_every_query_that_retrieved_nothing_is_named_with_why(
+        store: MemoryStore, world: dict[str, Memory]) -> None:
+    MemoryStore.open(store.uri, tenant="acme", embedder=store.embedder).add(
+        [Memory.new("acme keeps its own lockfile cache key", project="herd")])
+    cache = {world["cache"].id: 1}
+    queries = [
+        Query("found", "lockfile cache key", cache, Filter(project="herd")),
+        Query("no-project", "lockfile cache key", cache, Filter(project="nowhere")),
+        Query("acme", "lockfile cache key", cache, Filter(tenant="acme")),
+        Query("absent", "lockfile cache key", cache, Filter(tenant="initech")),
+        Query("together", "lockfile cache key", cache,
+              Filter(project="herd", memory_type="decision")),
+        Query("archived", "lockfile cache key", cache, Filter(status="archived")),
+        Query("ghost", "python installs", {"not-in-the-store": 1}),
+        Query("ghost-scoped", "python installs", {"not-in-the-store": 1},
+              Filter(project="nowhere")),
+        Query("no-words", "zebra quartz", cache),
+        Query("evil\x1b]52;c;eA==\x07", "zebra quartz", cache, Filter(project="nowhere")),
+    ]
+    cmp = compare_configs(store, queries, preset("bm25"), preset("hybrid"),
+                          names=("bm25", "hybrid"), ks=(3,), now=NOW)
+    default = "tenant 'default'"
+    nothing = f"its filter matches no memory of {default}: nothing matches"
+    both, bm25_only = ("bm25", "hybrid"), ("bm25",)
+    assert [(w.qid, w.kind, w.reason, w.configs) for w in cmp.warnings] == [
+        ("no-project", "empty", f"{nothing} project 'nowhere'", both),
+        ("acme", "empty", "its filter names tenant 'acme' (another tenant); evaluation "
+                          f"searches {default} only", both),
+        ("absent", "empty", "its filter names tenant 'initech' (a tenant this store does not "
+                            f"have); evaluation searches {default} only", both),
+        ("together", "empty", f"its filter matches no memory of {default}: project 'herd' and "
+                              "type 'decision' each match some memories, but none matches all",
+         both),
+        ("archived", "empty", f"its filter matches no memory of {default}: it holds no memory "
+                              "of status archived", both),
+        ("ghost", "unreachable", "", both),
+        ("ghost-scoped", "empty", f"{nothing} project 'nowhere'; none of its relevant "
+                                  f"memories is in {default}", both),
+        # BM25 matches no word of it; vector search always finds a nearest memory
+        ("no-words", "empty", "", bm25_only),
+        ("evil\x1b]52;c;eA==\x07", "empty", f"{nothing} project 'nowhere'", both),
+    ]
+    assert cmp.baseline.warnings[0].configs == bm25_only
+    assert [w.qid for w in cmp.candidate.run.warnings] == [
+        "no-project", "acme", "absent", "together", "archived", "ghost", "ghost-scoped",
+        "evil\x1b]52;c;eA==\x07"]
+    evil = cmp.warnings[-1].message
+    assert evil.startswith("'evil\\x1b]52;c;eA==\\x07' retrieved nothing: its filter")
+    assert "\x1b" not in evil and "\x07" not in evil
+    assert cmp.warnings[5].message == "'ghost' has no relevant memory in the tenant"
+    assert cmp.to_dict()["warnings"][0] == {
+        "qid": "no-project", "kind": "empty", "problem": "retrieved nothing",
+        "reason": f"{nothing} project 'nowhere'", "configs": ["bm25", "hybrid"]}
+    assert cmp.baseline.to_dict()["warnings"] == [w.to_dict() for w in cmp.baseline.warnings]
+
+
+def test_a_run_from_ranked_lists_warns_of_the_empty_ones_without_a_reason() -> None:
+    run = RetrievalRun.from_ranked({"a": ["m1"], "b": [], "c": []})
+    assert run.warnings == (QueryWarning("b", "empty"), QueryWarning("c", "empty"))
+    assert run.warnings[0].message == "'b' retrieved nothing"

@@ -59,6 +59,14 @@ def _without(field: str, number: int = 2):  # type: ignore[no-untyped-def]
     return change
 
 
+def _manifest_says(path: Path, export_format: str) -> None:
+    """Set the manifest's `memlens_export` to the JSON text `export_format`."""
+    text = path.read_text(encoding="utf-8")
+    assert '"memlens_export":1,' in text.split("\n", 1)[0]
+    path.write_text(text.replace('"memlens_export":1,', f'"memlens_export":{export_format},',
+                                 1), encoding="utf-8")
+
+
 BAD_FILES = [
     ("truncated", lambda p: p.write_bytes(p.read_bytes()[:-40]),
      ExportFormatError, r"line 8 is incomplete.*truncated"),
@@ -70,6 +78,18 @@ BAD_FILES = [
     ("newer schema", lambda p: p.write_text(p.read_text(encoding="utf-8").replace(
         '"schema_version":1', '"schema_version":7', 1), encoding="utf-8"),
      SchemaVersionError, r"schema_version 7, newer than this memlens reads \(1\)"),
+    ("newer export format", lambda p: _manifest_says(p, "2"), SchemaVersionError,
+     r"export of format version 2, newer than this memlens reads \(1\); upgrade memlens"),
+    ("export format as text", lambda p: _manifest_says(p, '"1"'), ExportFormatError,
+     r"""'memlens_export' is '1'; it must be the export format version, a positive int"""),
+    ("export format 0", lambda p: _manifest_says(p, "0"), ExportFormatError,
+     r"'memlens_export' is 0; it must be"),
+    ("negative export format", lambda p: _manifest_says(p, "-3"), ExportFormatError,
+     r"'memlens_export' is -3; it must be"),
+    ("export format as bool", lambda p: _manifest_says(p, "true"), ExportFormatError,
+     r"'memlens_export' is True; it must be"),
+    ("export format as null", lambda p: _manifest_says(p, "null"), ExportFormatError,
+     r"'memlens_export' is None; it must be"),
     ("not JSON", lambda p: _rewrite(p, _replace_line(3, "{not json")), ExportFormatError,
      r"line 3 is not JSON"),
     ("no id", lambda p: _rewrite(p, _without("id", 3)), InvalidRecordError,
