@@ -12,6 +12,7 @@ import click
 from memory_core.cli.options import (
     PRESET_CHOICE,
     default_ranking,
+    echo,
     emit_json,
     json_option,
     open_store,
@@ -74,7 +75,7 @@ def _table(rows: list[list[str]], right: set[int], indent: str = "") -> None:
     for r in rows:
         line = "  ".join(c.rjust(w) if i in right else c.ljust(w)
                          for i, (c, w) in enumerate(zip(r, widths, strict=True)))
-        click.echo(f"{indent}{line.rstrip()}")
+        echo(f"{indent}{line.rstrip()}")
 
 
 def _print_result(result: EvalResult) -> None:
@@ -85,7 +86,7 @@ def _print_result(result: EvalResult) -> None:
     _table(rows, {1})
     tags = result.by_tag.filter(result.by_tag["metric"] == result.primary)
     if tags.height:
-        click.echo(f"\nby tag ({result.primary}):")
+        echo(f"\nby tag ({result.primary}):")
         _table([["tag", "n", result.name]] + [[t["tag"], str(t["n"]), f"{t['mean']:.3f}"]
                                               for t in tags.iter_rows(named=True)],
                {1, 2}, indent="  ")
@@ -102,12 +103,12 @@ def _print_comparison(cmp: Comparison, worst: int) -> None:
     _table(rows, {1, 2, 3, 4, 5})
     regressions = cmp.worst(worst)
     if worst:
-        click.echo(f"\nworst regressions on {cmp.primary} ({regressions.height}):")
+        echo(f"\nworst regressions on {cmp.primary} ({regressions.height}):")
         for r in regressions.iter_rows(named=True):
-            click.echo(f"  {r['qid']}  {r['delta']:+.3f}  {shorten(r['query'], 70)}")
+            echo(f"  {r['qid']}  {r['delta']:+.3f}  {shorten(r['query'], 70)}")
     tags = cmp.by_tag.filter(cmp.by_tag["metric"] == cmp.primary)
     if tags.height:
-        click.echo(f"\nby tag ({cmp.primary}, worst first):")
+        echo(f"\nby tag ({cmp.primary}, worst first):")
         _table([["tag", "n", a, b, "delta"]] + [
             [t["tag"], str(t["n"]), f"{t['baseline']:.3f}", f"{t['candidate']:.3f}",
              f"{t['delta']:+.3f}"] for t in tags.iter_rows(named=True)],
@@ -118,14 +119,14 @@ def _warn(results: list[EvalResult]) -> None:
     for result in results:
         reasons = result.run.reasons
         for reason in reasons[:3]:  # reasons can differ per query (counts): a few suffice
-            click.echo(f"degraded ({result.name}): {reason}", err=True)
+            echo(f"degraded ({result.name}): {reason}", err=True)
         if len(reasons) > 3:
-            click.echo(f"degraded ({result.name}): ... and {len(reasons) - 3} more reasons "
+            echo(f"degraded ({result.name}): ... and {len(reasons) - 3} more reasons "
                        f"(see --json)", err=True)
     unreachable = results[0].run.unreachable
     if unreachable:
         listed = ", ".join(unreachable[:5]) + (", ..." if len(unreachable) > 5 else "")
-        click.echo(f"warning: {len(unreachable)} queries have no relevant memory in this store "
+        echo(f"warning: {len(unreachable)} queries have no relevant memory in this store "
                    f"and score 0 ({listed}); is this the right store and tenant?", err=True)
 
 
@@ -157,11 +158,11 @@ def _compare_models(store: MemoryStore, queries: list[Query], base: tuple[str, R
                    "elapsed_s": round(elapsed, 3)})
         return
     a, b = cmp.names
-    click.echo(f"{a} -> {b} under {base[0]} on {len(queries)} queries (k = "
+    echo(f"{a} -> {b} under {base[0]} on {len(queries)} queries (k = "
                f"{', '.join(map(str, report.ks))}; {report.stat_test} test, * p < "
                f"{report.alpha:g})\n")
     _print_comparison(cmp, report.worst)
-    click.echo(f"evaluated in {elapsed:.1f} s", err=True)
+    echo(f"evaluated in {elapsed:.1f} s", err=True)
 
 
 def _compare_configs(store: MemoryStore, queries: list[Query], queries_path: Path,
@@ -195,13 +196,13 @@ def _compare_configs(store: MemoryStore, queries: list[Query], queries_path: Pat
     test = f"; {report.stat_test} test, * p < {report.alpha:g}" if cmp else ""
     decays = any(config.use_decay for _, config in sides)
     clock = f"; decay as of {now:%Y-%m-%d %H:%M} UTC" if decays else ""
-    click.echo(f"{title} on {len(queries)} queries (k = {', '.join(map(str, report.ks))}"
+    echo(f"{title} on {len(queries)} queries (k = {', '.join(map(str, report.ks))}"
                f"{test}{clock})\n")
     if cmp:
         _print_comparison(cmp, report.worst)
     else:
         _print_result(results[0])
-    click.echo(f"evaluated in {elapsed:.1f} s", err=True)
+    echo(f"evaluated in {elapsed:.1f} s", err=True)
 
 
 @click.command(name="eval")

@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from memory_core.cli.options import (
+    echo,
     emit_json,
     filter_from_options,
     json_option,
@@ -23,7 +24,7 @@ from memory_core.retrieval.config import RECALL_PRESET
 def _warn_degraded(results: Any) -> None:
     if results.degraded:
         for reason in results.reasons:
-            click.echo(f"degraded: {reason}", err=True)
+            echo(f"degraded: {reason}", err=True)
 
 
 @click.command()
@@ -52,14 +53,14 @@ def search(ctx: click.Context, query: str, preset_name: str, config_file: Any, l
         return
     _warn_degraded(results)
     for hit in results:
-        click.echo(f"{hit.rank:>3}. {hit.score:.4f}  {memory_line(hit.memory)}")
+        echo(f"{hit.rank:>3}. {hit.score:.4f}  {memory_line(hit.memory)}")
         if explain:
             parts = ", ".join(f"{e} #{ev.rank} (+{ev.contribution:.4f})"
                               for e, ev in hit.engines.items())
             extra = f"; stands in for superseded {hit.replaces}" if hit.replaces else ""
-            click.echo(f"      {parts}; bonus x{hit.bonus:.2f}; decay x{hit.decay:.3f}; "
+            echo(f"      {parts}; bonus x{hit.bonus:.2f}; decay x{hit.decay:.3f}; "
                        f"mmr {hit.mmr_adjustment:+.4f}{extra}")
-    click.echo(f"{len(results)} hits in {results.elapsed_ms:.0f} ms", err=True)
+    echo(f"{len(results)} hits in {results.elapsed_ms:.0f} ms", err=True)
 
 
 @click.command()
@@ -90,7 +91,7 @@ def recall(ctx: click.Context, query: str, limit: int, record_type: str | None,
                    "degraded": result.degraded, "reasons": result.reasons})
         return
     _warn_degraded(result)
-    click.echo(result.text or "(nothing new to recall)")
+    echo(result.text or "(nothing new to recall)")
 
 
 #: What `memory_core.cli` registers from this family.
