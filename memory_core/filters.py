@@ -20,6 +20,7 @@ from memory_core.schema import (
     normalise_memory_type,
     normalise_status,
 )
+from memory_core.untrusted import shown
 
 Values = str | Sequence[str] | None
 
@@ -35,7 +36,7 @@ def sql_string(value: object) -> str:
     """
     if not isinstance(value, str):
         raise InvalidFilterError(
-            f"filter values must be text, got {type(value).__name__} {value!r}"
+            f"filter values must be text, got {type(value).__name__} {shown(value)}"
         )
     return "'" + value.replace("'", "''") + "'"
 
@@ -50,12 +51,12 @@ def _as_tuple(name: str, value: Values) -> tuple[str, ...] | None:
     else:
         raise InvalidFilterError(
             f"filter field {name!r} takes text or a list of text, got {type(value).__name__} "
-            f"{value!r}"
+            f"{shown(value)}"
         )
     for item in items:
         if not isinstance(item, str):
             raise InvalidFilterError(
-                f"filter field {name!r} takes text values, got {type(item).__name__} {item!r}"
+                f"filter field {name!r} takes text values, got {type(item).__name__} {shown(item)}"
             )
     return items or None
 
@@ -160,7 +161,7 @@ class Filter:
         if tags:
             if self.tags_mode not in ("any", "all"):
                 raise InvalidFilterError(
-                    f"tags_mode must be 'any' or 'all', not {self.tags_mode!r}"
+                    f"tags_mode must be 'any' or 'all', not {shown(self.tags_mode)}"
                 )
             listed = ", ".join(sql_string(t) for t in tags)
             parts.append(f"array_has_{self.tags_mode}(tags, [{listed}])")

@@ -23,6 +23,7 @@ from memory_core.cli.options import (
 )
 from memory_core.evaluation.compare import STAT_TESTS
 from memory_core.retrieval.config import DEFAULT_PRESET
+from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     from memory_core.evaluation import Comparison, EvalResult
@@ -47,10 +48,10 @@ def _parse_ks(ctx: click.Context, param: click.Parameter, value: str) -> tuple[i
     try:
         ks = tuple(int(part) for part in value.split(",") if part.strip())
     except ValueError:
-        raise click.BadParameter(f"expected whole numbers separated by commas, got {value!r}",
+        raise click.BadParameter(f"expected whole numbers separated by commas, got {shown(value)}",
                                  ctx=ctx, param=param) from None
     if not ks or min(ks) < 1:
-        raise click.BadParameter(f"cut-offs must be >= 1, got {value!r}", ctx=ctx, param=param)
+        raise click.BadParameter(f"cut-offs must be >= 1, got {shown(value)}", ctx=ctx, param=param)
     return tuple(sorted(set(ks)))
 
 
@@ -65,7 +66,7 @@ def _parse_as_of(ctx: click.Context, param: click.Parameter, value: str | None
         return as_utc(value)
     except InvalidRecordError:
         raise click.BadParameter(f"expected an ISO-8601 date or time such as 2026-11-01 or "
-                                 f"2026-11-01T12:00:00Z, got {value!r}", ctx=ctx,
+                                 f"2026-11-01T12:00:00Z, got {shown(value)}", ctx=ctx,
                                  param=param) from None
 
 

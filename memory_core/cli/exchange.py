@@ -23,6 +23,7 @@ from memory_core.cli.options import (
     shorten,
     store_options,
 )
+from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     from memory_core.exchange.diff import DiffResult
@@ -64,7 +65,7 @@ def _params(pairs: tuple[str, ...]) -> dict[str, str]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--param")
+            raise click.BadParameter(f"{shown(pair)} is not KEY=VALUE", param_hint="--param")
         params[key.strip()] = value
     return params
 

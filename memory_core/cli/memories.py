@@ -22,6 +22,7 @@ from memory_core.cli.options import (
     store_options,
 )
 from memory_core.errors import InvalidRecordError, MemlensError
+from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -115,9 +116,9 @@ def _metadata(text: str | None) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InvalidRecordError(f"--metadata is not JSON ({exc.msg}): {text!r}") from exc
+        raise InvalidRecordError(f"--metadata is not JSON ({exc.msg}): {shown(text)}") from exc
     if not isinstance(value, dict):
-        raise InvalidRecordError(f"--metadata must be a JSON object, got {text!r}")
+        raise InvalidRecordError(f"--metadata must be a JSON object, got {shown(text)}")
     return value
 
 
