@@ -29,7 +29,8 @@ DEFAULT_STATUSES: tuple[str, ...] = ("active",)
 
 
 def sql_string(value: object) -> str:
-    """`value` as a SQL string literal; anything but `str` is refused.
+    """`value` as a SQL string literal; anything but `str` (and text that is not Unicode:
+    lone surrogates, as undecodable command-line bytes become) is refused.
 
     >>> sql_string("it's")
     "'it''s'"
@@ -38,6 +39,13 @@ def sql_string(value: object) -> str:
         raise InvalidFilterError(
             f"filter values must be text, got {type(value).__name__} {shown(value)}"
         )
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidFilterError(
+            f"filter value {shown(value)} is not valid Unicode text (bytes that are not "
+            f"UTF-8, from the command line or a file?)"
+        ) from None
     return "'" + value.replace("'", "''") + "'"
 
 
@@ -80,6 +88,14 @@ class Filter:
     superseded memories are returned only when asked for. `tags` match when the memory has any
     of them (`tags_mode="any"`) or all of them (`"all"`). Times are inclusive bounds on
     `created_at`.
+
+    None means "no restriction"; an empty string does not. In `project`, `repo`, `agent`,
+    `session_id`, `tags` and `ids` it is a value like any other and matches the memories
+    whose field is exactly "" (records may hold one, and every stored value must stay
+    selectable). Where it can match nothing, it is refused (`InvalidFilterError`): `tenant`
+    (tenants are never empty), the vocabularies (`memory_type`, `status`, `importance`,
+    `embedding_status`) and the time bounds. The CLI refuses every empty option value
+    before it gets here: there `--project ""` is an unset shell variable, not a wish.
 
     >>> Filter(project="herd", memory_type=["decision", "pattern"]).to_predicate("default")
     "tenant = 'default' AND status = 'active' AND project = 'herd' AND memory_type IN \
@@ -139,6 +155,8 @@ class Filter:
 
     def to_predicate(self, default_tenant: str) -> str:
         """The SQL predicate selecting exactly the matching memories of one tenant."""
+        if self.tenant == "":
+            raise InvalidFilterError("tenant is empty; leave it None for the store's tenant")
         tenant = self.tenant if self.tenant is not None else default_tenant
         parts = [f"tenant = {sql_string(tenant)}", _in("status", self.statuses())]
         for name in ("project", "repo", "agent", "session_id", "ids"):
@@ -167,6 +185,8 @@ class Filter:
             parts.append(f"array_has_{self.tags_mode}(tags, [{listed}])")
         for name, op in (("created_after", ">="), ("created_before", "<=")):
             bound = getattr(self, name)
+            if isinstance(bound, str) and not bound.strip():
+                raise InvalidFilterError(f"{name} is empty; leave it None for no bound")
             if bound is not None:
                 try:
                     when = as_utc(bound)
