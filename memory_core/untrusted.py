@@ -10,8 +10,9 @@ file names come from agents and users, so every sink escapes them.
   line end is just a newline; lone surrogates (undecodable command-line bytes) are written
   out too, so printing never fails on them.
 * `shown`: a value for an error line: `repr`, cut to 80 characters, with its full length.
-* `one_line`: the last safety net of an error line: terminal-safe, one line, at most 300
-  characters (the middle cut, so the start naming the problem and the end stay).
+* `one_line`: the last safety net of an error line: terminal-safe, one line, every run of
+  more than 100 non-blank characters cut to 80, and at most 300 characters (the middle cut,
+  so the start naming the problem and the end stay).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 SHOWN_CHARS = 80
 LINE_CHARS = 300
+#: a run of non-blank characters longer than `shown` writes one (with its quotes, brackets)
+_LONG_RUN = re.compile(rf"\S{{{SHOWN_CHARS + 21},}}")
 
 
 def _codepoint(match: re.Match[str]) -> str:
@@ -73,14 +76,23 @@ def shown(value: object, limit: int = SHOWN_CHARS) -> str:
     return f"{text[:limit]}… ({size} characters)"
 
 
+def _cut_run(match: re.Match[str]) -> str:
+    run = match.group()
+    return f"{run[:SHOWN_CHARS]}…[{len(run) - SHOWN_CHARS} characters cut]"
+
+
 def one_line(text: str, limit: int = LINE_CHARS) -> str:
     """`text` as one terminal-safe line of at most `limit` characters: newlines written as
-    `\\n`, and the middle of a longer line replaced by how much was cut.
+    `\\n`, a run of more than 100 non-blank characters (a value someone did not pass
+    through `shown`) cut to 80, and the middle of a line still too long replaced by how
+    much was cut.
 
     >>> one_line("Error: bad value 'xxxxxxxxxxxxxxxxxxxx' for --x", limit=40)
     'Error: bad v…[28 characters cut]…for --x'
+    >>> one_line("Error: tenant '" + "x" * 1000 + "' has no memories")[-38:]
+    'x…[922 characters cut] has no memories'
     """
-    text = for_terminal(text).replace("\n", "\\n")
+    text = _LONG_RUN.sub(_cut_run, for_terminal(text).replace("\n", "\\n"))
     if len(text) <= limit:
         return text
     # the cut has no more digits than the whole length: reserve room for those

@@ -214,7 +214,8 @@ def ranking_of(preset_name: str | None, config_file: IO[str] | None) -> RankingC
 
 @contextmanager
 def one_line_errors() -> Iterator[None]:
-    """Turn user mistakes (click errors, every `MemlensError`) into one stderr line, exit 1.
+    """Turn user mistakes (click errors, every `MemlensError`, the operating system refusing
+    a path) into one stderr line, exit 1.
 
     The line is terminal-safe and at most `LINE_CHARS` long (`one_line`): messages name
     values with `shown`, and this is the net for those that do not (click's own, say).
@@ -232,7 +233,7 @@ def one_line_errors() -> Iterator[None]:
             hint = f" (see `{exc.ctx.command_path} --help`)"
         echo(one_line(f"Error: {exc.format_message()}{hint}"), err=True)
         sys.exit(1)
-    except MemlensError as exc:
+    except (MemlensError, OSError) as exc:  # OSError: a path that is missing, too long, ...
         echo(one_line(f"Error: {exc}"), err=True)
         sys.exit(1)
 
