@@ -18,6 +18,7 @@ from memory_core.cli.options import (
     open_store,
     pick_ranking,
     progress_bar,
+    refuse_empty,
     shorten,
     store_options,
 )
@@ -220,11 +221,12 @@ def _compare_configs(store: MemoryStore, queries: list[Query], queries_path: Pat
 @click.option("--compare-config", "compare_file", type=click.File("r"),
               help="Compare with a RankingConfig JSON file, instead of --compare.")
 @click.option("--compare-model", "compare_model", metavar="MODEL",
+              callback=refuse_empty("to compare ranking configs, not models"),
               help="Compare the store's embedding model with MODEL (same config): the tenant "
                    "is copied into a temporary store and re-embedded; the store is only read.")
 @click.option("--k", "ks", default="5,10", show_default=True, callback=_parse_ks,
               help="Cut-offs, comma-separated; MRR and MAP use the largest.")
-@click.option("--tag", "tags", multiple=True,
+@click.option("--tag", "tags", multiple=True, callback=refuse_empty("to score every query"),
               help="Only queries with this tag; repeat for any of several.")
 @click.option("--stat-test", default="student", show_default=True,
               type=click.Choice(STAT_TESTS),

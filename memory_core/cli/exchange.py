@@ -20,6 +20,7 @@ from memory_core.cli.options import (
     json_option,
     open_store,
     progress_bar,
+    refuse_empty,
     shorten,
     store_options,
 )
@@ -126,8 +127,10 @@ def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 @click.option("--dry-run", is_flag=True, help="Read and check everything; write nothing.")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Read at most N records (sessions for transcripts; see the format).")
-@click.option("--project", default=None, help="Only this project (formats with projects).")
-@click.option("--table", default=None, help="Table name of a LanceDB source.")
+@click.option("--project", default=None, callback=refuse_empty("to import every project"),
+              help="Only this project (formats with projects).")
+@click.option("--table", default=None, callback=refuse_empty("to let the format find it"),
+              help="Table name of a LanceDB source.")
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
               help="A format-specific setting (see README); repeatable.")
 @click.option("--queries-out", type=click.Path(dir_okay=False, path_type=Path), default=None,

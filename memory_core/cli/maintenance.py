@@ -10,6 +10,7 @@ from memory_core.cli.options import (
     json_option,
     open_store,
     progress_bar,
+    refuse_empty,
     store_options,
 )
 from memory_core.store.indexes import VECTOR_THRESHOLD
@@ -52,7 +53,8 @@ def index(ctx: click.Context, force_vector: bool, threshold: int, as_json: bool)
 
 @click.command()
 @store_options
-@click.option("--model", help="Switch the whole store to this embedding model and re-embed all.")
+@click.option("--model", callback=refuse_empty("to embed the pending memories only"),
+              help="Switch the whole store to this embedding model and re-embed all.")
 @json_option("Print the report as JSON.")
 @click.pass_context
 def reembed(ctx: click.Context, model: str | None, as_json: bool) -> None:

@@ -15,6 +15,7 @@ from memory_core.cli.options import (
     open_store,
     ranking_of,
     ranking_options,
+    refuse_empty,
     search_filter_options,
     store_options,
 )
@@ -67,12 +68,14 @@ def search(ctx: click.Context, query: str, preset_name: str, config_file: Any, l
 @store_options
 @click.argument("query")
 @click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 100))
-@click.option("--type", "record_type", help="Only this memory type.")
-@click.option("--project-tag", help="A project (or, failing that, a tag) to scope to.")
+@click.option("--type", "record_type", callback=refuse_empty("to recall every memory type"),
+              help="Only this memory type.")
+@click.option("--project-tag", callback=refuse_empty("to recall from every project"),
+              help="A project (or, failing that, a tag) to scope to.")
 @click.option("--tier", default="standard", show_default=True,
               type=click.Choice(["minimal", "compact", "standard", "full"]),
               help="How much of each memory to print.")
-@click.option("--session", "session_id",
+@click.option("--session", "session_id", callback=refuse_empty("to recall without a session"),
               help="Do not repeat memories already sent in this session (30 min TTL).")
 @ranking_options(RECALL_PRESET)
 @json_option("Print the items as JSON.")
