@@ -18,9 +18,9 @@ from memory_core.cli import eval as evaluation
 from memory_core.cli.options import (
     UNSET_STORE,
     UNSET_TENANT,
-    log_to_terminal,
     one_line_errors,
     refuse_empty,
+    warnings_to_terminal,
 )
 
 __all__ = ["cli", "main"]
@@ -46,8 +46,7 @@ for _family in (memories, search, maintenance, exchange, evaluation, bench):
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning user mistakes into one line and exit code 1."""
-    log_to_terminal()
-    with one_line_errors():
+    with warnings_to_terminal(), one_line_errors():
         # without standalone mode click returns ctx.exit() codes instead of exiting
         code = cli.main(args=argv, prog_name="memlens", standalone_mode=False)
         if isinstance(code, int) and code:

@@ -259,11 +259,17 @@ class _TerminalLog(logging.Handler):
             self.handleError(record)
 
 
-def log_to_terminal() -> None:
-    """Route `memory_core`'s warnings through `echo` (once per process)."""
+@contextmanager
+def warnings_to_terminal() -> Iterator[None]:
+    """`memory_core`'s warnings printed through `echo` while a command runs (then the
+    handler goes: a program that calls `main` keeps its own logging setup)."""
     logger = logging.getLogger("memory_core")
-    if not any(isinstance(h, _TerminalLog) for h in logger.handlers):
-        logger.addHandler(_TerminalLog(logging.WARNING))
+    handler = _TerminalLog(logging.WARNING)
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
 
 
 def json_option(help: str = "Print the result as JSON.") -> Decorator:

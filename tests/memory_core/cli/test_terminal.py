@@ -23,6 +23,7 @@ import pytest
 
 import memory_core.cli
 from memory_core.config import Settings
+from memory_core.errors import MemlensError
 from memory_core.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import run_cli
@@ -131,11 +132,19 @@ def test_a_real_terminal_receives_no_escape_sequence(hostile: tuple[str, str]) -
         assert "\\x1b]52;c;ZXZpbA==\\x07" in text, argv
 
 
-def test_warnings_of_the_engine_are_escaped_too(capsys: pytest.CaptureFixture[str]) -> None:
-    run_cli(["--version"], capsys)  # the CLI routes memory_core's warnings through echo
-    logging.getLogger("memory_core.exchange").warning("bad file %s", f"x{ATTACK}")
-    err = capsys.readouterr().err
-    assert terminal_controls(err) == [] and f"bad file x{SHOWN}" in err
+def test_warnings_of_the_engine_are_escaped_too(hostile: tuple[str, str],
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    def store_stats(store: MemoryStore) -> None:
+        logging.getLogger("memory_core.stats").warning("bad row %s", f"x{ATTACK}")
+        raise MemlensError("stopped here")
+
+    monkeypatch.setattr("memory_core.stats.store_stats", store_stats)
+    code, _, err = run_cli(["--store", hostile[0], "stats"], capsys)
+    assert code == 1 and terminal_controls(err) == []
+    assert err == f"bad row x{SHOWN}\nError: stopped here\n"
+    handlers = logging.getLogger("memory_core").handlers
+    assert handlers == [], handlers  # only while the command ran
 
 
 def test_error_lines_are_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
