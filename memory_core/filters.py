@@ -20,6 +20,7 @@ from memory_core.schema import (
     normalise_memory_type,
     normalise_status,
 )
+from memory_core.untrusted import shown
 
 Values = str | Sequence[str] | None
 
@@ -28,15 +29,23 @@ DEFAULT_STATUSES: tuple[str, ...] = ("active",)
 
 
 def sql_string(value: object) -> str:
-    """`value` as a SQL string literal; anything but `str` is refused.
+    """`value` as a SQL string literal; anything but `str` (and text that is not Unicode:
+    lone surrogates, as undecodable command-line bytes become) is refused.
 
     >>> sql_string("it's")
     "'it''s'"
     """
     if not isinstance(value, str):
         raise InvalidFilterError(
-            f"filter values must be text, got {type(value).__name__} {value!r}"
+            f"filter values must be text, got {type(value).__name__} {shown(value)}"
         )
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidFilterError(
+            f"filter value {shown(value)} is not valid Unicode text (bytes that are not "
+            f"UTF-8, from the command line or a file?)"
+        ) from None
     return "'" + value.replace("'", "''") + "'"
 
 
@@ -50,12 +59,12 @@ def _as_tuple(name: str, value: Values) -> tuple[str, ...] | None:
     else:
         raise InvalidFilterError(
             f"filter field {name!r} takes text or a list of text, got {type(value).__name__} "
-            f"{value!r}"
+            f"{shown(value)}"
         )
     for item in items:
         if not isinstance(item, str):
             raise InvalidFilterError(
-                f"filter field {name!r} takes text values, got {type(item).__name__} {item!r}"
+                f"filter field {name!r} takes text values, got {type(item).__name__} {shown(item)}"
             )
     return items or None
 
@@ -79,6 +88,14 @@ class Filter:
     superseded memories are returned only when asked for. `tags` match when the memory has any
     of them (`tags_mode="any"`) or all of them (`"all"`). Times are inclusive bounds on
     `created_at`.
+
+    None means "no restriction"; an empty string does not. In `project`, `repo`, `agent`,
+    `session_id`, `tags` and `ids` it is a value like any other and matches the memories
+    whose field is exactly "" (records may hold one, and every stored value must stay
+    selectable). Where it can match nothing, it is refused (`InvalidFilterError`): `tenant`
+    (tenants are never empty), the vocabularies (`memory_type`, `status`, `importance`,
+    `embedding_status`) and the time bounds. The CLI refuses every empty option value
+    before it gets here: there `--project ""` is an unset shell variable, not a wish.
 
     >>> Filter(project="herd", memory_type=["decision", "pattern"]).to_predicate("default")
     "tenant = 'default' AND status = 'active' AND project = 'herd' AND memory_type IN \
@@ -138,6 +155,8 @@ class Filter:
 
     def to_predicate(self, default_tenant: str) -> str:
         """The SQL predicate selecting exactly the matching memories of one tenant."""
+        if self.tenant == "":
+            raise InvalidFilterError("tenant is empty; leave it None for the store's tenant")
         tenant = self.tenant if self.tenant is not None else default_tenant
         parts = [f"tenant = {sql_string(tenant)}", _in("status", self.statuses())]
         for name in ("project", "repo", "agent", "session_id", "ids"):
@@ -160,12 +179,14 @@ class Filter:
         if tags:
             if self.tags_mode not in ("any", "all"):
                 raise InvalidFilterError(
-                    f"tags_mode must be 'any' or 'all', not {self.tags_mode!r}"
+                    f"tags_mode must be 'any' or 'all', not {shown(self.tags_mode)}"
                 )
             listed = ", ".join(sql_string(t) for t in tags)
             parts.append(f"array_has_{self.tags_mode}(tags, [{listed}])")
         for name, op in (("created_after", ">="), ("created_before", "<=")):
             bound = getattr(self, name)
+            if isinstance(bound, str) and not bound.strip():
+                raise InvalidFilterError(f"{name} is empty; leave it None for no bound")
             if bound is not None:
                 try:
                     when = as_utc(bound)

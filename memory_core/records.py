@@ -28,6 +28,7 @@ from memory_core.schema import (
     normalise_status,
 )
 from memory_core.stability import default_stability
+from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     import polars as pl
@@ -62,10 +63,10 @@ def as_utc(value: datetime | str | float | int | None) -> datetime | None:
             parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError as exc:
             raise InvalidRecordError(
-                f"timestamp {value!r} is not ISO-8601; write it like 2026-05-01T12:00:00Z"
+                f"timestamp {shown(value)} is not ISO-8601; write it like 2026-05-01T12:00:00Z"
             ) from exc
         return as_utc(parsed)
-    raise InvalidRecordError(f"cannot read a timestamp from {value!r}")
+    raise InvalidRecordError(f"cannot read a timestamp from {shown(value)}")
 
 
 def canonical_json(value: Any) -> str:
@@ -77,7 +78,7 @@ def _optional_text(name: str, value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise InvalidRecordError(f"{name} must be text, got {type(value).__name__} {value!r}")
+        raise InvalidRecordError(f"{name} must be text, got {type(value).__name__} {shown(value)}")
     return value
 
 
@@ -85,11 +86,11 @@ def _tags(value: Iterable[str] | None) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
-        raise InvalidRecordError(f"tags must be a list of strings, got the string {value!r}")
+        raise InvalidRecordError(f"tags must be a list of strings, got the string {shown(value)}")
     tags = tuple(value)
     for tag in tags:
         if not isinstance(tag, str):
-            raise InvalidRecordError(f"every tag must be text, got {tag!r}")
+            raise InvalidRecordError(f"every tag must be text, got {shown(tag)}")
     return tags
 
 
@@ -186,7 +187,7 @@ def validate_memory(memory: Memory, *, dimension: int | None = None) -> Memory:
     allowed (the vocabulary is open); empty content is not.
     """
     if not isinstance(memory.id, str) or not memory.id.strip():
-        raise InvalidRecordError(f"a memory needs a non-empty id, got {memory.id!r}")
+        raise InvalidRecordError(f"a memory needs a non-empty id, got {shown(memory.id)}")
     if not isinstance(memory.content, str) or not memory.content.strip():
         raise InvalidRecordError(
             f"memory {memory.id} has empty content; a memory must say something"
@@ -290,14 +291,16 @@ def validate_edge(edge: Edge) -> Edge:
     for name in ("id", "source_id", "target_id"):
         value = getattr(edge, name)
         if not isinstance(value, str) or not value.strip():
-            raise InvalidRecordError(f"an edge needs a non-empty {name}, got {value!r}")
+            raise InvalidRecordError(f"an edge needs a non-empty {name}, got {shown(value)}")
     if edge.source_id == edge.target_id:
         raise InvalidRecordError(f"edge {edge.id} links memory {edge.source_id} to itself")
     relation, _ = normalise_relation(edge.relation)
     if not isinstance(edge.strength, int | float) or not 0.0 <= edge.strength <= 1.0:
-        raise InvalidRecordError(f"edge {edge.id} has strength {edge.strength!r}; use 0..1")
+        raise InvalidRecordError(
+            f"edge {edge.id} has strength {shown(edge.strength)}; use 0..1")
     if not isinstance(edge.decay_rate, int | float) or edge.decay_rate < 0:
-        raise InvalidRecordError(f"edge {edge.id} has decay_rate {edge.decay_rate!r}; use >= 0")
+        raise InvalidRecordError(
+            f"edge {edge.id} has decay_rate {shown(edge.decay_rate)}; use >= 0")
     return replace(
         edge,
         relation=relation,

@@ -15,6 +15,7 @@ import re
 from functools import lru_cache
 
 from memory_core.errors import InvalidRecordError
+from memory_core.untrusted import shown
 
 SCHEMA_VERSION = 1
 
@@ -102,7 +103,7 @@ def normalise_memory_type(value: str) -> str:
     """
     if not isinstance(value, str) or not value.strip():
         raise InvalidRecordError(
-            f"memory_type must be a non-empty string, got {value!r}; "
+            f"memory_type must be a non-empty string, got {shown(value)}; "
             f"known types: {', '.join(MEMORY_TYPES)}"
         )
     key = _key(value)
@@ -113,7 +114,7 @@ def _closed(value: str, kind: str, known: tuple[str, ...], aliases: dict[str, st
     key = _key(value) if isinstance(value, str) else ""
     key = aliases.get(key, key)
     if key not in known:
-        raise InvalidRecordError(f"unknown {kind} {value!r}; use one of: {', '.join(known)}")
+        raise InvalidRecordError(f"unknown {kind} {shown(value)}; use one of: {', '.join(known)}")
     return key
 
 

@@ -6,8 +6,13 @@ file names come from agents and users, so every sink escapes them.
   `<U+202E>`, so `safe<U+202E>txt.exe` cannot pass for `safeexe.txt`.
 * `for_terminal`: `visible`, plus every control character a terminal would obey (C0 but
   newline and tab, DEL, C1, and so every ESC/CSI/OSC sequence) shown as `\\x1b`-style text:
-  a memory cannot set the clipboard (OSC 52), the window title or clear the screen.
+  a memory cannot set the clipboard (OSC 52), the window title or clear the screen. A CRLF
+  line end is just a newline; lone surrogates (undecodable command-line bytes) are written
+  out too, so printing never fails on them.
 * `shown`: a value for an error line: `repr`, cut to 80 characters, with its full length.
+* `one_line`: the last safety net of an error line: terminal-safe, one line, every run of
+  more than 100 non-blank characters cut to 80, and at most 300 characters (the middle cut,
+  so the start naming the problem and the end stay).
 """
 
 from __future__ import annotations
@@ -22,7 +27,11 @@ _INVISIBLE = re.compile(
     "\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]"
 )
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 SHOWN_CHARS = 80
+LINE_CHARS = 300
+#: a run of non-blank characters longer than `shown` writes one (with its quotes, brackets)
+_LONG_RUN = re.compile(rf"\S{{{SHOWN_CHARS + 21},}}")
 
 
 def _codepoint(match: re.Match[str]) -> str:
@@ -48,7 +57,9 @@ def for_terminal(text: str) -> str:
     >>> for_terminal("ok\\x1b]52;c;ZXZpbA==\\x07 done\\n")
     'ok\\\\x1b]52;c;ZXZpbA==\\\\x07 done\\n'
     """
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", visible(text))
+    text = visible(text.replace("\r\n", "\n"))  # CRLF ends a line like LF does: no overwrite
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def shown(value: object, limit: int = SHOWN_CHARS) -> str:
@@ -63,3 +74,28 @@ def shown(value: object, limit: int = SHOWN_CHARS) -> str:
         return text
     size = len(value) if isinstance(value, str) else len(text)
     return f"{text[:limit]}… ({size} characters)"
+
+
+def _cut_run(match: re.Match[str]) -> str:
+    run = match.group()
+    return f"{run[:SHOWN_CHARS]}…[{len(run) - SHOWN_CHARS} characters cut]"
+
+
+def one_line(text: str, limit: int = LINE_CHARS) -> str:
+    """`text` as one terminal-safe line of at most `limit` characters: newlines written as
+    `\\n`, a run of more than 100 non-blank characters (a value someone did not pass
+    through `shown`) cut to 80, and the middle of a line still too long replaced by how
+    much was cut.
+
+    >>> one_line("Error: bad value 'xxxxxxxxxxxxxxxxxxxx' for --x", limit=40)
+    'Error: bad v…[28 characters cut]…for --x'
+    >>> one_line("Error: tenant '" + "x" * 1000 + "' has no memories")[-38:]
+    'x…[922 characters cut] has no memories'
+    """
+    text = _LONG_RUN.sub(_cut_run, for_terminal(text).replace("\n", "\\n"))
+    if len(text) <= limit:
+        return text
+    # the cut has no more digits than the whole length: reserve room for those
+    keep = limit - len("…[ characters cut]…") - len(str(len(text)))
+    head = keep * 2 // 3
+    return f"{text[:head]}…[{len(text) - keep} characters cut]…{text[len(text) - keep + head:]}"

@@ -3,7 +3,8 @@
 One module per command family (`memories`, `search`, `maintenance`, `exchange`, `eval`,
 `bench`), each listing its commands in `COMMANDS`; `options` holds what they share. User
 mistakes (every `MemlensError`, bad options) print one line on stderr and exit 1; data output
-has `--json`; long work shows a progress bar on stderr.
+has `--json`; long work shows a progress bar on stderr. Human-readable output goes through
+`options.echo`, which escapes the control characters a memory could hold.
 """
 
 from __future__ import annotations
@@ -14,14 +15,22 @@ import click
 
 from memory_core.cli import bench, exchange, maintenance, memories, search
 from memory_core.cli import eval as evaluation
-from memory_core.cli.options import one_line_errors
+from memory_core.cli.options import (
+    UNSET_STORE,
+    UNSET_TENANT,
+    one_line_errors,
+    refuse_empty,
+    warnings_to_terminal,
+)
 
 __all__ = ["cli", "main"]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--store", "store_uri", metavar="URI", help="Store folder or URI (MEMLENS_STORE).")
-@click.option("--tenant", metavar="T", help="Tenant whose memories to use (MEMLENS_TENANT).")
+@click.option("--store", "store_uri", metavar="URI", callback=refuse_empty(UNSET_STORE),
+              help="Store folder or URI (MEMLENS_STORE).")
+@click.option("--tenant", metavar="T", callback=refuse_empty(UNSET_TENANT),
+              help="Tenant whose memories to use (MEMLENS_TENANT).")
 @click.version_option(package_name="memlens")
 @click.pass_context
 def cli(ctx: click.Context, store_uri: str | None, tenant: str | None) -> None:
@@ -37,7 +46,7 @@ for _family in (memories, search, maintenance, exchange, evaluation, bench):
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning user mistakes into one line and exit code 1."""
-    with one_line_errors():
+    with warnings_to_terminal(), one_line_errors():
         # without standalone mode click returns ctx.exit() codes instead of exiting
         code = cli.main(args=argv, prog_name="memlens", standalone_mode=False)
         if isinstance(code, int) and code:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from memory_core.cli.options import emit_json, json_option
+from memory_core.cli.options import echo, emit_json, json_option
 
 PASS_FAIL = {True: "PASS", False: "FAIL"}
 
@@ -34,13 +34,13 @@ def ingest(n: int, single_adds: int, as_json: bool) -> None:
         emit_json(result.__dict__)
         return
     ok = PASS_FAIL
-    click.echo(f"texts: {result.n} (batch 32)")
-    click.echo(f"raw fastembed        {result.raw_fastembed_texts_per_s:8.1f} texts/s")
-    click.echo(f"memlens embed        {result.memlens_embed_texts_per_s:8.1f} texts/s")
-    click.echo(f"time ratio memlens/raw {result.embed_time_ratio:.3f} "
+    echo(f"texts: {result.n} (batch 32)")
+    echo(f"raw fastembed        {result.raw_fastembed_texts_per_s:8.1f} texts/s")
+    echo(f"memlens embed        {result.memlens_embed_texts_per_s:8.1f} texts/s")
+    echo(f"time ratio memlens/raw {result.embed_time_ratio:.3f} "
                f"(target <= {EMBED_TARGET_RATIO:.2f}) {ok[result.embed_within_target]}")
-    click.echo(f"batched add (vectors given) {result.batched_add_records_per_s:8.1f} records/s")
-    click.echo(f"single add incl. embedding: p50 {result.single_add_p50_ms:.1f} ms, "
+    echo(f"batched add (vectors given) {result.batched_add_records_per_s:8.1f} records/s")
+    echo(f"single add incl. embedding: p50 {result.single_add_p50_ms:.1f} ms, "
                f"p99 {result.single_add_p99_ms:.1f} ms over {result.single_adds} adds "
                f"(target p99 <= {SINGLE_ADD_P99_TARGET_MS:.0f} ms) "
                f"{ok[result.single_add_within_target]}")
@@ -63,7 +63,7 @@ def bench_search(n: int, queries: int, edges: int | None, as_json: bool) -> None
         emit_json(result.to_dict())
         return
     for line in result.lines():
-        click.echo(line)
+        echo(line)
 
 
 @bench.command(name="exchange")
@@ -85,15 +85,15 @@ def exchange_bench(n: int, as_json: bool) -> None:
         emit_json(r.__dict__)
         return
     ok = PASS_FAIL
-    click.echo(f"{r.n} memories ({r.dimension}-d vectors), {r.edges} edges")
-    click.echo(f"export            {r.export_s:6.2f} s  (target <= {EXPORT_TARGET_S:.0f} s) "
+    echo(f"{r.n} memories ({r.dimension}-d vectors), {r.edges} edges")
+    echo(f"export            {r.export_s:6.2f} s  (target <= {EXPORT_TARGET_S:.0f} s) "
                f"{ok[r.export_within_target]}  {r.export_mb} MiB")
-    click.echo(f"export + vectors  {r.export_vectors_s:6.2f} s  {r.export_vectors_mb} MiB")
-    click.echo(f"import + vectors  {r.import_vectors_s:6.2f} s  (target <= "
+    echo(f"export + vectors  {r.export_vectors_s:6.2f} s  {r.export_vectors_mb} MiB")
+    echo(f"import + vectors  {r.import_vectors_s:6.2f} s  (target <= "
                f"{IMPORT_TARGET_S:.0f} s) {ok[r.import_within_target]}")
-    click.echo(f"diff (1% differ)  {r.diff_s:6.2f} s  (target <= {DIFF_TARGET_S:.0f} s) "
+    echo(f"diff (1% differ)  {r.diff_s:6.2f} s  (target <= {DIFF_TARGET_S:.0f} s) "
                f"{ok[r.diff_within_target]}  {r.diff_changed_records} records differ")
-    click.echo("memory: resident set growth (MiB) during " + ", ".join(
+    echo("memory: resident set growth (MiB) during " + ", ".join(
         f"{k} {v}" for k, v in r.rss_growth_mib.items()) + f"; process peak {r.max_rss_mib} MiB")
 
 

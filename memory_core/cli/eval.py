@@ -12,17 +12,19 @@ import click
 from memory_core.cli.options import (
     PRESET_CHOICE,
     default_ranking,
+    echo,
     emit_json,
     json_option,
     open_store,
     pick_ranking,
     progress_bar,
+    refuse_empty,
     shorten,
     store_options,
 )
 from memory_core.evaluation.compare import STAT_TESTS
 from memory_core.retrieval.config import DEFAULT_PRESET
-from memory_core.untrusted import for_terminal
+from memory_core.untrusted import for_terminal, shown
 
 #: How many warned-about queries `memlens eval` names on stderr (`--json` has them all).
 NAMED_WARNINGS = 10
@@ -50,10 +52,10 @@ def _parse_ks(ctx: click.Context, param: click.Parameter, value: str) -> tuple[i
     try:
         ks = tuple(int(part) for part in value.split(",") if part.strip())
     except ValueError:
-        raise click.BadParameter(f"expected whole numbers separated by commas, got {value!r}",
+        raise click.BadParameter(f"expected whole numbers separated by commas, got {shown(value)}",
                                  ctx=ctx, param=param) from None
     if not ks or min(ks) < 1:
-        raise click.BadParameter(f"cut-offs must be >= 1, got {value!r}", ctx=ctx, param=param)
+        raise click.BadParameter(f"cut-offs must be >= 1, got {shown(value)}", ctx=ctx, param=param)
     return tuple(sorted(set(ks)))
 
 
@@ -68,7 +70,7 @@ def _parse_as_of(ctx: click.Context, param: click.Parameter, value: str | None
         return as_utc(value)
     except InvalidRecordError:
         raise click.BadParameter(f"expected an ISO-8601 date or time such as 2026-11-01 or "
-                                 f"2026-11-01T12:00:00Z, got {value!r}", ctx=ctx,
+                                 f"2026-11-01T12:00:00Z, got {shown(value)}", ctx=ctx,
                                  param=param) from None
 
 
@@ -78,7 +80,7 @@ def _table(rows: list[list[str]], right: set[int], indent: str = "") -> None:
     for r in rows:
         line = "  ".join(c.rjust(w) if i in right else c.ljust(w)
                          for i, (c, w) in enumerate(zip(r, widths, strict=True)))
-        click.echo(f"{indent}{line.rstrip()}")
+        echo(f"{indent}{line.rstrip()}")
 
 
 def _print_result(result: EvalResult) -> None:
@@ -89,7 +91,7 @@ def _print_result(result: EvalResult) -> None:
     _table(rows, {1})
     tags = result.by_tag.filter(result.by_tag["metric"] == result.primary)
     if tags.height:
-        click.echo(f"\nby tag ({result.primary}):")
+        echo(f"\nby tag ({result.primary}):")
         _table([["tag", "n", result.name]] + [
             [for_terminal(t["tag"]), str(t["n"]), f"{t['mean']:.3f}"]
             for t in tags.iter_rows(named=True)], {1, 2}, indent="  ")
@@ -106,13 +108,13 @@ def _print_comparison(cmp: Comparison, worst: int) -> None:
     _table(rows, {1, 2, 3, 4, 5})
     regressions = cmp.worst(worst)
     if worst:
-        click.echo(f"\nworst regressions on {cmp.primary} ({regressions.height}):")
+        echo(f"\nworst regressions on {cmp.primary} ({regressions.height}):")
         for r in regressions.iter_rows(named=True):
-            click.echo(f"  {for_terminal(shorten(r['qid'], 40))}  {r['delta']:+.3f}  "
+            echo(f"  {for_terminal(shorten(r['qid'], 40))}  {r['delta']:+.3f}  "
                        f"{for_terminal(shorten(r['query'], 70))}")
     tags = cmp.by_tag.filter(cmp.by_tag["metric"] == cmp.primary)
     if tags.height:
-        click.echo(f"\nby tag ({cmp.primary}, worst first):")
+        echo(f"\nby tag ({cmp.primary}, worst first):")
         _table([["tag", "n", a, b, "delta"]] + [
             [for_terminal(t["tag"]), str(t["n"]), f"{t['baseline']:.3f}",
              f"{t['candidate']:.3f}",
@@ -134,9 +136,9 @@ def _warn(results: list[EvalResult]) -> None:
     for result in results:
         reasons = result.run.reasons
         for reason in reasons[:3]:  # reasons can differ per query (counts): a few suffice
-            click.echo(f"degraded ({result.name}): {for_terminal(reason)}", err=True)
+            echo(f"degraded ({result.name}): {for_terminal(reason)}", err=True)
         if len(reasons) > 3:
-            click.echo(f"degraded ({result.name}): ... and {len(reasons) - 3} more reasons "
+            echo(f"degraded ({result.name}): ... and {len(reasons) - 3} more reasons "
                        f"(see --json)", err=True)
     warnings = _warnings(results)
     if not warnings:
@@ -144,16 +146,16 @@ def _warn(results: list[EvalResult]) -> None:
     queries = len(dict.fromkeys(w.qid for w in warnings))
     # a filter or relevant ids this tenant lacks usually mean a set made for another store
     elsewhere = any(w.reason or w.kind == "unreachable" for w in warnings)
-    click.echo(f"warning: {queries} of {len(results[0].queries)} queries retrieved nothing "
+    echo(f"warning: {queries} of {len(results[0].queries)} queries retrieved nothing "
                f"or have no relevant memory in the tenant, so they score 0"
                + ("; is the query set made for this store and tenant?" if elsewhere else ":"),
                err=True)
     for w in warnings[:NAMED_WARNINGS]:
         only = (f" (under {' and '.join(map(for_terminal, w.configs))} only)"
                 if len(w.configs) < len(results) else "")
-        click.echo(f"  {w.message}{only}", err=True)
+        echo(f"  {w.message}{only}", err=True)
     if len(warnings) > NAMED_WARNINGS:
-        click.echo(f"  ... and {len(warnings) - NAMED_WARNINGS} more (--json lists them all)",
+        echo(f"  ... and {len(warnings) - NAMED_WARNINGS} more (--json lists them all)",
                    err=True)
 
 
@@ -186,11 +188,11 @@ def _compare_models(store: MemoryStore, queries: list[Query], base: tuple[str, R
                    "elapsed_s": round(elapsed, 3)})
         return
     a, b = cmp.names
-    click.echo(f"{a} -> {b} under {base[0]} on {len(queries)} queries (k = "
+    echo(f"{a} -> {b} under {base[0]} on {len(queries)} queries (k = "
                f"{', '.join(map(str, report.ks))}; {report.stat_test} test, * p < "
                f"{report.alpha:g})\n")
     _print_comparison(cmp, report.worst)
-    click.echo(f"evaluated in {elapsed:.1f} s", err=True)
+    echo(f"evaluated in {elapsed:.1f} s", err=True)
 
 
 def _compare_configs(store: MemoryStore, queries: list[Query], queries_path: Path,
@@ -225,13 +227,13 @@ def _compare_configs(store: MemoryStore, queries: list[Query], queries_path: Pat
     test = f"; {report.stat_test} test, * p < {report.alpha:g}" if cmp else ""
     decays = any(config.use_decay for _, config in sides)
     clock = f"; decay as of {now:%Y-%m-%d %H:%M} UTC" if decays else ""
-    click.echo(f"{title} on {len(queries)} queries (k = {', '.join(map(str, report.ks))}"
+    echo(f"{title} on {len(queries)} queries (k = {', '.join(map(str, report.ks))}"
                f"{test}{clock})\n")
     if cmp:
         _print_comparison(cmp, report.worst)
     else:
         _print_result(results[0])
-    click.echo(f"evaluated in {elapsed:.1f} s", err=True)
+    echo(f"evaluated in {elapsed:.1f} s", err=True)
 
 
 @click.command(name="eval")
@@ -248,11 +250,12 @@ def _compare_configs(store: MemoryStore, queries: list[Query], queries_path: Pat
 @click.option("--compare-config", "compare_file", type=click.File("r"),
               help="Compare with a RankingConfig JSON file, instead of --compare.")
 @click.option("--compare-model", "compare_model", metavar="MODEL",
+              callback=refuse_empty("to compare ranking configs, not models"),
               help="Compare the store's embedding model with MODEL (same config): the tenant "
                    "is copied into a temporary store and re-embedded; the store is only read.")
 @click.option("--k", "ks", default="5,10", show_default=True, callback=_parse_ks,
               help="Cut-offs, comma-separated; MRR and MAP use the largest.")
-@click.option("--tag", "tags", multiple=True,
+@click.option("--tag", "tags", multiple=True, callback=refuse_empty("to score every query"),
               help="Only queries with this tag; repeat for any of several.")
 @click.option("--stat-test", default="student", show_default=True,
               type=click.Choice(STAT_TESTS),

@@ -13,16 +13,19 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memory_core.cli.options import (
+    echo,
     emit_json,
     filter_from_options,
     filter_options,
     json_option,
     open_store,
     progress_bar,
+    refuse_empty,
     settings_of,
     shorten,
     store_options,
 )
+from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     from memory_core.exchange.diff import DiffResult
@@ -56,7 +59,7 @@ def export_command(ctx: click.Context, path: Path, with_vectors: bool, with_audi
         emit_json({"path": str(written.path), **manifest.to_dict()})
         return
     counts = ", ".join(f"{n} {kind}" for kind, n in manifest.counts.items())
-    click.echo(f"exported {counts} to {written.path} (body sha256 {manifest.body_sha256})")
+    echo(f"exported {counts} to {written.path} (body sha256 {manifest.body_sha256})")
 
 
 def _params(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -64,7 +67,7 @@ def _params(pairs: tuple[str, ...]) -> dict[str, str]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--param")
+            raise click.BadParameter(f"{shown(pair)} is not KEY=VALUE", param_hint="--param")
         params[key.strip()] = value
     return params
 
@@ -72,33 +75,33 @@ def _params(pairs: tuple[str, ...]) -> dict[str, str]:
 def _print_import(report: ImportReport, sniffed: bool) -> None:
     migrated = f", migrated {'+'.join(report.migrations)}" if report.migrations else ""
     chosen = " (--format auto chose it)" if sniffed else ""
-    click.echo(f"format: {report.format}{chosen}; mode {report.mode}"
+    echo(f"format: {report.format}{chosen}; mode {report.mode}"
                f"{'; dry run, nothing written' if report.dry_run else ''}")
-    click.echo(f"read {report.read} records from {report.path} ({report.format} schema_version "
+    echo(f"read {report.read} records from {report.path} ({report.format} schema_version "
                f"{report.schema_version}{migrated}): "
                + ", ".join(f"{n} {kind}" for kind, n in report.records.items()))
     if report.dry_run:
-        click.echo(f"memories: {len(report.inserted)} would be new, {len(report.existing)} "
+        echo(f"memories: {len(report.inserted)} would be new, {len(report.existing)} "
                    f"already in the tenant (updated or unchanged), {report.pending} to embed")
-        click.echo(f"edges: {report.edges_added} would be created, {report.edges_skipped} "
+        echo(f"edges: {report.edges_added} would be created, {report.edges_skipped} "
                    f"already there")
     else:
-        click.echo(f"memories: {len(report.inserted)} imported, {len(report.updated)} "
+        echo(f"memories: {len(report.inserted)} imported, {len(report.updated)} "
                    f"updated, {len(report.unchanged)} unchanged; {report.vectors_kept} "
                    f"vectors kept, {report.embedded} embedded, {report.pending} pending")
-        click.echo(f"edges: {report.edges_added} created, {report.edges_skipped} already "
+        echo(f"edges: {report.edges_added} created, {report.edges_skipped} already "
                    f"there; audit rows: {report.audit_added} added")
-    click.echo(f"duplicates by content_hash: {len(report.duplicates)}")
+    echo(f"duplicates by content_hash: {len(report.duplicates)}")
     skipped = sum(int(s["count"]) for s in report.skipped.values())
-    click.echo(f"skipped: {skipped}")
+    echo(f"skipped: {skipped}")
     for reason, seen in report.skipped.items():
-        click.echo(f"  {seen['count']} {reason} (e.g. {', '.join(seen['examples'])})")
+        echo(f"  {seen['count']} {reason} (e.g. {', '.join(seen['examples'])})")
     if report.queries_path:
-        click.echo(f"queries: {report.queries} written to {report.queries_path}")
+        echo(f"queries: {report.queries} written to {report.queries_path}")
     for note in report.notes:
-        click.echo(f"note: {note}", err=True)
+        echo(f"note: {note}", err=True)
     if report.embedding_error:
-        click.echo(f"note: embedding unavailable ({report.embedding_error}); run "
+        echo(f"note: embedding unavailable ({report.embedding_error}); run "
                    f"`memlens reembed` later", err=True)
 
 
@@ -108,7 +111,7 @@ def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> N
     from memory_core.exchange.readers import get_reader, reader_names
 
     for name in reader_names():
-        click.echo(f"{name:14} {get_reader(name).summary}")
+        echo(f"{name:14} {get_reader(name).summary}")
     ctx.exit(0)
 
 
@@ -125,8 +128,10 @@ def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 @click.option("--dry-run", is_flag=True, help="Read and check everything; write nothing.")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Read at most N records (sessions for transcripts; see the format).")
-@click.option("--project", default=None, help="Only this project (formats with projects).")
-@click.option("--table", default=None, help="Table name of a LanceDB source.")
+@click.option("--project", default=None, callback=refuse_empty("to import every project"),
+              help="Only this project (formats with projects).")
+@click.option("--table", default=None, callback=refuse_empty("to let the format find it"),
+              help="Table name of a LanceDB source.")
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
               help="A format-specific setting (see README); repeatable.")
 @click.option("--queries-out", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -178,16 +183,16 @@ def drill(ctx: click.Context, export_dir: Path | None, keep: bool, drop_tables: 
     store = open_store(ctx, require_tenant=True)
     report = run_drill(store, export_dir=export_dir or default_exports_dir(store.uri),
                        drop_tables=drop_tables, keep=keep,
-                       progress=lambda step: click.echo(f"drill: {step}", err=True))
+                       progress=lambda step: echo(f"drill: {step}", err=True))
     if as_json:
         emit_json(report.to_dict())
     else:
         for check in report.checks:
-            click.echo(f"{'PASS' if check.passed else 'FAIL'}  {check.step}: {check.detail}")
+            echo(f"{'PASS' if check.passed else 'FAIL'}  {check.step}: {check.detail}")
         verdict = "PASSED" if report.passed else "FAILED"
-        click.echo(f"recovery drill {verdict} ({report.mode}, tenant {report.tenant})")
+        echo(f"recovery drill {verdict} ({report.mode}, tenant {report.tenant})")
         if report.export_path:
-            click.echo(f"export kept at {report.export_path}")
+            echo(f"export kept at {report.export_path}")
     if not report.passed:
         sys.exit(1)  # `main` runs click in non-standalone mode, which ignores ctx.exit codes
 
@@ -197,31 +202,31 @@ def _short(value: str | None) -> str:
 
 
 def _print_diff(result: DiffResult, limit: int) -> None:
-    click.echo(f"A: {result.a}\nB: {result.b}")
+    echo(f"A: {result.a}\nB: {result.b}")
     for note in result.notes:
-        click.echo(f"note: {note}")
+        echo(f"note: {note}")
     if result.ignored:
-        click.echo(f"ignoring: {', '.join(result.ignored)}")
+        echo(f"ignoring: {', '.join(result.ignored)}")
     for kind, c in result.counts.items():
-        click.echo(f"{kind:>7}: {c.added} added, {c.removed} removed, {c.changed} changed, "
+        echo(f"{kind:>7}: {c.added} added, {c.removed} removed, {c.changed} changed, "
                    f"{c.unchanged} unchanged")
     for by, kind in (("memory_type", "memory"), ("project", "memory"), ("agent", "memory"),
                      ("relation", "edge")):
         rows = result.breakdown(by, kind=kind).head(8).iter_rows(named=True)
         parts = [f"{r['value']} +{r['added']} -{r['removed']} ~{r['changed']}" for r in rows]
         if parts:
-            click.echo(f"by {by}: " + ", ".join(parts))
+            echo(f"by {by}: " + ", ".join(parts))
     fields = result.fields
     sign = {"added": "+", "removed": "-", "changed": "~"}
     frame = result.to_frame()
     for row in (frame.head(limit) if limit else frame).iter_rows(named=True):
-        click.echo(f"{sign[row['change']]} {row['kind']} {row['id']}")
+        echo(f"{sign[row['change']]} {row['kind']} {row['id']}")
         if row["change"] == "changed":
             own = fields.filter((fields["kind"] == row["kind"]) & (fields["id"] == row["id"]))
             for name, old, new in own.select("field", "old", "new").iter_rows():
-                click.echo(f"    {name}: {_short(old)} -> {_short(new)}")
+                echo(f"    {name}: {_short(old)} -> {_short(new)}")
     if limit and frame.height > limit:
-        click.echo(f"... and {frame.height - limit} more (--limit 0 or --json lists all)")
+        echo(f"... and {frame.height - limit} more (--limit 0 or --json lists all)")
 
 
 @click.command()

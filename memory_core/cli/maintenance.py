@@ -5,10 +5,12 @@ from __future__ import annotations
 import click
 
 from memory_core.cli.options import (
+    echo,
     emit_json,
     json_option,
     open_store,
     progress_bar,
+    refuse_empty,
     store_options,
 )
 from memory_core.store.indexes import VECTOR_THRESHOLD
@@ -42,16 +44,17 @@ def index(ctx: click.Context, force_vector: bool, threshold: int, as_json: bool)
     for action in report.actions:
         took = f"{action.seconds:7.2f} s" if action.action == "created" else " " * 9
         extra = f" (+{action.unindexed_rows} rows)" if action.unindexed_rows else ""
-        click.echo(f"{action.action:<9} {action.kind:<11} {action.column:<16} {took}{extra}")
-    click.echo(f"optimize (compaction, refresh) {report.optimize_seconds:.2f} s; versions "
+        echo(f"{action.action:<9} {action.kind:<11} {action.column:<16} {took}{extra}")
+    echo(f"optimize (compaction, refresh) {report.optimize_seconds:.2f} s; versions "
                f"{report.versions_before} -> {report.versions_after} (history kept)")
-    click.echo(f"vector search: {report.vector_search()}")
-    click.echo(f"{report.rows} rows indexed in {report.total_seconds:.1f} s")
+    echo(f"vector search: {report.vector_search()}")
+    echo(f"{report.rows} rows indexed in {report.total_seconds:.1f} s")
 
 
 @click.command()
 @store_options
-@click.option("--model", help="Switch the whole store to this embedding model and re-embed all.")
+@click.option("--model", callback=refuse_empty("to embed the pending memories only"),
+              help="Switch the whole store to this embedding model and re-embed all.")
 @json_option("Print the report as JSON.")
 @click.pass_context
 def reembed(ctx: click.Context, model: str | None, as_json: bool) -> None:
@@ -73,7 +76,7 @@ def reembed(ctx: click.Context, model: str | None, as_json: bool) -> None:
     if as_json:
         emit_json(report.__dict__)
     else:
-        click.echo(f"embedded {report.embedded} memories with {report.model_id} "
+        echo(f"embedded {report.embedded} memories with {report.model_id} "
                    f"({report.dimension}-d); table version {report.table_version}")
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memory_core.cli.options import (
+    echo,
     emit_json,
     filter_from_options,
     filter_options,
@@ -21,6 +22,7 @@ from memory_core.cli.options import (
     store_options,
 )
 from memory_core.errors import InvalidRecordError, MemlensError
+from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -56,7 +58,7 @@ def init(ctx: click.Context, source: Path | None, as_json: bool) -> None:
         if report.pending:
             message += (f"; {report.pending} are pending embedding ({report.embedding_error}); "
                         f"run `memlens reembed` once the model is available")
-    emit_json(result) if as_json else click.echo(message)
+    emit_json(result) if as_json else echo(message)
 
 
 @click.command()
@@ -78,7 +80,7 @@ def serve(ctx: click.Context, port: int, no_seed: bool, headless: bool) -> None:
     env_args = ["--server.port", str(port), "--server.headless", str(headless).lower(),
                 "--browser.gatherUsageStats", "false"]
     app_args = ["--", "--store", store.uri, "--tenant", store.tenant]
-    click.echo(f"memlens is at http://localhost:{port} (Ctrl+C stops it)", err=True)
+    echo(f"memlens is at http://localhost:{port} (Ctrl+C stops it)", err=True)
     code = subprocess.call([sys.executable, "-m", "streamlit", "run", str(app), *env_args,
                             *app_args])
     sys.exit(code)
@@ -96,18 +98,18 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         emit_json(s.to_dict())
         return
-    click.echo(f"store {s.uri}  tenant {s.tenant}  version {s.table_version}")
-    click.echo(f"model {s.model_id} ({s.dimension}-d)")
-    click.echo(f"memories {s.memories} ({s.active} active)  edges {s.edges}")
+    echo(f"store {s.uri}  tenant {s.tenant}  version {s.table_version}")
+    echo(f"model {s.model_id} ({s.dimension}-d)")
+    echo(f"memories {s.memories} ({s.active} active)  edges {s.edges}")
     for title, counts in (("status", s.by_status), ("type", s.by_type),
                           ("project", s.by_project), ("agent", s.by_agent),
                           ("embedding", s.by_embedding_status)):
-        click.echo(f"{title:>10}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
-    click.echo(f"    health: {s.pending_embeddings} pending embeddings, {s.duplicate_groups} "
+        echo(f"{title:>10}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    echo(f"    health: {s.pending_embeddings} pending embeddings, {s.duplicate_groups} "
                f"duplicate groups ({s.duplicate_memories} memories), {s.dangling_edges} "
                f"dangling edges")
     if s.interrupted_write:
-        click.echo(f"   warning: {s.interrupted_write}", err=True)
+        echo(f"   warning: {s.interrupted_write}", err=True)
 
 
 def _metadata(text: str | None) -> dict[str, Any]:
@@ -116,9 +118,9 @@ def _metadata(text: str | None) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InvalidRecordError(f"--metadata is not JSON ({exc.msg}): {text!r}") from exc
+        raise InvalidRecordError(f"--metadata is not JSON ({exc.msg}): {shown(text)}") from exc
     if not isinstance(value, dict):
-        raise InvalidRecordError(f"--metadata must be a JSON object, got {text!r}")
+        raise InvalidRecordError(f"--metadata must be a JSON object, got {shown(text)}")
     return value
 
 
@@ -139,14 +141,14 @@ def _write(store: MemoryStore, memories: list[Memory], *, upsert: bool, dedup: b
 def _print_added(result: dict[str, Any], *, many: bool) -> None:
     pending = " (embedding pending; run `memlens reembed`)" if result["pending"] else ""
     if not many and result.get("duplicates"):
-        click.echo(f"not added: the same content is already memory {result['duplicates'][0][1]} "
+        echo(f"not added: the same content is already memory {result['duplicates'][0][1]} "
                    f"(use --allow-duplicate to store it anyway)")
     elif not many:
-        click.echo(f"added {result['inserted'][0]}{pending}")
+        echo(f"added {result['inserted'][0]}{pending}")
     else:
         counts = ", ".join(f"{len(v) if isinstance(v, list) else v} {k}"
                            for k, v in result.items() if k != "version")
-        click.echo(f"{counts}{pending}")
+        echo(f"{counts}{pending}")
 
 
 @click.command()
@@ -221,9 +223,9 @@ def ls_command(ctx: click.Context, limit: int, as_json: bool, **filters: Any) ->
         emit_json([memory_doc(m) for m in memories])
         return
     for m in memories:
-        click.echo(memory_line(m))
+        echo(memory_line(m))
     total = store.count(flt)
-    click.echo(f"{len(memories)} of {total} matching memories", err=True)
+    echo(f"{len(memories)} of {total} matching memories", err=True)
 
 
 @click.command()
@@ -246,13 +248,13 @@ def show(ctx: click.Context, memory_id: str, as_json: bool) -> None:
         return
     for key, value in memory_doc(memory).items():
         if key != "kind" and value not in (None, [], {}):
-            click.echo(f"{key:>16}: {value}")
+            echo(f"{key:>16}: {value}")
     for e in edges:
         arrow = f"-[{e.relation}]-> {e.target_id}" if e.source_id == memory_id \
             else f"<-[{e.relation}]- {e.source_id}"
-        click.echo(f"{'edge':>16}: {arrow} (strength {e.strength:.2f})")
+        echo(f"{'edge':>16}: {arrow} (strength {e.strength:.2f})")
     for a in history:
-        click.echo(f"{'audit':>16}: {a.at:%Y-%m-%d %H:%M} {a.actor} {a.action} {a.reason or ''}")
+        echo(f"{'audit':>16}: {a.at:%Y-%m-%d %H:%M} {a.actor} {a.action} {a.reason or ''}")
 
 
 #: What `memory_core.cli` registers from this family.

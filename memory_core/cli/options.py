@@ -1,11 +1,14 @@
 """What every `memlens` command shares: options, the store, ranking configs, errors, output.
 
-Command modules import from here and from the engine, never from each other.
+Command modules import from here and from the engine, never from each other. Every line of
+human-readable output goes through `echo`, which escapes control characters (memories are
+untrusted text); `emit_json` prints JSON, whose escaping is JSON's own.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -21,6 +24,7 @@ from memory_core.filters import Filter
 from memory_core.records import Memory
 from memory_core.retrieval.config import DEFAULT_PRESET, PRESETS, RankingConfig, preset
 from memory_core.store import MemoryStore
+from memory_core.untrusted import for_terminal, one_line
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -28,19 +32,49 @@ Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 PRESET_CHOICE = click.Choice(tuple(PRESETS))
 
 
+# -- empty values --------------------------------------------------------------------------
+
+Callback = Callable[[click.Context, click.Parameter, Any], Any]
+
+#: What leaving `--store` / `--tenant` out means, for the message refusing an empty one.
+UNSET_STORE = "to use MEMLENS_STORE (default ./data/store)"
+UNSET_TENANT = "to use MEMLENS_TENANT (default 'default')"
+
+
+def refuse_empty(unset: str) -> Callback:
+    """An option callback refusing an empty value, with `unset` saying what leaving the
+    option out does: `--project ""` is nearly always an unset shell variable, and an empty
+    value used to mean "no restriction" for some options and "match nothing" for others.
+    """
+    def check(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        if value == "" or (isinstance(value, tuple) and "" in value):
+            raise click.UsageError(f"{param.opts[0]} is empty; leave the option out {unset}",
+                                   ctx=ctx)
+        return value
+
+    return check
+
+
 # -- the store -----------------------------------------------------------------------------
 
-def _remember(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
-    if value is not None:
-        ctx.ensure_object(dict)
-        ctx.obj[param.name] = value
+def _remember(unset: str) -> Callback:
+    refuse = refuse_empty(unset)
+
+    def remember(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+        if refuse(ctx, param, value) is not None:
+            ctx.ensure_object(dict)
+            ctx.obj[param.name] = value
+
+    return remember
 
 
 def store_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """`--store` and `--tenant` on a command; they override the group's and the environment."""
-    fn = click.option("--tenant", metavar="T", expose_value=False, callback=_remember,
+    fn = click.option("--tenant", metavar="T", expose_value=False,
+                      callback=_remember(UNSET_TENANT),
                       help="Tenant whose memories to use (MEMLENS_TENANT).")(fn)
-    fn = click.option("--store", metavar="URI", expose_value=False, callback=_remember,
+    fn = click.option("--store", metavar="URI", expose_value=False,
+                      callback=_remember(UNSET_STORE),
                       help="Store folder or URI (MEMLENS_STORE, default ./data/store).")(fn)
     return fn
 
@@ -66,22 +100,34 @@ def open_store(
 
 # -- filters -------------------------------------------------------------------------------
 
+def _filter_option(flag: str, field: str, unset: str, **kwargs: Any) -> Decorator:
+    """An option filling the `Filter` field `field`; an empty value is refused."""
+    return click.option(flag, field, callback=refuse_empty(unset), **kwargs)
+
+
 def filter_options(status_default: str = "active") -> Decorator:
     """The `Filter` fields as repeatable options (`--project`, `--type`, `--since`, ...)."""
+    status = f"for the default ({status_default})"
     options = [
-        click.option("--project", multiple=True, help="Project; repeat for any of several."),
-        click.option("--repo", multiple=True),
-        click.option("--agent", multiple=True),
-        click.option("--session", "session_id", multiple=True),
-        click.option("--type", "memory_type", multiple=True),
-        click.option("--tag", "tags", multiple=True, help="Has any of these tags."),
-        click.option("--status", multiple=True,
-                     help=f"active, archived, superseded (default: {status_default}); repeat "
-                          f"for several."),
-        click.option("--importance", multiple=True),
-        click.option("--embedding-status", multiple=True),
-        click.option("--since", "created_after", help="Created at or after (ISO date)."),
-        click.option("--until", "created_before", help="Created at or before (ISO date)."),
+        _filter_option("--project", "project", "to match every project", multiple=True,
+                       help="Project; repeat for any of several."),
+        _filter_option("--repo", "repo", "to match every repo", multiple=True),
+        _filter_option("--agent", "agent", "to match every agent", multiple=True),
+        _filter_option("--session", "session_id", "to match every session", multiple=True),
+        _filter_option("--type", "memory_type", "to match every memory type", multiple=True),
+        _filter_option("--tag", "tags", "to match whatever the tags", multiple=True,
+                       help="Has any of these tags."),
+        _filter_option("--status", "status", status, multiple=True,
+                       help=f"active, archived, superseded (default: {status_default}); "
+                            f"repeat for several."),
+        _filter_option("--importance", "importance", "to match every importance",
+                       multiple=True),
+        _filter_option("--embedding-status", "embedding_status",
+                       "to match every embedding status", multiple=True),
+        _filter_option("--since", "created_after", "for no lower bound",
+                       help="Created at or after (ISO date)."),
+        _filter_option("--until", "created_before", "for no upper bound",
+                       help="Created at or before (ISO date)."),
     ]
     return _stack(options)
 
@@ -89,11 +135,16 @@ def filter_options(status_default: str = "active") -> Decorator:
 def search_filter_options() -> Decorator:
     """The few `Filter` fields `memlens search` offers, worded for a search."""
     return _stack([
-        click.option("--project", multiple=True, help="Only these projects."),
-        click.option("--agent", multiple=True, help="Only these agents."),
-        click.option("--type", "memory_type", multiple=True, help="Only these memory types."),
-        click.option("--tag", "tags", multiple=True, help="Has any of these tags."),
-        click.option("--status", multiple=True, help="active (default), archived, superseded."),
+        _filter_option("--project", "project", "to match every project", multiple=True,
+                       help="Only these projects."),
+        _filter_option("--agent", "agent", "to match every agent", multiple=True,
+                       help="Only these agents."),
+        _filter_option("--type", "memory_type", "to match every memory type", multiple=True,
+                       help="Only these memory types."),
+        _filter_option("--tag", "tags", "to match whatever the tags", multiple=True,
+                       help="Has any of these tags."),
+        _filter_option("--status", "status", "for the default (active)", multiple=True,
+                       help="active (default), archived, superseded."),
     ])
 
 
@@ -107,7 +158,8 @@ def _stack(options: Sequence[Decorator]) -> Decorator:
 
 
 def filter_from_options(values: dict[str, Any]) -> Filter:
-    """The one `Filter` builder for filter options (empty repeats mean no restriction)."""
+    """The one `Filter` builder for filter options: an option not given (None, or no
+    repeats) means no restriction; an empty value never gets here (`refuse_empty`)."""
     return Filter(**{k: (v or None) for k, v in values.items()})  # type: ignore[arg-type]
 
 
@@ -162,11 +214,16 @@ def ranking_of(preset_name: str | None, config_file: IO[str] | None) -> RankingC
 
 @contextmanager
 def one_line_errors() -> Iterator[None]:
-    """Turn user mistakes (click errors, every `MemlensError`) into one stderr line, exit 1."""
+    """Turn user mistakes (click errors, every `MemlensError`, the operating system refusing
+    a path) into one stderr line, exit 1.
+
+    The line is terminal-safe and at most `LINE_CHARS` long (`one_line`): messages name
+    values with `shown`, and this is the net for those that do not (click's own, say).
+    """
     try:
         yield
     except click.exceptions.Abort:
-        click.echo("aborted", err=True)
+        echo("aborted", err=True)
         sys.exit(1)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
@@ -174,14 +231,46 @@ def one_line_errors() -> Iterator[None]:
         hint = ""
         if isinstance(exc, click.UsageError) and exc.ctx is not None:
             hint = f" (see `{exc.ctx.command_path} --help`)"
-        click.echo(f"Error: {exc.format_message()}{hint}", err=True)
+        echo(one_line(f"Error: {exc.format_message()}{hint}"), err=True)
         sys.exit(1)
-    except MemlensError as exc:
-        click.echo(f"Error: {exc}", err=True)
+    except (MemlensError, OSError) as exc:  # OSError: a path that is missing, too long, ...
+        echo(one_line(f"Error: {exc}"), err=True)
         sys.exit(1)
 
 
 # -- output --------------------------------------------------------------------------------
+
+def echo(message: object = "", *, err: bool = False, nl: bool = True) -> None:
+    """Print human-readable output, the one way `memlens` does (a test holds every command
+    to it): control characters but newline and tab are escaped and invisible ones written
+    out (`for_terminal`), so a memory cannot set the clipboard (OSC 52), retitle the window
+    or clear the screen of whoever reads it."""
+    click.echo(for_terminal(str(message)), err=err, nl=nl)
+
+
+class _TerminalLog(logging.Handler):
+    """Warnings of `memory_core` on stderr as Python's last-resort handler shows them, but
+    through `echo`: they can quote file contents and error messages."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            echo(self.format(record), err=True)
+        except Exception:  # logging's own contract: report, never raise from a handler
+            self.handleError(record)
+
+
+@contextmanager
+def warnings_to_terminal() -> Iterator[None]:
+    """`memory_core`'s warnings printed through `echo` while a command runs (then the
+    handler goes: a program that calls `main` keeps its own logging setup)."""
+    logger = logging.getLogger("memory_core")
+    handler = _TerminalLog(logging.WARNING)
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+
 
 def json_option(help: str = "Print the result as JSON.") -> Decorator:
     """`--json` (parameter `as_json`): print data as JSON instead of text."""
@@ -194,7 +283,8 @@ def progress_bar(label: str, total: int | None = None, unit: str = "text"
     """A tqdm bar on stderr (hidden when stderr is not a terminal); yields `advance(n)`."""
     from tqdm import tqdm
 
-    with tqdm(total=total, desc=label, unit=unit, disable=None, leave=False) as bar:
+    with tqdm(total=total, desc=for_terminal(label), unit=unit, disable=None,
+              leave=False) as bar:
         yield bar.update
 
 
@@ -207,7 +297,8 @@ def _default(value: Any) -> Any:
 
 
 def emit_json(value: Any) -> None:
-    """Print `value` as indented JSON on stdout."""
+    """Print `value` as indented JSON on stdout (JSON escapes C0 controls itself; the
+    output is for programs and stays exactly as `json.dumps` writes it)."""
     click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=_default))
 
 

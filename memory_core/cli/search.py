@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from memory_core.cli.options import (
+    echo,
     emit_json,
     filter_from_options,
     json_option,
@@ -14,6 +15,7 @@ from memory_core.cli.options import (
     open_store,
     ranking_of,
     ranking_options,
+    refuse_empty,
     search_filter_options,
     store_options,
 )
@@ -23,7 +25,7 @@ from memory_core.retrieval.config import RECALL_PRESET
 def _warn_degraded(results: Any) -> None:
     if results.degraded:
         for reason in results.reasons:
-            click.echo(f"degraded: {reason}", err=True)
+            echo(f"degraded: {reason}", err=True)
 
 
 @click.command()
@@ -52,26 +54,28 @@ def search(ctx: click.Context, query: str, preset_name: str, config_file: Any, l
         return
     _warn_degraded(results)
     for hit in results:
-        click.echo(f"{hit.rank:>3}. {hit.score:.4f}  {memory_line(hit.memory)}")
+        echo(f"{hit.rank:>3}. {hit.score:.4f}  {memory_line(hit.memory)}")
         if explain:
             parts = ", ".join(f"{e} #{ev.rank} (+{ev.contribution:.4f})"
                               for e, ev in hit.engines.items())
             extra = f"; stands in for superseded {hit.replaces}" if hit.replaces else ""
-            click.echo(f"      {parts}; bonus x{hit.bonus:.2f}; decay x{hit.decay:.3f}; "
+            echo(f"      {parts}; bonus x{hit.bonus:.2f}; decay x{hit.decay:.3f}; "
                        f"mmr {hit.mmr_adjustment:+.4f}{extra}")
-    click.echo(f"{len(results)} hits in {results.elapsed_ms:.0f} ms", err=True)
+    echo(f"{len(results)} hits in {results.elapsed_ms:.0f} ms", err=True)
 
 
 @click.command()
 @store_options
 @click.argument("query")
 @click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 100))
-@click.option("--type", "record_type", help="Only this memory type.")
-@click.option("--project-tag", help="A project (or, failing that, a tag) to scope to.")
+@click.option("--type", "record_type", callback=refuse_empty("to recall every memory type"),
+              help="Only this memory type.")
+@click.option("--project-tag", callback=refuse_empty("to recall from every project"),
+              help="A project (or, failing that, a tag) to scope to.")
 @click.option("--tier", default="standard", show_default=True,
               type=click.Choice(["minimal", "compact", "standard", "full"]),
               help="How much of each memory to print.")
-@click.option("--session", "session_id",
+@click.option("--session", "session_id", callback=refuse_empty("to recall without a session"),
               help="Do not repeat memories already sent in this session (30 min TTL).")
 @ranking_options(RECALL_PRESET)
 @json_option("Print the items as JSON.")
@@ -90,7 +94,7 @@ def recall(ctx: click.Context, query: str, limit: int, record_type: str | None,
                    "degraded": result.degraded, "reasons": result.reasons})
         return
     _warn_degraded(result)
-    click.echo(result.text or "(nothing new to recall)")
+    echo(result.text or "(nothing new to recall)")
 
 
 #: What `memory_core.cli` registers from this family.

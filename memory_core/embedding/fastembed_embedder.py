@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from memory_core.config import DEFAULT_MODEL
 from memory_core.embedding.base import Embedder
 from memory_core.errors import EmbedderUnavailableError
+from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     import numpy as np
@@ -86,7 +87,7 @@ def _load_fastembed(
     except Exception as exc:  # fastembed raises bare ValueError/OSError/RuntimeError variants
         where = folder or cache_dir
         raise EmbedderUnavailableError(
-            f"cannot load embedding model {model_id!r} from {where}: {exc}. memlens never "
+            f"cannot load embedding model {shown(model_id)} from {where}: {exc}. memlens never "
             f"downloads models; put the model in that cache folder or use the default "
             f"{DEFAULT_MODEL!r}"
         ) from exc

@@ -8,6 +8,7 @@ from memory_core.config import DEFAULT_MODEL, Settings
 from memory_core.embedding.base import Embedder, UnavailableEmbedder
 from memory_core.embedding.fastembed_embedder import FastEmbedEmbedder
 from memory_core.errors import EmbedderUnavailableError
+from memory_core.untrusted import shown
 
 #: Dimensions of models memlens knows without loading them.
 KNOWN_DIMENSIONS: dict[str, int] = {DEFAULT_MODEL: 384}
@@ -26,7 +27,7 @@ def model_dimension(model_id: str) -> int:
         if description["model"].lower() == model_id.lower():
             return int(description["dim"])
     raise EmbedderUnavailableError(
-        f"unknown embedding model {model_id!r}; use {DEFAULT_MODEL!r} or a fastembed model "
+        f"unknown embedding model {shown(model_id)}; use {DEFAULT_MODEL!r} or a fastembed model "
         f"name (see `fastembed.TextEmbedding.list_supported_models()`)"
     )
 

@@ -26,6 +26,7 @@ from memory_core.evaluation.results import EvalResult, evaluate_config
 from memory_core.evaluation.runner import Progress
 from memory_core.records import utcnow
 from memory_core.retrieval.config import RankingConfig
+from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     import polars as pl
@@ -103,7 +104,7 @@ class Comparison:
 def check_stat_test(name: str) -> str:
     """`name` if ranx can run it; otherwise an error listing the known tests."""
     if name not in STAT_TESTS:
-        raise InvalidConfigError(f"unknown significance test {name!r}; use one of: "
+        raise InvalidConfigError(f"unknown significance test {shown(name)}; use one of: "
                                  f"{', '.join(STAT_TESTS)}")
     return name
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from memory_core.errors import InvalidConfigError
 from memory_core.evaluation.queryset import Query
+from memory_core.untrusted import shown
 
 #: Metrics computed at every k, in display order.
 AT_K = ("recall", "precision", "hit_rate", "ndcg")
@@ -43,7 +44,7 @@ def check_ks(ks: Iterable[int]) -> tuple[int, ...]:
     values = list(ks)
     bad = [k for k in values if isinstance(k, bool) or not isinstance(k, int) or k < 1]
     if bad or not values:
-        raise InvalidConfigError(f"cut-offs k must be integers >= 1, got {values!r}")
+        raise InvalidConfigError(f"cut-offs k must be integers >= 1, got {shown(values)}")
     return tuple(sorted(set(values)))
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from memory_core.errors import InvalidFilterError, QuerySetError
 from memory_core.filters import Filter
 from memory_core.records import canonical_json
+from memory_core.untrusted import shown
 
 REQUIRED_KEYS = ("qid", "query", "relevant")
 OPTIONAL_KEYS = ("filter", "tags")
@@ -67,19 +68,19 @@ def _fail(where: str, message: str) -> QuerySetError:
 def _text(where: str, doc: Mapping[str, Any], key: str) -> str:
     value = doc.get(key)
     if not isinstance(value, str) or not value.strip():
-        raise _fail(where, f"{key!r} must be non-empty text, got {value!r}")
+        raise _fail(where, f"{key!r} must be non-empty text, got {shown(value)}")
     return value
 
 
 def _grades(where: str, value: Any) -> dict[str, int]:
     if not isinstance(value, dict) or not value:
         raise _fail(where, f"'relevant' must be a non-empty object of memory id -> grade, "
-                           f"got {value!r}")
+                           f"got {shown(value)}")
     for memory_id, grade in value.items():
         # bool is an int in Python; a grade of `true` is a mistake, not a 1
         if isinstance(grade, bool) or not isinstance(grade, int) or grade < 1:
-            raise _fail(where, f"grade of {memory_id!r} must be an integer >= 1 "
-                               f"(1 = relevant), got {grade!r}")
+            raise _fail(where, f"grade of {shown(memory_id)} must be an integer >= 1 "
+                               f"(1 = relevant), got {shown(grade)}")
         if not memory_id:
             raise _fail(where, "'relevant' has an empty memory id")
     return dict(value)
@@ -89,7 +90,7 @@ def _filter(where: str, value: Any) -> Filter:
     if value is None:
         return Filter()
     if not isinstance(value, dict):
-        raise _fail(where, f"'filter' must be an object of Filter fields, got {value!r}")
+        raise _fail(where, f"'filter' must be an object of Filter fields, got {shown(value)}")
     try:
         flt = Filter.from_dict(value)
         flt.to_predicate("default")  # checks every value now, so the line can be named
@@ -102,7 +103,7 @@ def _tags(where: str, value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(t, str) and t for t in value):
-        raise _fail(where, f"'tags' must be a list of non-empty text, got {value!r}")
+        raise _fail(where, f"'tags' must be a list of non-empty text, got {shown(value)}")
     return tuple(value)
 
 
@@ -149,7 +150,7 @@ def load_queries(path: str | Path) -> list[Query]:
             raise _fail(where, f"not JSON ({exc.msg} at column {exc.colno})") from exc
         query = parse_query(doc, where)
         if query.qid in first_line:
-            raise _fail(where, f"qid {query.qid!r} repeats the one on line "
+            raise _fail(where, f"qid {shown(query.qid)} repeats the one on line "
                                f"{first_line[query.qid]}; give every query its own qid")
         first_line[query.qid] = number
         queries.append(query)
@@ -167,7 +168,7 @@ def write_queries(path: str | Path, queries: Iterable[Query]) -> int:
     seen: set[str] = set()
     for q in items:
         if q.qid in seen:
-            raise QuerySetError(f"qid {q.qid!r} appears twice; give every query its own qid")
+            raise QuerySetError(f"qid {shown(q.qid)} appears twice; give every query its own qid")
         seen.add(q.qid)
     text = "".join(canonical_json(q.to_dict()) + "\n" for q in items)
     Path(path).write_text(text, encoding="utf-8", newline="\n")

@@ -20,6 +20,7 @@ from memory_core.records import utcnow
 from memory_core.retrieval.config import RankingConfig
 from memory_core.retrieval.search import Hit, search
 from memory_core.store import MemoryStore
+from memory_core.untrusted import shown
 
 Progress = Callable[[int], None]
 
@@ -77,7 +78,7 @@ def check_reachable(store: MemoryStore, queries: Sequence[Query]) -> None:
     if queries and len(unreachable_queries(store, queries)) == len(queries):
         raise QuerySetError(
             f"none of the {len(queries)} queries has a relevant memory in tenant "
-            f"{store.tenant!r} of {store.uri}; point --store/--tenant (MEMLENS_STORE, "
+            f"{shown(store.tenant)} of {store.uri}; point --store/--tenant (MEMLENS_STORE, "
             f"MEMLENS_TENANT) at the store the query set was made for, or import its "
             f"benchmark there first")
 

@@ -19,6 +19,7 @@ from memory_core.columns import names
 from memory_core.errors import DiffError
 from memory_core.exchange.diff_sides import KINDS, DiffSide
 from memory_core.records import Edge, Memory, canonical_json
+from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     import polars as pl
@@ -70,7 +71,7 @@ class DiffResult:
         import polars as pl
 
         if by not in BREAKDOWNS:
-            raise DiffError(f"cannot break a diff down by {by!r}; use one of "
+            raise DiffError(f"cannot break a diff down by {shown(by)}; use one of "
                             f"{', '.join(BREAKDOWNS)}")
         part = self.records.filter(pl.col("kind") == kind).with_columns(
             value=pl.col(by).fill_null("(none)"))
@@ -88,7 +89,7 @@ class DiffResult:
 
         row = self.records.filter((pl.col("kind") == kind) & (pl.col("id") == record_id))
         if not row.height:
-            raise DiffError(f"{kind} {record_id!r} did not change between the two sides")
+            raise DiffError(f"{kind} {shown(record_id)} did not change between the two sides")
         old, new = row["old"][0], row["new"][0]
         return (json.loads(old) if old else None, json.loads(new) if new else None)
 
@@ -150,7 +151,7 @@ def check_ignore(ignore: Iterable[str]) -> tuple[str, ...]:
     fields = tuple(dict.fromkeys(ignore))
     for name in fields:
         if name not in known and not (name.startswith("metadata.") and len(name) > 9):
-            raise DiffError(f"unknown field {name!r} to ignore; fields: "
+            raise DiffError(f"unknown field {shown(name)} to ignore; fields: "
                             f"{', '.join(sorted(known))}, or metadata.KEY")
     return fields
 

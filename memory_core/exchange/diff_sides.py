@@ -25,6 +25,7 @@ from memory_core.exchange.readers import open_source
 from memory_core.exchange.store_lines import edge_lines, memory_lines
 from memory_core.records import canonical_json, content_hash, validate_edge, validate_memory
 from memory_core.schema import normalise_embedding_status
+from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     import polars as pl
@@ -190,12 +191,12 @@ def load_side(spec: str, store: MemoryStore | None = None) -> DiffSide:
     """
     if spec == LIVE or spec.startswith(VERSION):
         if store is None:
-            raise DiffError(f"the side {spec!r} needs a store")
+            raise DiffError(f"the side {shown(spec)} needs a store")
         if spec == LIVE:
             return store_side(store)
         number = spec.removeprefix(VERSION)
         if not number.isdigit():
-            raise DiffError(f"{spec!r} is not a table version; write it like version:3")
+            raise DiffError(f"{shown(spec)} is not a table version; write it like version:3")
         return store_side(store, version=int(number))
     if not Path(spec).exists():
         raise DiffError(f"there is no export file at {spec}; a side is an export file, "

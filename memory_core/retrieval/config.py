@@ -12,6 +12,7 @@ from typing import Any
 
 from memory_core.decay import DecayParams
 from memory_core.errors import InvalidConfigError
+from memory_core.untrusted import shown
 
 MAX_HOPS, MAX_FANOUT, MAX_BEAM = 2, 3, 8
 
@@ -123,5 +124,5 @@ def preset(name: str) -> RankingConfig:
         return PRESETS[name]
     except KeyError:
         raise InvalidConfigError(
-            f"unknown preset {name!r}; use one of: {', '.join(PRESETS)}"
+            f"unknown preset {shown(name)}; use one of: {', '.join(PRESETS)}"
         ) from None

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory_core.errors import InvalidConfigError
 from memory_core.records import Memory
+from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     from memory_core.retrieval.results import Hit
@@ -31,7 +32,8 @@ def _cut(text: str, width: int) -> str:
 def check_tier(tier: str) -> str:
     """`tier` if known, else `InvalidConfigError` naming the tiers."""
     if tier not in TIERS:
-        raise InvalidConfigError(f"unknown output tier {tier!r}; use one of: {', '.join(TIERS)}")
+        raise InvalidConfigError(
+            f"unknown output tier {shown(tier)}; use one of: {', '.join(TIERS)}")
     return tier
 
 

@@ -122,3 +122,38 @@ def test_time_range_and_tags_select_rows(store: MemoryStore) -> None:
                                                                                      "june"]
     both = store.list(Filter(tags=["ci", "cache"], tags_mode="all"))
     assert [m.content for m in both] == ["april"]
+
+
+def test_an_empty_free_text_value_matches_exactly_the_empty_field(store: MemoryStore) -> None:
+    # None is "no restriction"; "" is a value a record can hold, so it stays selectable
+    store.add([Memory.new("blank", project="", agent="", tags=[""]),
+               Memory.new("absent"), Memory.new("named", project="herd", agent="a")],
+              dedup=False)
+    for field in ("project", "agent", "tags"):
+        value = [""] if field == "tags" else ""
+        assert [m.content for m in store.list(Filter(**{field: value}))] == ["blank"], field
+    assert store.count(Filter(project=None)) == 3
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("tenant", "", "tenant is empty; leave it None for the store's tenant"),
+    ("created_after", "", "created_after is empty; leave it None for no bound"),
+    ("created_before", "  ", "created_before is empty; leave it None for no bound"),
+    ("status", "", "unknown status ''"),
+    ("importance", "", "unknown importance ''"),
+    ("embedding_status", "", "unknown embedding_status ''"),
+    ("memory_type", "", "memory_type must be a non-empty string"),
+])
+def test_an_empty_value_that_can_match_nothing_is_refused(field: str, value: str,
+                                                          message: str) -> None:
+    with pytest.raises(InvalidFilterError) as caught:
+        Filter(**{field: value}).to_predicate("default")
+    assert str(caught.value).startswith(message)
+
+
+@pytest.mark.parametrize("field", ["project", "tenant", "tags", "ids"])
+def test_text_that_is_not_unicode_is_refused_not_a_crash(field: str) -> None:
+    # what a byte that is not UTF-8 on the command line becomes (surrogateescape)
+    value = "caf\udce9"
+    with pytest.raises(InvalidFilterError, match=r"'caf\\udce9' is not valid Unicode text"):
+        Filter(**{field: [value] if field in ("tags", "ids") else value}).to_predicate("d")

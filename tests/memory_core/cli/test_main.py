@@ -65,7 +65,9 @@ def _cli_imports(path: Path) -> set[str]:
 
 
 def test_command_modules_import_only_the_shared_options() -> None:
-    modules = sorted(p for p in CLI_DIR.glob("*.py") if p.name != "__init__.py")
+    # the package and `python -m memory_core.cli` assemble the commands: they import them all
+    modules = sorted(p for p in CLI_DIR.glob("*.py") if p.name not in ("__init__.py",
+                                                                        "__main__.py"))
     assert {p.stem for p in modules} >= {"options", "memories", "search", "maintenance",
                                           "exchange", "eval", "bench"}
     for path in modules:
@@ -85,4 +87,10 @@ def test_the_console_script_entry_point_runs() -> None:
     # pyproject's `memlens = "memory_core.cli:main"`, in a fresh interpreter
     done = subprocess.run([sys.executable, "-c", "from memory_core.cli import main; main()",
                            "--version"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "memlens" in done.stdout, done.stderr
+
+
+def test_python_dash_m_runs_the_cli() -> None:
+    done = subprocess.run([sys.executable, "-m", "memory_core.cli", "--version"],
+                          capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "memlens" in done.stdout, done.stderr
