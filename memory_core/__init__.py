@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from memory_core.errors import ReadOnlyError as ReadOnlyError
     from memory_core.errors import SchemaVersionError as SchemaVersionError
     from memory_core.errors import StoreLocationError as StoreLocationError
+    from memory_core.errors import StoreNotAllowedError as StoreNotAllowedError
     from memory_core.errors import StoreNotFoundError as StoreNotFoundError
     from memory_core.errors import TenantNotFoundError as TenantNotFoundError
     from memory_core.errors import UnknownFormatError as UnknownFormatError
@@ -129,6 +130,7 @@ _EXPORTS: dict[str, str] = {
     "InvalidFilterError": "memory_core.errors",
     "StoreLocationError": "memory_core.errors",
     "StoreNotFoundError": "memory_core.errors",
+    "StoreNotAllowedError": "memory_core.errors",
     "SchemaVersionError": "memory_core.errors",
     "ModelMismatchError": "memory_core.errors",
     "TenantNotFoundError": "memory_core.errors",
