@@ -8,6 +8,9 @@ file names come from agents and users, so every sink escapes them.
   newline and tab, DEL, C1, and so every ESC/CSI/OSC sequence) shown as `\\x1b`-style text:
   a memory cannot set the clipboard (OSC 52), the window title or clear the screen.
 * `shown`: a value for an error line: `repr`, cut to 80 characters, with its full length.
+* `for_html`: `visible`, plus `&`, `<`, `>` and `%` as character references, for text that
+  plotly draws (axis and legend labels, titles, hover text): plotly renders a subset of HTML
+  there, links included (`<a href=...>`), and `%{...}` in a hover template is a variable.
 """
 
 from __future__ import annotations
@@ -40,6 +43,19 @@ def visible(text: str) -> str:
         return out
     # any other format character (Unicode category Cf) is invisible too
     return "".join(f"<U+{ord(c):04X}>" if unicodedata.category(c) == "Cf" else c for c in out)
+
+
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "%": "&#37;"}
+_HTML_SPECIAL = re.compile("[&<>%]")
+
+
+def for_html(text: object) -> str:
+    """`text` for plotly's labels and hover text: shown as written, never as markup.
+
+    >>> for_html('<a href="http://x">50%</a>')
+    '&lt;a href="http://x"&gt;50&#37;&lt;/a&gt;'
+    """
+    return _HTML_SPECIAL.sub(lambda m: _HTML[m.group()], visible(str(text)))
 
 
 def for_terminal(text: str) -> str:
