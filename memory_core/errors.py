@@ -89,3 +89,7 @@ class UnknownFormatError(MemlensError, ValueError):
 class DiffError(MemlensError):
     """A diff side is not an export file, `live` or `version:N`, or a field to ignore is
     unknown."""
+
+
+class StoreBusyError(MemlensError):
+    """Another process kept the store's write lock longer than memlens waits for it."""

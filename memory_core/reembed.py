@@ -72,9 +72,11 @@ def fill_pending(
             raise EmbedderUnavailableError(
                 f"{len(ids)} memories are still pending: {exc}"
             ) from exc
-        _merge_vectors(store, ids, vectors, batch_rows)
-        store.append_audit("reembed", ids, after={"embedded": len(ids), "model": store.model_id},
-                           table_version=store.version)
+        with store.writing("reembed"):  # all batches or none
+            _merge_vectors(store, ids, vectors, batch_rows)
+            store.append_audit("reembed", ids,
+                               after={"embedded": len(ids), "model": store.model_id},
+                               table_version=store.version)
     return ReembedReport(len(ids), store.model_id, store.dimension, store.version)
 
 
@@ -92,16 +94,22 @@ def switch_model(
     ids, contents = rows["id"].to_pylist(), rows["content"].to_pylist()
     vectors = embedder.embed(contents, progress=progress)
     old_model = (store.model_id, store.dimension)
-    store.bulk.set_vector_model(embedder)
-    _merge_vectors(store, ids, vectors, batch_rows)
-    version = store.version
-    tenants = rows["tenant"].to_pylist()
-    for tenant in sorted(set(tenants)):
-        tenant_ids = [i for i, t in zip(ids, tenants, strict=True) if t == tenant]
-        store.append_audit(
-            "reembed", tenant_ids, tenant=tenant,
-            before={"model": old_model[0], "dimension": old_model[1]},
-            after={"model": embedder.model_id, "dimension": embedder.dimension},
-            reason="embedding model changed", table_version=version,
-        )
+    old_embedder = store.embedder
+    try:
+        with store.writing("switch model"):  # the column swap, every batch, every audit row
+            store.bulk.set_vector_model(embedder)
+            _merge_vectors(store, ids, vectors, batch_rows)
+            version = store.version
+            tenants = rows["tenant"].to_pylist()
+            for tenant in sorted(set(tenants)):
+                tenant_ids = [i for i, t in zip(ids, tenants, strict=True) if t == tenant]
+                store.append_audit(
+                    "reembed", tenant_ids, tenant=tenant,
+                    before={"model": old_model[0], "dimension": old_model[1]},
+                    after={"model": embedder.model_id, "dimension": embedder.dimension},
+                    reason="embedding model changed", table_version=version,
+                )
+    except BaseException:
+        store.use_model(old_embedder)  # the tables were put back; so is the handle
+        raise
     return ReembedReport(len(ids), embedder.model_id, embedder.dimension, version)

@@ -39,6 +39,9 @@ class StoreStats:
     duplicate_groups: int = 0
     duplicate_memories: int = 0
     dangling_edges: int = 0
+    #: A write that died half way (an interrupted import): rolled back when this store was
+    #: opened for writing, or waiting for the next write to roll it back.
+    interrupted_write: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-friendly dict (for `--json`)."""
@@ -91,6 +94,7 @@ def store_stats(store: MemoryStore) -> StoreStats:
         duplicate_groups=dup_groups,
         duplicate_memories=dup_members,
         dangling_edges=dangling_edge_count(store, set(frame["id"].to_list())),
+        interrupted_write=store.interrupted_write(),
     )
 
 

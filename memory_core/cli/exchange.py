@@ -19,6 +19,7 @@ from memory_core.cli.options import (
     json_option,
     open_store,
     progress_bar,
+    settings_of,
     shorten,
     store_options,
 )
@@ -140,15 +141,15 @@ def import_command(ctx: click.Context, path: Path, fmt: str, mode: str | None, d
     """Import memories from PATH: a memlens export or another memory system's files. All
     or nothing: every record is checked before anything is written; memories without
     vectors are embedded."""
-    from memory_core.exchange.importer import import_file
+    from memory_core.exchange.importer import import_into
     from memory_core.exchange.readers import AUTO, ReadOptions
 
     options = ReadOptions(limit=limit, project=project, table=table, params=_params(params))
-    store = open_store(ctx)
     with progress_bar("reading records") as read, progress_bar("embedding") as bar:
-        report = import_file(store, path, mode=mode, format=fmt,  # type: ignore[arg-type]
-                             options=options, dry_run=dry_run, queries_out=queries_out,
-                             progress=bar, read_progress=read)
+        # a missing store is created only after the whole input checked out
+        report = import_into(settings_of(ctx), path, mode=mode, format=fmt, options=options,
+                             dry_run=dry_run, queries_out=queries_out, progress=bar,
+                             read_progress=read)
     if as_json:
         emit_json(report.to_dict())
         return

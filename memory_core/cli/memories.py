@@ -124,6 +124,8 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     click.echo(f"    health: {s.pending_embeddings} pending embeddings, {s.duplicate_groups} "
                f"duplicate groups ({s.duplicate_memories} memories), {s.dangling_edges} "
                f"dangling edges")
+    if s.interrupted_write:
+        click.echo(f"   warning: {s.interrupted_write}", err=True)
 
 
 def _metadata(text: str | None) -> dict[str, Any]:

@@ -115,7 +115,8 @@ def _drop(store: MemoryStore, drop_tables: bool) -> MemoryStore:
 
 
 def _restore(store: MemoryStore, versions: dict[str, int]) -> None:
-    store.bulk.restore(versions)
+    with store.writing("drill rollback"):
+        store.bulk.restore(versions)
 
 
 def run_drill(

@@ -8,15 +8,19 @@
 3. Check: `empty` mode needs a tenant without memories; ids of other tenants are refused.
 4. Commit: `empty` mode appends all memories in one write (embedding those without a vector),
    `merge` mode upserts them (inserted / updated / unchanged by id); edges and audit rows whose
-   id is new are appended. If a write fails, the tables written are restored to their versions
-   before the import.
+   id is new are appended.
+
+Steps 2 to 4 run inside `store.writing` (the store's write lock and journal): no other writer
+slips in between the checks and the writes, and if the import fails, or its process is
+killed, memories, edges and audit are put back together (at once, or by the next writer).
+Staging happens in a scratch folder kept with the store and removed afterwards.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import tempfile
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -26,6 +30,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memory_core.codec import memory_from_row
+from memory_core.config import Settings
+from memory_core.embedding import Embedder
 from memory_core.errors import EmbedderUnavailableError, ImportConflictError, ReadOnlyError
 from memory_core.exchange.import_report import ImportReport
 from memory_core.exchange.readers import AUTO, NO_OPTIONS, ReadOptions, get_reader, open_source
@@ -34,6 +40,7 @@ from memory_core.filters import Filter
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 from memory_core.store.audit import record_snapshot
+from memory_core.store.writes import unusable_id
 
 log = logging.getLogger(__name__)
 
@@ -59,10 +66,7 @@ def _existing(store: MemoryStore, ids: dict[str, int], kind: str) -> set[str]:
     owners = store.bulk.owners(kind, list(ids))
     clash = sorted(i for i in ids if i in owners and owners[i] != tenant)
     if clash:
-        raise ImportConflictError(
-            f"{kind} id {clash[0]!r} (line {ids[clash[0]]}) already belongs to tenant "
-            f"{owners[clash[0]]!r}; import into that tenant or give the record a new id"
-        )
+        raise ImportConflictError(unusable_id(kind, clash[0], f" (line {ids[clash[0]]})"))
     return {i for i in ids if i in owners}
 
 
@@ -78,10 +82,8 @@ def _check_memories(store: MemoryStore, staged: StagedImport, mode: str) -> None
     owners = store.id_owners(list(staged.memory_ids))
     foreign = sorted(i for i, t in owners.items() if t != store.tenant)
     if foreign:
-        raise ImportConflictError(
-            f"memory id {foreign[0]!r} (line {staged.memory_ids[foreign[0]]}) already belongs "
-            f"to tenant {owners[foreign[0]]!r}; import into that tenant or give it a new id"
-        )
+        line = staged.memory_ids[foreign[0]]
+        raise ImportConflictError(unusable_id("memory", foreign[0], f" (line {line})"))
 
 
 def _with_vectors(batch: pa.RecordBatch, store: MemoryStore, written: _Written,
@@ -195,11 +197,6 @@ def _dangling_edges(store: MemoryStore, staged: StagedImport) -> int:
     return count
 
 
-def _rollback(store: MemoryStore, before: dict[str, int]) -> None:
-    for name in store.bulk.restore(before):
-        log.warning("import failed; restored table %s to version %d", name, before[name])
-
-
 def _write_queries(path: Path, queries: list[dict[str, Any]], moved: dict[str, str]) -> int:
     """Write a benchmark's query set, its relevant ids pointed at the memories kept."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -259,8 +256,9 @@ def import_file(
     mode = mode or reader.default_mode
     dedup = ContentDedup(store.content_holder) \
         if reader.dedup_content else None
-    with tempfile.TemporaryDirectory(prefix="memlens-import-") as folder:
-        staged = stage(source, folder=Path(folder), store=store,
+    guard = nullcontext() if dry_run else store.writing("import")
+    with guard, store.scratch("import") as folder:
+        staged = stage(source, folder=folder, store=store,
                        tenant=store.tenant, progress=read_progress, dedup=dedup)
         _check_memories(store, staged, mode)
         old_edges = _existing(store, staged.edge_ids, "edge")
@@ -285,26 +283,23 @@ def import_file(
                 queries=len(source.queries), table_versions=store.table_versions())
         name = Path(path).name
         reason = f"import {name} ({info.format}, mode {mode})"
-        before = store.table_versions()
-        try:
-            if mode == "empty":
-                written = _commit_empty(store, staged, embed, progress)
-            else:
-                written = _commit_merge(store, staged, reason, progress)
-            edges_added = _append_new(store, staged, "edge", old_edges)
-            audit_added = _append_new(store, staged, "audit", old_audit)
-            if record_audit and (mode == "empty" or edges_added or audit_added):
-                store.append_audit(
-                    "import", written.inserted if mode == "empty" else [],
-                    after=record_snapshot(staged.preview) if staged.counts["memory"] <= 100
-                    else {"count": staged.counts["memory"]},
-                    reason=f"{reason}: {staged.counts['memory']} memories, {edges_added} "
-                           f"edges, {audit_added} audit rows",
-                    table_version=store.version,
-                )
-        except BaseException:
-            _rollback(store, before)
-            raise
+        # Inside `store.writing`: a failure, or a kill -9 (rolled back by the next writer),
+        # puts memories, edges and audit back together: the import is all or nothing.
+        if mode == "empty":
+            written = _commit_empty(store, staged, embed, progress)
+        else:
+            written = _commit_merge(store, staged, reason, progress)
+        edges_added = _append_new(store, staged, "edge", old_edges)
+        audit_added = _append_new(store, staged, "audit", old_audit)
+        if record_audit and (mode == "empty" or edges_added or audit_added):
+            store.append_audit(
+                "import", written.inserted if mode == "empty" else [],
+                after=record_snapshot(staged.preview) if staged.counts["memory"] <= 100
+                else {"count": staged.counts["memory"]},
+                reason=f"{reason}: {staged.counts['memory']} memories, {edges_added} "
+                       f"edges, {audit_added} audit rows",
+                table_version=store.version,
+            )
     written_queries = 0
     if queries_out is not None and source.queries:
         written_queries = _write_queries(Path(queries_out), source.queries,
@@ -320,3 +315,33 @@ def import_file(
         queries_path=str(queries_out) if written_queries else None,
         table_versions=store.table_versions(),
     )
+
+
+def import_into(
+    settings: Settings,
+    path: Path | str,
+    *,
+    embedder: Embedder | None = None,
+    **kwargs: Any,
+) -> ImportReport:
+    """`import_file` into the store `settings` point at, which need not exist yet.
+
+    A missing store is created only once the whole input has been read and checked (in a
+    scratch store under the model cache, removed afterwards), so bad input never leaves an
+    empty store behind; with `dry_run` it is not created at all. `kwargs` go to
+    `import_file`.
+    """
+    from memory_core.embedding import load_embedder
+    from memory_core.store import store_exists
+    from memory_core.store.scratch import scratch_folder
+
+    embedder = embedder or load_embedder(settings)
+    if not store_exists(settings.store_uri):
+        with scratch_folder(settings.model_cache / "scratch", "check") as folder:
+            scratch = MemoryStore.open(str(folder / "store"), embedder=embedder,
+                                       read_only=False, settings=settings)
+            checked = import_file(scratch, path, **{**kwargs, "dry_run": True})
+        if kwargs.get("dry_run"):
+            return checked
+    store = MemoryStore.open(embedder=embedder, settings=settings)
+    return import_file(store, path, **kwargs)

@@ -7,7 +7,7 @@ Everything that touches the LanceDB tables lives in this package; the engines ab
 from memory_core.store.memory_store import MemoryStore
 from memory_core.store.reports import AddReport, UpsertReport, VersionInfo
 from memory_core.store.snapshot import Snapshot
-from memory_core.store.tables import StoreTables, is_remote, open_tables
+from memory_core.store.tables import StoreTables, is_remote, open_tables, store_exists
 
 __all__ = ["AddReport", "MemoryStore", "Snapshot", "StoreTables", "UpsertReport",
-           "VersionInfo", "is_remote", "open_tables"]
+           "VersionInfo", "is_remote", "open_tables", "store_exists"]

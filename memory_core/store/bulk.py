@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from memory_core.codec import vector_field
-from memory_core.errors import ReadOnlyError
 from memory_core.filters import sql_string
 from memory_core.schema import AUDIT, EDGES, MEMORIES
 
@@ -38,18 +37,14 @@ class BulkTables:
             raise ValueError(f"unknown record kind {kind!r}; use one of: {', '.join(TABLE_OF)}")
         return getattr(self._store.tables, TABLE_OF[kind])
 
-    def _writable(self) -> None:
-        if self._store.read_only:
-            raise ReadOnlyError(f"the store {self._store.uri} is open read-only; unset "
-                                f"MEMLENS_READ_ONLY to write")
 
     def append(self, kind: str, data: pa.Table | pa.RecordBatchReader) -> int:
         """Append rows already in the table's schema (one commit); returns the version."""
-        self._writable()
-        table = self._table(kind)
-        table.add(data)
-        self._store.forget_caches()
-        return int(table.version)
+        with self._store.writing("append"):
+            table = self._table(kind)
+            table.add(data)
+            self._store.forget_caches()
+            return int(table.version)
 
     def owners(self, kind: str, ids: Sequence[str]) -> dict[str, str]:
         """The tenant of each of `ids` that exists in the table of `kind` (any tenant)."""
@@ -75,26 +70,26 @@ class BulkTables:
 
     def update(self, rows: pa.Table) -> int:
         """Overwrite the given columns of existing memories by id (one commit)."""
-        self._writable()
-        table = self._store.tables.memories
-        table.merge_insert("id").when_matched_update_all().execute(rows)
-        self._store.forget_caches()
-        return int(table.version)
+        with self._store.writing("update"):
+            table = self._store.tables.memories
+            table.merge_insert("id").when_matched_update_all().execute(rows)
+            self._store.forget_caches()
+            return int(table.version)
 
     def delete_ids(self, kind: str, ids: Sequence[str]) -> None:
         """Delete the rows of `kind` with these ids (any tenant)."""
-        self._writable()
-        if ids:
-            self._table(kind).delete(f"id IN ({', '.join(sql_string(i) for i in ids)})")
-            self._store.forget_caches()
+        with self._store.writing("delete ids"):
+            if ids:
+                self._table(kind).delete(f"id IN ({', '.join(sql_string(i) for i in ids)})")
+                self._store.forget_caches()
 
     def delete_tenant(self) -> None:
         """Delete every row of the store's tenant from the three tables."""
-        self._writable()
-        where = f"tenant = {sql_string(self._store.tenant)}"
-        for kind in TABLE_OF:
-            self._table(kind).delete(where)
-        self._store.forget_caches()
+        with self._store.writing("delete tenant"):
+            where = f"tenant = {sql_string(self._store.tenant)}"
+            for kind in TABLE_OF:
+                self._table(kind).delete(where)
+            self._store.forget_caches()
 
     def other_tenants_rows(self) -> dict[str, int]:
         """Rows of other tenants, by table name."""
@@ -103,9 +98,9 @@ class BulkTables:
 
     def drop_tables(self) -> None:
         """Drop the three tables (every tenant's rows); reopen the store to recreate them."""
-        self._writable()
-        for name in TABLE_OF.values():
-            self._store.tables.db.drop_table(name)
+        with self._store.writing("drop tables"):
+            for name in TABLE_OF.values():
+                self._store.tables.db.drop_table(name)
 
     def restore(self, versions: dict[str, int]) -> list[str]:
         """Put each table named in `versions` back to that version when it moved; returns
@@ -123,11 +118,11 @@ class BulkTables:
     def set_vector_model(self, embedder: Embedder) -> None:
         """Replace the vector column by an empty one for `embedder`'s model and dimension
         (every tenant), and make `embedder` the store's; fill it with `update`."""
-        self._writable()
-        table = self._store.tables.memories
-        table.drop_columns(["vector"])
-        table.add_columns(vector_field(embedder.dimension, embedder.model_id))
-        self._store.use_model(embedder)
+        with self._store.writing("set vector model"):
+            table = self._store.tables.memories
+            table.drop_columns(["vector"])
+            table.add_columns(vector_field(embedder.dimension, embedder.model_id))
+            self._store.use_model(embedder)
 
     def optimize(self) -> None:
         """Compact the memories table and fold new rows into its indexes."""

@@ -16,8 +16,10 @@ from __future__ import annotations
 import builtins
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -38,7 +40,9 @@ from memory_core.store.audit import AuditLog, record_snapshot
 from memory_core.store.bulk import BulkTables
 from memory_core.store.edges import EdgeTable
 from memory_core.store.keys import KeyIndex
+from memory_core.store.lock import WriteLock, control_folder
 from memory_core.store.reports import AddReport, UpsertReport, VersionInfo
+from memory_core.store.scratch import scratch_folder, sweep
 from memory_core.store.snapshot import Snapshot, snapshot
 from memory_core.store.tables import StoreTables, open_tables
 from memory_core.store.writes import MemoryWrites
@@ -65,6 +69,7 @@ class MemoryStore:
         embedder: Embedder,
         read_only: bool = False,
         actor: str = "memlens",
+        cache: Path | None = None,
     ) -> None:
         self.tables = tables
         self.tenant = tenant
@@ -77,6 +82,9 @@ class MemoryStore:
         self._writes = MemoryWrites(self)
         self.bulk = BulkTables(self)
         self.fts_ready = False  # set once the full-text index is known to exist
+        self._lock = WriteLock.of(control_folder(tables.uri, cache or Settings().model_cache))
+        #: What opening the store found of a writer that died half way (see `store.lock`).
+        self.recovered: str | None = None
 
     @classmethod
     def open(
@@ -113,7 +121,9 @@ class MemoryStore:
             embedder=embedder,
             read_only=read_only,
             actor=settings.actor,
+            cache=settings.model_cache,
         )
+        store.recover_if_interrupted()
         if require_tenant:
             store.require_tenant()
         return store
@@ -270,6 +280,76 @@ class MemoryStore:
         `memories_version` when given), for readers that must not see later writes."""
         return snapshot(self.tables, memories_version=memories_version)
 
+    # ------------------------------------------------------- lock and journal
+    @contextmanager
+    def writing(self, action: str) -> Iterator[None]:
+        """Run a write as one step: under the store's write lock (other processes wait), with
+        a journal of the table versions before it, so that a failure (or, at the next
+        write, a `kill -9`) puts every table back. Reentrant: nested writes join the outer.
+        """
+        self._writable()
+        with self._lock.held(action) as outermost:
+            if not outermost:
+                yield
+                return
+            self._recover()
+            before = self.table_versions()
+            self._lock.write_journal(action, before)
+            try:
+                yield
+            except BaseException:
+                restored = self.bulk.restore(before)
+                if restored:
+                    log.warning("%s failed; tables %s put back to %s", action, restored, before)
+                self._lock.clear_journal()
+                raise
+            self._lock.clear_journal()
+
+    def _recover(self) -> None:
+        """Put back the tables of a writer that died half way (the caller holds the lock)."""
+        entry = self._lock.read_journal()
+        if entry is None:
+            return
+        restored = self.bulk.restore(entry.versions)
+        self.recovered = (f"an interrupted write ({entry.describe()}) was rolled back: "
+                          f"{', '.join(restored) or 'no table'} restored to the versions "
+                          f"before it")
+        log.warning("%s", self.recovered)
+        if restored:
+            self._audit.append(tenant=self.tenant, actor=self.actor, action="recover",
+                               target_ids=[], before=entry.versions,
+                               after=self.table_versions(), reason=self.recovered)
+        self._lock.clear_journal()
+
+    def interrupted_write(self) -> str | None:
+        """A write that died half way and is not rolled back yet (a read-only handle cannot
+        roll it back), or the one opening this store rolled back; None when neither."""
+        if self.recovered:
+            return self.recovered
+        entry = self._lock.read_journal()
+        if entry is None or not self._lock.is_free():
+            return None
+        return (f"an interrupted write ({entry.describe()}) left the tables part-written; "
+                f"the next memlens write (e.g. `memlens reembed`) rolls it back")
+
+    def recover_if_interrupted(self) -> None:
+        """Roll back a dead writer's half-done write now, if there is one and the store is
+        writable (a live writer's journal is left alone)."""
+        if self.read_only or not self._lock.is_free():
+            return
+        sweep(self._lock.folder)
+        if self._lock.read_journal() is None:
+            return
+        with self._lock.held("recovery"):
+            self._recover()
+
+    @contextmanager
+    def scratch(self, purpose: str) -> Iterator[Path]:
+        """A private folder kept with the store for `purpose`'s temporary files (import
+        staging), removed afterwards; those of dead processes are swept first."""
+        with scratch_folder(self._lock.folder, purpose) as folder:
+            yield folder
+
     def forget_caches(self) -> None:
         """Drop what this process cached about the tables (after a bulk write)."""
         self._keys.invalidate()
@@ -304,15 +384,15 @@ class MemoryStore:
         the same call) is reported as a duplicate and not inserted. An id that exists already
         is an error (use `upsert`). Nothing is written if any record is invalid.
         """
-        self._writable()
-        return self._writes.add(memories, dedup=dedup, reason=reason, action=action,
-                                progress=progress, batch_rows=batch_rows)
+        with self.writing(action):
+            return self._writes.add(memories, dedup=dedup, reason=reason, action=action,
+                                    progress=progress, batch_rows=batch_rows)
 
     def upsert(self, memories: Iterable[Memory], *, reason: str | None = None,
                progress: Progress | None = None) -> UpsertReport:
         """Insert new ids, replace changed ones, skip identical ones; one audit row."""
-        self._writable()
-        return self._writes.upsert(memories, reason=reason, progress=progress)
+        with self.writing("upsert"):
+            return self._writes.upsert(memories, reason=reason, progress=progress)
 
     def record_access(self, ids: Sequence[str], *, at: datetime | None = None,
                       reason: str | None = None) -> int:
@@ -320,33 +400,34 @@ class MemoryStore:
 
         Only `recall` calls this; searching and browsing never change access statistics.
         """
-        self._writable()
-        return self._writes.record_access(ids, at=at, reason=reason)
+        with self.writing("recall"):
+            return self._writes.record_access(ids, at=at, reason=reason)
 
     # ----------------------------------------------------------------- edges
     def add_edges(self, edges: Iterable[Edge], *, check_endpoints: bool = True,
                   reason: str | None = None) -> int:
         """Insert edges of this tenant; endpoints must exist unless `check_endpoints` is off."""
-        self._writable()
         batch = [validate_edge(replace(e, tenant=self.tenant)) for e in edges]
         if not batch:
+            self._writable()
             return 0
         ends = {e.source_id for e in batch} | {e.target_id for e in batch}
-        if check_endpoints:
-            missing = sorted(ends - set(self.get_many(sorted(ends))))
-            if missing:
-                raise InvalidRecordError(
-                    f"edge endpoint {missing[0]!r} is not a memory of tenant {self.tenant!r}; "
-                    f"add the memory first"
-                )
-        version = self._edges.append(batch)
-        self.append_audit(
-            "add_edges",
-            # the edges, then the memories they link, so a memory's history shows its links
-            [e.id for e in batch] + sorted(ends),
-            after=record_snapshot([edge_doc(e) for e in batch]), reason=reason,
-            table_version=version,
-        )
+        with self.writing("add_edges"):
+            if check_endpoints:
+                missing = sorted(ends - set(self.get_many(sorted(ends))))
+                if missing:
+                    raise InvalidRecordError(
+                        f"edge endpoint {missing[0]!r} is not a memory of tenant "
+                        f"{self.tenant!r}; add the memory first"
+                    )
+            version = self._edges.append(batch)
+            self.append_audit(
+                "add_edges",
+                # the edges, then the memories they link, so a memory's history shows them
+                [e.id for e in batch] + sorted(ends),
+                after=record_snapshot([edge_doc(e) for e in batch]), reason=reason,
+                table_version=version,
+            )
         return len(batch)
 
     def edges(self, *, memory_id: str | None = None, include_inactive: bool = False
@@ -377,8 +458,9 @@ class MemoryStore:
                      table_version: int | None = None, tenant: str | None = None
                      ) -> AuditEntry:
         """Append one audit row for a write made through memlens (this tenant by default)."""
-        return self._audit.append(
-            tenant=tenant or self.tenant, actor=self.actor, action=action,
-            target_ids=target_ids, before=before, after=after, reason=reason,
-            table_version=table_version,
-        )
+        with self.writing(action):
+            return self._audit.append(
+                tenant=tenant or self.tenant, actor=self.actor, action=action,
+                target_ids=target_ids, before=before, after=after, reason=reason,
+                table_version=table_version,
+            )

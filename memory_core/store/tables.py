@@ -68,6 +68,19 @@ def _check_location(uri: str, *, create: bool) -> None:
         )
 
 
+def store_exists(uri: str, *, storage_options: dict[str, str] | None = None) -> bool:
+    """Whether a memlens store (its `memories` table) is at `uri`; creates nothing."""
+    if not is_remote(uri):
+        return (Path(uri.removeprefix("file://")).expanduser() / f"{MEMORIES}.lance").is_dir()
+    import lancedb
+
+    try:
+        db = lancedb.connect(uri, storage_options=storage_options)
+        return MEMORIES in _list_tables(db)
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise StoreLocationError(f"cannot open the store at {uri}: {exc}") from exc
+
+
 def _list_tables(db: Any) -> set[str]:
     response = db.list_tables()
     names = getattr(response, "tables", response)

@@ -22,6 +22,7 @@ from memory_core.errors import EmbedderUnavailableError, InvalidRecordError
 from memory_core.records import Memory, utcnow, validate_memory
 from memory_core.store.audit import record_snapshot
 from memory_core.store.reports import AddReport, UpsertReport
+from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     from memory_core.store.memory_store import MemoryStore
@@ -29,6 +30,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int], None]
+
+
+def unusable_id(kind: str, record_id: str, where: str = "") -> str:
+    """The refusal of an id that another tenant holds, which must not reveal that tenant
+    (nor, beyond that the id cannot be used here, that the id exists)."""
+    return (f"{kind} id {shown(record_id)}{where} cannot be used in this tenant; give the "
+            f"record a new id (ids are unique across the whole store)")
 
 
 class MemoryWrites:
@@ -61,14 +69,12 @@ class MemoryWrites:
         return out, None
 
     def _refuse_foreign_ids(self, ids: Sequence[str]) -> dict[str, str]:
-        """Tenants of those `ids` that exist; an id of another tenant is an error."""
+        """Tenants of those `ids` that exist; an id held outside this tenant is an error
+        that says neither where nor whose (ids are unique store-wide; tenants are private)."""
         found = self._store._keys.tenants_of(ids)
         foreign = sorted(i for i, tenant in found.items() if tenant != self._store.tenant)
         if foreign:
-            raise InvalidRecordError(
-                f"memory id {foreign[0]!r} already belongs to another tenant; give the record "
-                f"a new id"
-            )
+            raise InvalidRecordError(unusable_id("memory", foreign[0]))
         return found
 
     def add(

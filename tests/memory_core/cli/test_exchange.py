@@ -144,3 +144,16 @@ def test_diff_warns_when_the_sides_hold_different_tenants(
     code, _, err = run(["--store", uri, "diff", str(tmp_path / "default.ndjson"), "live"],
                        capsys)
     assert code == 0 and "warning" not in err
+
+
+def test_a_bad_file_imported_into_a_missing_store_creates_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMLENS_EMBED_MODEL", "none")
+    monkeypatch.setenv("MEMLENS_MODEL_CACHE", str(tmp_path / "cache"))
+    bad = tmp_path / "bad.ndjson"
+    bad.write_text('{"memlens_export": 1, "schema_version": 1}\n{"kind": "memory"}\n')
+    target = tmp_path / "no-store-here"
+    code, _, err = run_cli(["--store", str(target), "import", str(bad)], capsys)
+    assert code == 1 and "line 2" in err and err.count("\n") == 1
+    assert not target.exists()

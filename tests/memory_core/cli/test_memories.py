@@ -42,7 +42,7 @@ def test_command_tenant_overrides_group_tenant(tmp_path: Path,
     assert [r["content"] for r in json.loads(out)] == ["acme only"]
 
 
-@pytest.mark.model  # the seed memory is embedded with the real model
+@pytest.mark.model
 @pytest.mark.parametrize("argv, message", [
     (["add", "   "], "empty content"),
     (["ls", "--tenant", "ghost"], "tenant 'ghost' has no memories"),

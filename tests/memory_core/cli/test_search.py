@@ -11,6 +11,7 @@ from memory_core.retrieval.config import preset
 from tests.conftest import run_cli
 
 run = run_cli
+pytestmark = pytest.mark.model  # the CLI embeds with the real model by default
 
 
 @pytest.fixture

@@ -138,8 +138,13 @@ def test_reads_are_scoped_to_one_tenant(store_path: str, fake_embedder: FakeEmbe
     assert [m.content for m in acme.list()] == ["acme secret plan"]
     with pytest.raises(MemoryNotFoundError):
         other.get(a.id)
-    with pytest.raises(InvalidRecordError, match="another tenant"):
+    with pytest.raises(InvalidRecordError, match="cannot be used in this tenant") as err:
         other.upsert([a])
+    # neither the other tenant nor that it holds the id is revealed (issue 20, item 14)
+    assert "acme" not in str(err.value) and "another tenant" not in str(err.value)
+    with pytest.raises(InvalidRecordError, match="cannot be used in this tenant") as err:
+        other.add([a])
+    assert "acme" not in str(err.value)
     assert acme.tenants() == ["acme", "globex"]
 
 

@@ -1,0 +1,97 @@
+"""Two `memlens` processes writing one store at once (issue 20, item 1): ids stay unique and
+content stays de-duplicated, because every write holds the store's write lock while it
+checks and writes. Real subprocesses, several rounds."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memory_core.exchange.export import export_store
+from memory_core.exchange.importer import import_file
+from memory_core.filters import Filter
+from memory_core.schema import STATUSES
+from memory_core.store import MemoryStore
+from tests.conftest import FakeEmbedder
+
+ROUNDS = 3
+N = 300
+CLI = [sys.executable, "-c", "from memory_core.cli import main; main()"]
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    # no model: writes are pending, so each process is quick and the two overlap
+    return {**os.environ, "MEMLENS_EMBED_MODEL": "none",
+            "MEMLENS_MODEL_CACHE": str(tmp_path / "cache")}
+
+
+def _lines(path: Path, *, with_ids: bool) -> Path:
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(N):
+            line = {"content": f"memory {i}: the deploy of service {i % 17} needs a flag"}
+            if with_ids:
+                line["id"] = f"m-{i:03d}"
+            out.write(json.dumps(line) + "\n")
+    return path
+
+
+def _race(store: Path, file: Path, env: dict[str, str]) -> list[subprocess.CompletedProcess[str]]:
+    procs = [subprocess.Popen([*CLI, "--store", str(store), "add", "--file", str(file)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env) for _ in range(2)]
+    out = []
+    for proc in procs:
+        stdout, stderr = proc.communicate(timeout=120)
+        out.append(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr))
+    return out
+
+
+def _ids(store: Path) -> list[str]:
+    opened = MemoryStore.open(str(store), embedder=FakeEmbedder(), check_vectors=False)
+    return [m.id for m in opened.list(Filter(status=STATUSES))]
+
+
+def _new_store(path: Path, env: dict[str, str]) -> None:
+    subprocess.run([*CLI, "--store", str(path), "add", "the first memory"], env=env,
+                   check=True, capture_output=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("round_", range(ROUNDS))
+def test_two_adds_of_the_same_ids_insert_them_once(tmp_path: Path, round_: int) -> None:
+    env = _env(tmp_path)
+    store = tmp_path / "store"
+    _new_store(store, env)
+    results = _race(store, _lines(tmp_path / "same.ndjson", with_ids=True), env)
+    codes = sorted(r.returncode for r in results)
+    assert codes == [0, 1], [r.stderr for r in results]
+    winner = next(r for r in results if r.returncode == 0)
+    loser = next(r for r in results if r.returncode == 1)
+    assert f"{N} inserted" in winner.stdout
+    assert "already exists" in loser.stderr and loser.stderr.count("\n") == 1
+    ids = _ids(store)
+    assert len(ids) == len(set(ids)) == N + 1
+    # and the store still round-trips: export, import elsewhere, same ids
+    opened = MemoryStore.open(str(store), embedder=FakeEmbedder(), check_vectors=False)
+    export_store(opened, tmp_path / "out.ndjson")
+    again = MemoryStore.open(str(tmp_path / "again"), embedder=FakeEmbedder())
+    assert len(import_file(again, tmp_path / "out.ndjson", embed=False).inserted) == N + 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("round_", range(ROUNDS))
+def test_two_adds_of_the_same_contents_keep_one_copy(tmp_path: Path, round_: int) -> None:
+    env = _env(tmp_path)
+    store = tmp_path / "store"
+    _new_store(store, env)
+    results = _race(store, _lines(tmp_path / "same.ndjson", with_ids=False), env)
+    assert [r.returncode for r in results] == [0, 0], [r.stderr for r in results]
+    reports = sorted(r.stdout for r in results)
+    assert any(f"{N} inserted, 0 duplicates" in out for out in reports)
+    assert any(f"0 inserted, {N} duplicates" in out for out in reports)
+    assert len(_ids(store)) == N + 1
