@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.widgets.state import current_store, launch_settings
-from memory_core import MemlensError
+from app_pages.widgets.markup import code
+from app_pages.widgets.state import (
+    configured_store_missing,
+    current_store,
+    launch_settings,
+    show_error,
+)
+from memory_core import MemlensError, visible
 
 st.set_page_config(page_title="memlens", page_icon="🔎", layout="wide")
+
+STORE_HELP = ("A folder or an object-storage URI this deployment allows: MEMLENS_STORE or one "
+              "listed in MEMLENS_STORES. Opening a store never creates one.")
 
 
 def sidebar() -> None:
@@ -17,19 +26,25 @@ def sidebar() -> None:
     st.session_state.setdefault("tenant", settings.tenant)
     with st.sidebar:
         st.title("memlens")
-        st.text_input("Store", key="store_uri", help="A folder or an object-storage URI")
+        st.text_input("Store", key="store_uri", help=STORE_HELP)
+        if configured_store_missing():
+            st.caption("No store here yet; the Overview page can create it with the demo "
+                       "corpus.")
+            st.selectbox("Tenant", [st.session_state["tenant"]], key="tenant",
+                         format_func=visible)
+            return
         try:
             store = current_store()
             tenants = store.tenants() or [settings.tenant]
         except MemlensError as exc:
-            st.error(str(exc))
+            show_error(exc)
             st.stop()
         if st.session_state["tenant"] not in tenants:
             tenants = [st.session_state["tenant"], *tenants]
-        st.selectbox("Tenant", tenants, key="tenant")
+        st.selectbox("Tenant", tenants, key="tenant", format_func=visible)
         if store.read_only:
             st.caption("read-only")
-        st.caption(f"model {store.model_id} · version {store.version}")
+        st.caption(f"model {code(store.model_id)} · version {store.version}")
 
 
 pages = [

@@ -12,15 +12,16 @@ from app_pages.widgets.diff_view import (
     record_view,
     summary,
 )
+from app_pages.widgets.markup import md
 from app_pages.widgets.side_picker import side_picker
-from app_pages.widgets.state import current_store, get_diff
-from memory_core import MemlensError, default_exports_dir
+from app_pages.widgets.state import current_store, get_diff, show_error
+from memory_core import MemlensError, default_exports_dir, visible
 
 st.header("Export Diff")
 try:
     store = current_store()
 except MemlensError as exc:
-    st.error(str(exc))
+    show_error(exc)
     st.stop()
 
 folder = default_exports_dir(store.uri)
@@ -39,10 +40,12 @@ try:
     result = get_diff(store.uri, store.tenant, a.spec, b.spec, tuple(ignore),
                       (a.stamp, b.stamp))
 except MemlensError as exc:
-    st.error(str(exc))
+    show_error(exc)
     st.stop()
 
-st.text(f"A: {a.label}    B: {b.label}")
+st.text(visible(f"A: {a.label}    B: {b.label}"))
+if result.tenant_mismatch:
+    st.warning(md(result.tenant_mismatch))
 summary(result)
 if result.identical:
     st.success("The two sides hold the same memories and edges.")

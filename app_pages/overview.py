@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.widgets.state import store_and_stats
+from app_pages.widgets.markup import code, md
+from app_pages.widgets.state import chosen, configured_store_missing, store_and_stats
 from app_pages.widgets.store_panels import audit_table, seed_demo_button
 from memory_core import counts_bar, memories_over_time, written_over_time
 
 st.header("Overview")
+if configured_store_missing():
+    uri, tenant = chosen()
+    st.info(f"There is no store at {code(uri)} yet, so tenant **{md(tenant)}** has no "
+            f"memories yet; seeding the demo corpus creates the store.")
+    seed_demo_button(None)
+    st.stop()
 store, stats = store_and_stats()
 
 if stats.memories == 0:
-    st.info(f"Tenant **{store.tenant}** of `{store.uri}` has no memories yet.")
+    st.info(f"Tenant **{md(store.tenant)}** of {code(store.uri)} has no memories yet.")
     seed_demo_button(store)
     st.stop()
 

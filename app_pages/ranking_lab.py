@@ -10,16 +10,25 @@ import streamlit as st
 
 from app_pages.widgets.lab_inputs import KS, config_picker, query_set_picker
 from app_pages.widgets.lab_results import charts, metrics_table, query_inspector
-from app_pages.widgets.state import store_and_stats
+from app_pages.widgets.markup import code, md
+from app_pages.widgets.state import show_error, store_and_stats
 from memory_core import STAT_TESTS, MemlensError, check_reachable, compare_configs
 
+#: Session key of the last comparison: (store uri, tenant), signature, Comparison.
 RESULT_KEY = "lab_comparison"
 
 st.header("Ranking Lab")
 store, stats = store_and_stats()
+owner = (store.uri, store.tenant)
+saved = st.session_state.get(RESULT_KEY)
+if saved is not None and saved[0] != owner:
+    # Results belong to the store and tenant they were measured on: their ranked lists
+    # quote that tenant's memories, which must not show once another one is picked.
+    del st.session_state[RESULT_KEY]
+    st.info("The last comparison ran on another store or tenant, so it is cleared.")
 if stats.memories == 0:
-    st.info(f"Tenant **{store.tenant}** of `{store.uri}` has no memories yet; seed the demo "
-            f"corpus from the Overview page.")
+    st.info(f"Tenant **{md(store.tenant)}** of {code(store.uri)} has no memories yet; seed "
+            f"the demo corpus from the Overview page.")
     st.stop()
 
 chosen = query_set_picker()
@@ -70,22 +79,22 @@ if pressed and chosen is not None and config_a is not None and config_b is not N
                               now=as_of)
     except MemlensError as exc:
         bar.empty()
-        st.error(str(exc))
+        show_error(exc)
         st.stop()
     bar.empty()
-    st.session_state[RESULT_KEY] = (signature(), cmp)
+    st.session_state[RESULT_KEY] = (owner, signature(), cmp)
 
 saved = st.session_state.get(RESULT_KEY)
 if saved is None:
     st.info("Pick a query set and two configs, then press **Run comparison**.")
     st.stop()
-saved_signature, cmp = saved
+_, saved_signature, cmp = saved
 if saved_signature != signature():
     st.warning("The inputs changed since this comparison ran; press **Run comparison** to "
                "measure the new ones.")
 run_a, run_b = cmp.baseline.run, cmp.candidate.run
 for note in dict.fromkeys((*run_a.reasons, *run_b.reasons)):
-    st.warning(f"Search ran degraded: {note}")
+    st.warning(f"Search ran degraded: {md(note)}")
 if run_a.unreachable:
     st.caption(f"{len(run_a.unreachable)} queries name relevant memories this tenant does not "
                f"hold; they score 0.")

@@ -9,19 +9,20 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
+from app_pages.widgets.markup import code, md
 from app_pages.widgets.memory_detail import detail_view
 from app_pages.widgets.ranking_knobs import preset_picker, ranking_panel
 from app_pages.widgets.result_cards import DETAIL_KEY, result_card
 from app_pages.widgets.search_filters import filter_panel, filter_summary
-from app_pages.widgets.state import store_and_stats
+from app_pages.widgets.state import show_error, store_and_stats
 from memory_core import TIERS, MemlensError, search
 
 st.header("Search")
 store, stats = store_and_stats()
 
 if stats.memories == 0:
-    st.info(f"Tenant **{store.tenant}** of `{store.uri}` has no memories yet; seed the demo "
-            f"corpus from the Overview page.")
+    st.info(f"Tenant **{md(store.tenant)}** of {code(store.uri)} has no memories yet; seed "
+            f"the demo corpus from the Overview page.")
     st.stop()
 
 query_col, preset_col, limit_col = st.columns([5, 2, 1])
@@ -45,12 +46,12 @@ if config is None:
 try:
     results = search(store, query, flt, config, limit=limit)
 except MemlensError as exc:
-    st.error(str(exc))
+    show_error(exc)
     st.stop()
 
 st.caption(f"{len(results)} results in {results.elapsed_ms:.0f} ms")
 if results.degraded:
-    st.warning("Search ran degraded:\n" + "\n".join(f"- {r}" for r in results.reasons))
+    st.warning("Search ran degraded:\n" + "\n".join(f"- {md(r)}" for r in results.reasons))
 if not results:
     st.info("No memory matches this query under the filter.")
 

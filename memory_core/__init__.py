@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from memory_core.errors import ReadOnlyError as ReadOnlyError
     from memory_core.errors import SchemaVersionError as SchemaVersionError
     from memory_core.errors import StoreLocationError as StoreLocationError
+    from memory_core.errors import StoreNotAllowedError as StoreNotAllowedError
     from memory_core.errors import StoreNotFoundError as StoreNotFoundError
     from memory_core.errors import TenantNotFoundError as TenantNotFoundError
     from memory_core.errors import UnknownFormatError as UnknownFormatError
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from memory_core.exchange.diff import CHANGES as CHANGES
     from memory_core.exchange.diff import DiffResult as DiffResult
     from memory_core.exchange.diff import diff_sides as diff_sides
+    from memory_core.exchange.diff_sides import file_tenant as file_tenant
     from memory_core.exchange.diff_sides import load_side as load_side
     from memory_core.exchange.drill import DrillReport as DrillReport
     from memory_core.exchange.drill import run_drill as run_drill
@@ -106,6 +108,7 @@ if TYPE_CHECKING:
     from memory_core.store.indexes import IndexReport as IndexReport
     from memory_core.store.indexes import ensure_indexes as ensure_indexes
     from memory_core.store.indexes import vector_index_recall as vector_index_recall
+    from memory_core.untrusted import for_html as for_html
     from memory_core.untrusted import for_terminal as for_terminal
     from memory_core.untrusted import shown as shown
     from memory_core.untrusted import visible as visible
@@ -123,12 +126,14 @@ _EXPORTS: dict[str, str] = {
     "Settings": "memory_core.config",
     "visible": "memory_core.untrusted",
     "for_terminal": "memory_core.untrusted",
+    "for_html": "memory_core.untrusted",
     "shown": "memory_core.untrusted",
     "MemlensError": "memory_core.errors",
     "InvalidRecordError": "memory_core.errors",
     "InvalidFilterError": "memory_core.errors",
     "StoreLocationError": "memory_core.errors",
     "StoreNotFoundError": "memory_core.errors",
+    "StoreNotAllowedError": "memory_core.errors",
     "SchemaVersionError": "memory_core.errors",
     "ModelMismatchError": "memory_core.errors",
     "TenantNotFoundError": "memory_core.errors",
@@ -200,6 +205,7 @@ _EXPORTS: dict[str, str] = {
     "BREAKDOWNS": "memory_core.exchange.diff",
     "CHANGES": "memory_core.exchange.diff",
     "load_side": "memory_core.exchange.diff_sides",
+    "file_tenant": "memory_core.exchange.diff_sides",
     "ExportReader": "memory_core.exchange.readers",
     "register_reader": "memory_core.exchange.readers",
     "diff_breakdown_bar": "memory_core.viz.diff",

@@ -4,17 +4,42 @@ from __future__ import annotations
 
 import getpass
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from memory_core.errors import StoreNotAllowedError
 from memory_core.schema import DEFAULT_TENANT
+from memory_core.untrusted import shown
 
 DEFAULT_STORE = "./data/store"
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 _TRUE = {"1", "true", "yes", "on"}
+#: MEMLENS_STORES separators: commas and os.pathsep, but not the colon of `s3://`.
+_STORE_SEPARATORS = re.compile(",|:(?!//)" if os.pathsep == ":" else f",|{re.escape(os.pathsep)}")
+
+
+def split_stores(text: str) -> tuple[str, ...]:
+    """The store URIs of a MEMLENS_STORES value (os.pathsep- or comma-separated).
+
+    >>> split_stores("./data/store, s3://bucket/memories,")
+    ('./data/store', 's3://bucket/memories')
+    """
+    return tuple(part.strip() for part in _STORE_SEPARATORS.split(text) if part.strip())
+
+
+def store_key(uri: str) -> str:
+    """`uri` in the form two spellings of one store share: a local path absolute, with `~`
+    and symlinks resolved; an object-storage URI without its trailing slash."""
+    if "://" in uri and not uri.startswith("file://"):
+        return uri.rstrip("/")
+    try:
+        return os.path.realpath(Path(uri.removeprefix("file://")).expanduser())
+    except (OSError, ValueError):  # a NUL byte, a path too long: no store has that name
+        return uri
 
 
 def _default_actor(env: Mapping[str, str]) -> str:
@@ -32,7 +57,9 @@ class Settings:
     `MEMLENS_TENANT` (default `default`), `MEMLENS_READ_ONLY` (1/true/yes/on),
     `MEMLENS_EMBED_MODEL` (default the offline all-MiniLM-L6-v2; `none` disables embedding),
     `MEMLENS_MODEL_CACHE` (folder for model config files and fastembed caches, default
-    `~/.cache/memlens`), `MEMLENS_ACTOR` (name written to the audit log, default the OS user).
+    `~/.cache/memlens`), `MEMLENS_ACTOR` (name written to the audit log, default the OS user),
+    `MEMLENS_STORES` (further stores the web app may open besides `MEMLENS_STORE`,
+    os.pathsep- or comma-separated; default none: the app opens the configured store only).
     """
 
     store_uri: str = DEFAULT_STORE
@@ -41,6 +68,7 @@ class Settings:
     embed_model: str = DEFAULT_MODEL
     model_cache: Path = Path("~/.cache/memlens").expanduser()
     actor: str = "memlens"
+    stores: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
@@ -53,6 +81,24 @@ class Settings:
             embed_model=env.get("MEMLENS_EMBED_MODEL") or DEFAULT_MODEL,
             model_cache=Path(env.get("MEMLENS_MODEL_CACHE") or "~/.cache/memlens").expanduser(),
             actor=_default_actor(env),
+            stores=split_stores(env.get("MEMLENS_STORES", "")),
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(settings, **given) if given else settings
+
+    @property
+    def allowed_stores(self) -> tuple[str, ...]:
+        """The stores the web app may open: the configured one, then `stores`."""
+        return tuple(dict.fromkeys((self.store_uri, *self.stores)))
+
+    def is_configured_store(self, uri: str) -> bool:
+        """Whether `uri` names the configured store (`store_uri`), however it is spelt."""
+        return store_key(uri) == store_key(self.store_uri)
+
+    def check_store_allowed(self, uri: str) -> None:
+        """Refuse a store the web app is not allowed to open (`StoreNotAllowedError`): a
+        shared deployment must not be pointed at arbitrary folders of the server."""
+        if store_key(uri) not in {store_key(allowed) for allowed in self.allowed_stores}:
+            raise StoreNotAllowedError(
+                f"the store {shown(uri)} is not one this app may open; the operator lists "
+                f"the stores it may open in MEMLENS_STORES (besides MEMLENS_STORE)")

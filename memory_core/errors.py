@@ -32,6 +32,11 @@ class StoreNotFoundError(MemlensError):
     """There is no memlens store at the given location."""
 
 
+class StoreNotAllowedError(MemlensError):
+    """The web app may not open this store: it is neither MEMLENS_STORE nor listed in
+    MEMLENS_STORES."""
+
+
 class SchemaVersionError(MemlensError):
     """The store or file was written by a schema version this memlens cannot read."""
 

@@ -13,6 +13,9 @@ file names come from agents and users, so every sink escapes them.
 * `one_line`: the last safety net of an error line: terminal-safe, one line, every run of
   more than 100 non-blank characters cut to 80, and at most 300 characters (the middle cut,
   so the start naming the problem and the end stay).
+* `for_html`: `visible`, plus `&`, `<`, `>` and `%` as character references, for text that
+  plotly draws (axis and legend labels, titles, hover text): plotly renders a subset of HTML
+  there, links included (`<a href=...>`), and `%{...}` in a hover template is a variable.
 """
 
 from __future__ import annotations
@@ -49,6 +52,19 @@ def visible(text: str) -> str:
         return out
     # any other format character (Unicode category Cf) is invisible too
     return "".join(f"<U+{ord(c):04X}>" if unicodedata.category(c) == "Cf" else c for c in out)
+
+
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "%": "&#37;"}
+_HTML_SPECIAL = re.compile("[&<>%]")
+
+
+def for_html(text: object) -> str:
+    """`text` for plotly's labels and hover text: shown as written, never as markup.
+
+    >>> for_html('<a href="http://x">50%</a>')
+    '&lt;a href="http://x"&gt;50&#37;&lt;/a&gt;'
+    """
+    return _HTML_SPECIAL.sub(lambda m: _HTML[m.group()], visible(str(text)))
 
 
 def for_terminal(text: str) -> str:

@@ -2,7 +2,7 @@
 
 Memory data is never rendered as HTML or Markdown: tables go through `st.dataframe` and
 user-derived strings (ids, paths, notes) through `st.text`, so `<script>` or `**x**` in a memory
-shows literally.
+shows literally; both with invisible characters written out (`<U+202E>`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from memory_core import BREAKDOWNS, CHANGES, DiffResult, diff_breakdown_bar
+from app_pages.widgets.markup import frame_cells
+from memory_core import BREAKDOWNS, CHANGES, DiffResult, diff_breakdown_bar, visible
 
 IGNORABLE = ("updated_at", "access_count", "last_accessed_at", "embedding_status",
              "content_hash", "stability", "confidence", "tenant", "metadata")
@@ -28,7 +29,7 @@ def summary(result: DiffResult) -> None:
         for col, (name, value) in zip(cols, vars(counts).items(), strict=True):
             col.metric(f"{PLURAL[kind]} {name}", value)
     for note in result.notes:
-        st.text(f"Note: {note}")
+        st.text(visible(f"Note: {note}"))
 
 
 def breakdown_chart(result: DiffResult) -> None:
@@ -58,7 +59,7 @@ def change_table(result: DiffResult) -> pl.DataFrame:
                              | pl.col("fields").list.join(",").str.contains(needle,
                                                                             literal=True))
     shown = frame.with_columns(pl.col("fields").list.join(", "))
-    st.dataframe(shown, hide_index=True)
+    st.dataframe(frame_cells(shown), hide_index=True)
     st.caption(f"{frame.height} of {result.records.height} changed records")
     return frame
 
@@ -68,22 +69,22 @@ def record_view(result: DiffResult, frame: pl.DataFrame, a_label: str, b_label: 
     if not frame.height:
         return
     keys = list(frame.select("kind", "id").iter_rows())
-    chosen = st.selectbox("Record", keys, format_func=lambda k: f"{k[0]} {k[1]}",
+    chosen = st.selectbox("Record", keys, format_func=lambda k: visible(f"{k[0]} {k[1]}"),
                           key="diff_record")
     if chosen is None:
         return
     side = result.side_by_side(*chosen).sort("changed", descending=True, maintain_order=True)
-    table = side.rename({"a": a_label, "b": b_label}).to_pandas()
+    table = frame_cells(side.rename({"a": a_label, "b": b_label})).to_pandas()
 
     def highlight(row: Any) -> list[str]:
         return [HIGHLIGHT if row["changed"] else ""] * len(row)
 
     st.dataframe(table.style.apply(highlight, axis=1), hide_index=True)
     for field, old, new in side.filter(pl.col("changed")).select("field", "a", "b").iter_rows():
-        st.text(f"Changed: {field}")
+        st.text(visible(f"Changed: {field}"))
         left, right = st.columns(2)
-        left.code(_readable(old), language=None, wrap_lines=True)
-        right.code(_readable(new), language=None, wrap_lines=True)
+        left.code(visible(_readable(old)), language=None, wrap_lines=True)
+        right.code(visible(_readable(new)), language=None, wrap_lines=True)
 
 
 def _readable(value: str | None) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from app_pages.widgets.markup import code, md
 from app_pages.widgets.ranking_knobs import preset_picker, ranking_panel
 from app_pages.widgets.uploads import save_upload
 from memory_core import (
@@ -17,6 +18,7 @@ from memory_core import (
     RankingConfig,
     demo_dir,
     load_queries,
+    visible,
 )
 
 QUERY_SOURCES = ("Demo query set", "File under data/", "Upload")
@@ -55,7 +57,7 @@ def query_set_picker() -> tuple[str, list[Query]] | None:
     elif source == QUERY_SOURCES[1]:
         files = query_files(data_dir())
         names = [str(p.relative_to(data_dir())) for p in files]
-        chosen = st.selectbox("File", names, key="lab_file", index=None,
+        chosen = st.selectbox("File", names, key="lab_file", index=None, format_func=visible,
                               placeholder="a query-set NDJSON under data/")
         path = data_dir() / chosen if chosen else None
     else:
@@ -69,15 +71,15 @@ def query_set_picker() -> tuple[str, list[Query]] | None:
     try:
         queries = cached_queries(str(path), path.stat().st_mtime)
     except (MemlensError, OSError) as exc:
-        st.error(f"Cannot use this query set: {exc}")
+        st.error(f"Cannot use this query set: {md(exc)}")
         return None
     tags = sorted({t for q in queries for t in q.tags})
     chosen_tags = st.multiselect("Only queries tagged", tags, key="lab_tags",
-                                 help="Empty: every query of the set")
+                                 format_func=visible, help="Empty: every query of the set")
     if chosen_tags:
         queries = [q for q in queries if set(q.tags) & set(chosen_tags)]
     label = label or path.name  # an upload is named as the user's file, not its saved copy
-    st.caption(f"{len(queries)} queries from `{label}`")
+    st.caption(f"{len(queries)} queries from {code(label)}")
     return label, queries
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
+from app_pages.widgets.markup import cells, frame_cells, md
 from app_pages.widgets.result_cards import explanation
 from memory_core import (
     Comparison,
@@ -15,6 +16,7 @@ from memory_core import (
     metrics_bar,
     per_query_delta,
     tag_heatmap,
+    visible,
     win_tie_loss_bar,
 )
 
@@ -42,7 +44,7 @@ def charts(cmp: Comparison) -> None:
     worst = cmp.worst(10, metric)
     st.markdown(f"**Worst regressions on {metric}**")
     if worst.height:
-        st.dataframe(worst.select("qid", "query", "baseline", "candidate", "delta"),
+        st.dataframe(frame_cells(worst.select("qid", "query", "baseline", "candidate", "delta")),
                      hide_index=True, key="lab_worst")
     else:
         st.caption("No query got worse.")
@@ -59,31 +61,33 @@ def _ranked_list(store: MemoryStore, hits: tuple[Hit, ...], relevant: dict[str, 
         mark = f"✅ grade {grade}" if grade else "·"
         with st.container(border=True):
             st.markdown(f"**#{hit.rank}** · `{hit.score:.4f}` · {mark}")
-            st.text(hit.memory.content[:300])
+            st.text(visible(hit.memory.content[:300]))
             with st.expander("Why this rank"):
                 explanation(hit, key=f"lab_{side}_")
     missed = [m for m in relevant if m not in {h.memory.id for h in hits}]
     if missed:
         found = store.get_many(missed)
         st.markdown(f"**Missed relevant ({len(missed)})**")
-        st.dataframe([{"grade": relevant[m], "memory": (found[m].content[:120] if m in found
-                                                        else "(not in this tenant)"),
-                       "id": m} for m in missed], hide_index=True, key=f"lab_missed_{side}")
+        st.dataframe(cells([{"grade": relevant[m], "memory": (found[m].content[:120]
+                                                              if m in found
+                                                              else "(not in this tenant)"),
+                             "id": m} for m in missed]), hide_index=True,
+                     key=f"lab_missed_{side}")
 
 
 def query_inspector(store: MemoryStore, cmp: Comparison) -> None:
     """Pick a query (worst regression first) and see both ranked lists side by side."""
     order = cmp.per_query.filter(pl.col("metric") == cmp.primary)
-    labels = {row["qid"]: f"{row['qid']} (Δ {row['delta']:+.3f}) {row['query'][:70]}"
+    labels = {row["qid"]: visible(f"{row['qid']} (Δ {row['delta']:+.3f}) {row['query'][:70]}")
               for row in order.iter_rows(named=True)}
     qid = st.selectbox("Query", list(labels), format_func=labels.__getitem__,
                        key="lab_query")
     if qid is None:
         return
     query = next(q for q in cmp.baseline.queries if q.qid == qid)
-    st.text(query.query)
-    st.caption(f"tags: {', '.join(query.tags) or '—'} · filter: "
-               f"{query.filter.to_dict() or 'none'} · {len(query.relevant)} relevant")
+    st.text(visible(query.query))
+    st.caption(f"tags: {md(', '.join(query.tags)) or '—'} · filter: "
+               f"{md(query.filter.to_dict() or 'none')} · {len(query.relevant)} relevant")
     relevant = dict(query.relevant)
     for column, result, side in zip(st.columns(2), (cmp.baseline, cmp.candidate), "AB",
                                     strict=True):

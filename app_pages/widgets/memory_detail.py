@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app_pages.widgets.markup import cells
 from app_pages.widgets.result_cards import field_rows, select_memory
+from app_pages.widgets.state import show_error
 from app_pages.widgets.store_panels import audit_table
-from memory_core import MemlensError, Memory, MemoryStore, memory_doc
+from memory_core import MemlensError, Memory, MemoryStore, memory_doc, visible
 
 
 def _first_line(memory: Memory | None, width: int = 80) -> str:
@@ -29,12 +31,12 @@ def detail_view(store: MemoryStore, memory_id: str | None) -> None:
                                  for e in edges])
         history = store.audit_entries(memory_id=memory_id)
     except MemlensError as exc:
-        st.error(str(exc))
+        show_error(exc)
         return
     head, close = st.columns([4, 1], vertical_alignment="center")
     head.subheader("Memory", anchor=False)
     close.button("Close", key="detail_close", on_click=select_memory, args=(None,))
-    st.text(memory.content)
+    st.text(visible(memory.content))
     st.dataframe(field_rows(memory_doc(memory), {"kind", "content"}), hide_index=True,
                  key="detail_fields")
     st.markdown("**Edges**")
@@ -47,7 +49,7 @@ def detail_view(store: MemoryStore, memory_id: str | None) -> None:
                          "other memory": _first_line(others.get(other)),
                          "strength": round(e.strength, 3), "status": e.status,
                          "other id": other})
-        st.dataframe(rows, hide_index=True, key="detail_edges")
+        st.dataframe(cells(rows), hide_index=True, key="detail_edges")
     else:
         st.caption("No edges.")
     st.markdown("**Audit history**")

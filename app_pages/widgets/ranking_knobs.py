@@ -109,7 +109,7 @@ def ranking_panel(preset_name: str, *, key: str = "knob", title: str = "Advanced
         try:
             config = RankingConfig.from_dict(values)
         except MemlensError as exc:
-            st.error(f"Invalid ranking settings: {exc}")
+            st.error(f"Invalid ranking settings: {md(exc)}")
             return None
         changed = base.diff(config)
         if changed:

@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from app_pages.widgets.markup import age, badges, md
-from memory_core import Hit, render_tier, score_waterfall
+from memory_core import Hit, render_tier, score_waterfall, visible
 
 DETAIL_KEY = "search_detail"
 
@@ -26,11 +26,13 @@ def select_memory(memory_id: str | None) -> None:
 
 
 def field_rows(doc: Mapping[str, Any], skip: set[str]) -> list[dict[str, str]]:
-    """A document's fields as (field, value) rows for a table, values as text."""
+    """A document's fields as (field, value) rows for a table, values as text with
+    invisible characters written out."""
     def text(value: Any) -> str:
         if value is None:
             return "—"
-        return value if isinstance(value, str) else json.dumps(value, default=str)
+        return visible(value if isinstance(value, str) else json.dumps(value, default=str,
+                                                                        ensure_ascii=False))
 
     return [{"field": k, "value": text(v)} for k, v in doc.items() if k not in skip]
 
@@ -49,9 +51,9 @@ def result_card(hit: Hit, tier: str, now: datetime) -> None:
         head.markdown(f"**#{hit.rank}** · score `{hit.score:.4f}` &nbsp; {badges(marks)}")
         button.button("Details", key=f"detail_{m.id}", on_click=select_memory, args=(m.id,))
         st.caption(f"id {md(m.id)}")
-        st.text(item.get("line") or item.get("content") or "")
+        st.text(visible(item.get("line") or item.get("content") or ""))
         if tier in ("standard", "full") and m.why:
-            st.text(f"why: {m.why}")
+            st.text(visible(f"why: {m.why}"))
         if tier != "minimal" and m.tags:
             st.markdown(badges([("gray", f"#{t}") for t in m.tags]))
         if tier == "standard":

@@ -10,7 +10,7 @@ import streamlit as st
 
 from app_pages.widgets.markup import md
 from app_pages.widgets.state import get_store
-from memory_core import IMPORTANCE_TIERS, STATUSES, Filter, MemoryStore, StoreStats
+from memory_core import IMPORTANCE_TIERS, STATUSES, Filter, MemoryStore, StoreStats, visible
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -36,10 +36,13 @@ def filter_panel(store: MemoryStore, stats: StoreStats) -> Filter:
     tags = tag_options(store.uri, store.tenant, store.version)
     with st.expander("Filters"):
         c1, c2, c3 = st.columns(3)
-        project = c1.multiselect("Project", _named(stats.by_project), key="search_project")
-        agent = c2.multiselect("Agent", _named(stats.by_agent), key="search_agent")
-        memory_type = c3.multiselect("Type", _named(stats.by_type), key="search_type")
-        chosen_tags = c1.multiselect("Tags", tags, key="search_tags")
+        project = c1.multiselect("Project", _named(stats.by_project), key="search_project",
+                                 format_func=visible)
+        agent = c2.multiselect("Agent", _named(stats.by_agent), key="search_agent",
+                               format_func=visible)
+        memory_type = c3.multiselect("Type", _named(stats.by_type), key="search_type",
+                                     format_func=visible)
+        chosen_tags = c1.multiselect("Tags", tags, key="search_tags", format_func=visible)
         all_tags = c1.toggle("Match all tags", key="search_tags_all")
         status = c2.multiselect("Status", STATUSES, default=["active"], key="search_status",
                                 help="Archived and superseded memories only when chosen here")

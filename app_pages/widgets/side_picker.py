@@ -8,7 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from app_pages.widgets.uploads import save_upload
-from memory_core import MemoryStore
+from memory_core import MemoryStore, file_tenant, visible
 
 SOURCES = ("Export file", "Upload", "Live store", "Table version")
 
@@ -43,10 +43,14 @@ def side_picker(side: str, store: MemoryStore, folder: Path, default: str) -> Si
         files = export_files(folder)
         if not files:
             st.caption("No exports in this folder yet; create one with `memlens export`:")
-            st.text(str(folder))
+            st.text(visible(str(folder)))
             return None
-        chosen = st.selectbox("Export", files, format_func=lambda p: p.name,
-                              key=f"diff_file_{side}")
+        tenants = {path: file_tenant(path) for path in files}
+        # the newest export of this tenant: another tenant's would differ in every record
+        own = next((i for i, path in enumerate(files) if tenants[path] == store.tenant), 0)
+        chosen = st.selectbox("Export", files, index=own, key=f"diff_file_{side}",
+                              format_func=lambda p: visible(f"{p.name} (tenant "
+                                                            f"{tenants[p] or '?'})"))
         return SidePick(str(chosen), chosen.name, _stamp(chosen))
     if source == "Upload":
         upload = st.file_uploader("Export file", type=["ndjson", "jsonl"],

@@ -2,27 +2,39 @@
 
 Handles are built once per process (`st.cache_resource`), never on every rerun; derived
 numbers are cached by (store, tenant, table version), so they refresh after any write.
+
+A visitor types the store in the sidebar, so opening one is guarded: only the stores the
+deployment allows (`Settings.allowed_stores`: MEMLENS_STORE and MEMLENS_STORES), never
+created on the way (only the Overview's seed button creates the configured store), and a
+failure is one line naming what the visitor typed, the details going to the server log.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 import streamlit as st
 
+from app_pages.widgets.markup import md
 from memory_core import (
     DiffResult,
     Embedder,
     MemlensError,
     MemoryStore,
     Settings,
+    StoreLocationError,
+    StoreNotFoundError,
     StoreStats,
     diff_sides,
     load_embedder,
     load_side,
+    shown,
     store_stats,
 )
+
+log = logging.getLogger(__name__)
 
 
 def launch_settings() -> Settings:
@@ -42,10 +54,23 @@ def get_embedder(model: str, cache: str) -> Embedder:
 
 @st.cache_resource(show_spinner="Opening the store…")
 def get_store(uri: str, tenant: str) -> MemoryStore:
-    """The store handle for (uri, tenant), opened once per process."""
+    """The store handle for (uri, tenant), opened once per process; never creates one."""
     settings = Settings.from_env(store_uri=uri, tenant=tenant)
     embedder = get_embedder(settings.embed_model, str(settings.model_cache))
-    return MemoryStore.open(settings=settings, embedder=embedder)
+    try:
+        return MemoryStore.open(settings=settings, embedder=embedder, create=False)
+    except StoreLocationError as exc:
+        if exc.__cause__ is None:  # memlens' own message: it names only `uri`
+            raise
+        failure: BaseException = exc.__cause__
+    except MemlensError:
+        raise
+    except (OSError, RuntimeError, ValueError) as exc:  # LanceDB's, with server paths
+        failure = exc
+    log.warning("cannot open the store %r: %s", uri, failure, exc_info=failure)
+    raise StoreLocationError(f"cannot open the store {shown(uri)}: it is not a folder "
+                             f"holding a memlens store this server can read (the server "
+                             f"log says why)") from None
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -54,12 +79,47 @@ def get_stats(uri: str, tenant: str, version: int) -> StoreStats:
     return store_stats(get_store(uri, tenant))
 
 
-def current_store() -> MemoryStore:
-    """The store and tenant chosen in the sidebar."""
+def chosen() -> tuple[str, str]:
+    """The store URI and tenant chosen in the sidebar (the launch settings' until then)."""
     settings = launch_settings()
-    uri = st.session_state.get("store_uri", settings.store_uri)
-    tenant = st.session_state.get("tenant", settings.tenant)
+    return (st.session_state.get("store_uri", settings.store_uri),
+            st.session_state.get("tenant", settings.tenant))
+
+
+def current_store() -> MemoryStore:
+    """The store and tenant chosen in the sidebar, if the deployment allows that store
+    (`StoreNotAllowedError` otherwise) and it exists (`StoreNotFoundError`)."""
+    uri, tenant = chosen()
+    launch_settings().check_store_allowed(uri)
     return get_store(uri, tenant)
+
+
+def configured_store_missing() -> bool:
+    """True when the sidebar names the configured store and nothing is there yet: the one
+    store the app may create (the Overview's seed button)."""
+    uri, _ = chosen()
+    if not launch_settings().is_configured_store(uri):
+        return False
+    try:
+        current_store()
+    except StoreNotFoundError:
+        return True
+    except MemlensError:
+        return False
+    return False
+
+
+def create_configured_store() -> MemoryStore:
+    """Create the configured store (MEMLENS_STORE or `--store`) for the chosen tenant."""
+    settings = launch_settings()
+    _, tenant = chosen()
+    embedder = get_embedder(settings.embed_model, str(settings.model_cache))
+    return MemoryStore.open(settings=settings, tenant=tenant, embedder=embedder)
+
+
+def show_error(exc: MemlensError) -> None:
+    """An error as one escaped line (messages quote values users and agents chose)."""
+    st.error(md(str(exc)))
 
 
 @st.cache_data(show_spinner="Comparing…", max_entries=8)
@@ -76,6 +136,6 @@ def store_and_stats() -> tuple[MemoryStore, StoreStats]:
         store = current_store()
         return store, get_stats(store.uri, store.tenant, store.version)
     except MemlensError as exc:
-        st.error(str(exc))
+        show_error(exc)
         st.stop()
         raise  # st.stop() raises; this keeps type checkers sure the function never falls off

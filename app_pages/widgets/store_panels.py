@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import streamlit as st
 
+from app_pages.widgets.markup import cells
+from app_pages.widgets.state import create_configured_store, launch_settings, show_error
 from memory_core import AuditEntry, MemlensError, MemoryStore, seed_from_export
 
 
@@ -15,7 +19,7 @@ def audit_table(entries: Sequence[AuditEntry]) -> None:
         st.caption("No audit entries yet.")
         return
     st.dataframe(
-        [
+        cells([
             {
                 "at": e.at,
                 "actor": e.actor,
@@ -25,29 +29,39 @@ def audit_table(entries: Sequence[AuditEntry]) -> None:
                 "version": e.table_version,
             }
             for e in entries
-        ],
+        ]),
         hide_index=True,
     )
 
 
-def seed_demo_button(store: MemoryStore) -> None:
-    """A button that seeds the store with the demo corpus, with a progress bar."""
-    if store.read_only:
+def seed_demo_button(store: MemoryStore | None) -> None:
+    """A button that seeds the store with the demo corpus, with a progress bar. `None`: the
+    configured store does not exist yet, and the button creates it (nothing else in the app
+    creates a store)."""
+    if launch_settings().read_only if store is None else store.read_only:
         st.caption("The store is read-only, so it cannot be seeded here.")
         return
     if not st.button("Seed the demo corpus"):
         return
     bar = st.progress(0.0, text="Embedding the demo corpus…")
-    done = {"n": 0}
+    done = [0]
 
-    def advance(n: int) -> None:
-        done["n"] += n
-        bar.progress(min(1.0, done["n"] / 3000), text=f"Embedded {done['n']} memories")
+    def count(n: int) -> None:
+        done[0] += n
 
+    # The import embeds while LanceDB pulls its batches, on LanceDB's own thread, where a
+    # Streamlit element cannot be updated (NoSessionContext): seed on a worker thread that
+    # only counts, and move the bar from this one.
     try:
-        report = seed_from_export(store, progress=advance)
+        target = store or create_configured_store()
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            future = pool.submit(seed_from_export, target, progress=count)
+            while not future.done():
+                bar.progress(min(1.0, done[0] / 3000), text=f"Embedded {done[0]} memories")
+                time.sleep(0.25)
+        report = future.result()
     except MemlensError as exc:
-        st.error(str(exc))
+        show_error(exc)
         return
     st.success(f"Seeded {report.memories} memories and {report.edges} edges.")
     st.rerun()

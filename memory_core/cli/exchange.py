@@ -245,13 +245,16 @@ def diff(ctx: click.Context, a: str, b: str, ignore: tuple[str, ...], limit: int
          exit_code: bool, as_json: bool) -> None:
     """Compare A and B, each an export file, `live` (the store's tenant now) or `version:N`
     (memories at table version N): added, removed and changed records, field by field,
-    broken down by memory_type, project, agent (edges by relation)."""
+    broken down by memory_type, project, agent (edges by relation). A warning on stderr says
+    when A and B hold different tenants."""
     from memory_core.exchange.diff import diff_sides
     from memory_core.exchange.diff_sides import LIVE, VERSION, load_side
 
     needs_store = any(s == LIVE or s.startswith(VERSION) for s in (a, b))
     store = open_store(ctx, require_tenant=True) if needs_store else None
     result = diff_sides(load_side(a, store), load_side(b, store), ignore=ignore)
+    if result.tenant_mismatch:
+        click.echo(f"warning: {result.tenant_mismatch}", err=True)
     if as_json:
         emit_json(result.to_dict())
     else:

@@ -61,15 +61,23 @@ def init(ctx: click.Context, source: Path | None, as_json: bool) -> None:
     emit_json(result) if as_json else echo(message)
 
 
+#: Addresses that only this machine can reach; `serve` binds to the first by default.
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
 @click.command()
 @store_options
+@click.option("--host", default=LOOPBACK[0], show_default=True,
+              help="Address to listen on. Anything but this machine (e.g. 0.0.0.0) lets "
+                   "everyone who can reach it read and write the store.")
 @click.option("--port", default=8501, show_default=True, help="Port of the web app.")
 @click.option("--no-seed", is_flag=True, help="Do not seed an empty store with the demo.")
 @click.option("--headless/--open-browser", default=True, show_default=True,
               help="Open a browser tab or not.")
 @click.pass_context
-def serve(ctx: click.Context, port: int, no_seed: bool, headless: bool) -> None:
-    """Start the memlens web app (Streamlit), seeding an empty store with the demo first."""
+def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: bool) -> None:
+    """Start the memlens web app (Streamlit) on this machine only (--host to share it),
+    seeding an empty store with the demo first."""
     store = open_store(ctx)
     if not no_seed and store.count() == 0:
         ctx.invoke(init)
@@ -77,10 +85,20 @@ def serve(ctx: click.Context, port: int, no_seed: bool, headless: bool) -> None:
     if not app.is_file():
         raise MemlensError(f"app.py is not at {app}; run memlens from a source checkout "
                            f"(pip install -e .)")
-    env_args = ["--server.port", str(port), "--server.headless", str(headless).lower(),
+    if host not in LOOPBACK:
+        # the app has no login: whoever reaches the port can read and (unless read-only)
+        # change every memory of the allowed stores
+        click.echo(f"warning: memlens listens on {host}, so anyone who can reach this "
+                   f"machine on port {port} can use the app and "
+                   f"{'read' if store.read_only else 'read and change'} the store; there is "
+                   f"no login. Set MEMLENS_READ_ONLY=1 or put it behind an authenticating "
+                   f"proxy.", err=True)
+    env_args = ["--server.address", host, "--server.port", str(port),
+                "--server.headless", str(headless).lower(),
                 "--browser.gatherUsageStats", "false"]
     app_args = ["--", "--store", store.uri, "--tenant", store.tenant]
-    echo(f"memlens is at http://localhost:{port} (Ctrl+C stops it)", err=True)
+    shown_host = f"[{host}]" if ":" in host else host
+    echo(f"memlens is at http://{shown_host}:{port} (Ctrl+C stops it)", err=True)
     code = subprocess.call([sys.executable, "-m", "streamlit", "run", str(app), *env_args,
                             *app_args])
     sys.exit(code)

@@ -47,7 +47,8 @@ class DiffResult:
 
     `records`: one row per added/removed/changed record (kind, id, change, memory_type,
     project, agent, relation, fields, old, new: the canonical lines). `fields`: one row per
-    changed field (kind, id, field, old, new as JSON text).
+    changed field (kind, id, field, old, new as JSON text). `tenants`: the tenant of A and
+    of B (None for a file that does not say).
     """
 
     a: str
@@ -57,10 +58,22 @@ class DiffResult:
     fields: pl.DataFrame
     ignored: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    tenants: tuple[str | None, str | None] = (None, None)
 
     @property
     def identical(self) -> bool:
         return self.records.height == 0
+
+    @property
+    def tenant_mismatch(self) -> str | None:
+        """A warning when A and B hold different tenants (None when they hold the same one
+        or a side does not say): a tenant's records cannot match another's, so the diff
+        lists them as removed and added."""
+        a, b = self.tenants
+        if a is None or b is None or a == b:
+            return None
+        return (f"the two sides hold different tenants: A is tenant {shown(a)}, B is tenant "
+                f"{shown(b)}; their records show as removed and added, not compared")
 
     def to_frame(self) -> pl.DataFrame:
         """The changed records without their full lines (for tables)."""
@@ -116,6 +129,7 @@ class DiffResult:
                    for r in _head(self.to_frame(), limit).iter_rows(named=True)]
         return {
             "a": self.a, "b": self.b, "identical": self.identical,
+            "tenants": {"a": self.tenants[0], "b": self.tenants[1]},
             "ignored": list(self.ignored), "notes": list(self.notes),
             "counts": {k: vars(c) for k, c in self.counts.items()},
             "by": {by: self.breakdown(by, kind="edge" if by == "relation" else "memory")
@@ -214,4 +228,5 @@ def diff_sides(a: DiffSide, b: DiffSide, *, ignore: Iterable[str] = ()) -> DiffR
     fields = pl.DataFrame(field_rows, schema={"kind": pl.String, "id": pl.String,
                                               "field": pl.String, "old": pl.String,
                                               "new": pl.String})
-    return DiffResult(a.label, b.label, counts, records, fields, ignored, a.notes + b.notes)
+    return DiffResult(a.label, b.label, counts, records, fields, ignored, a.notes + b.notes,
+                      (a.tenant, b.tenant))

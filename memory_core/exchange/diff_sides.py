@@ -41,11 +41,14 @@ _ID = r'"id":"((?:[^"\\]|\\.)*)"'
 
 @dataclass(frozen=True)
 class DiffSide:
-    """One side of a diff: a label, its lines (columns kind, id, line) and notes."""
+    """One side of a diff: a label, its lines (columns kind, id, line), notes, and the
+    tenant it holds (the store's, or the one an export's manifest names; None when a file
+    does not say)."""
 
     label: str
     frame: pl.DataFrame
     notes: tuple[str, ...] = ()
+    tenant: str | None = None
 
 
 def without_vector(line: str) -> str:
@@ -142,13 +145,23 @@ def _canonical(kind: str, doc: dict[str, Any]) -> str:
     return canonical_json(memory_doc(validate_memory(memory)))
 
 
+def file_tenant(path: Path | str) -> str | None:
+    """The tenant an export file's manifest names, read from its first line; None when the
+    file names none or cannot be read as an export (reading it as a side says why)."""
+    try:
+        return open_source(Path(path)).info.tenant
+    except (MemlensError, OSError):
+        return None
+
+
 def file_side(path: Path | str) -> DiffSide:
     """A side from an export file of any format `memlens import` reads."""
     path = Path(path)
     source = open_source(path)
     info = source.info
     if info.format == "memlens" and not info.migrations:
-        return DiffSide(str(path), _raw_lines(path, info.body_sha256 or ""))
+        return DiffSide(str(path), _raw_lines(path, info.body_sha256 or ""),
+                        tenant=info.tenant)
     rows = []
     for record in source.records():
         if record.kind in KINDS:
@@ -160,7 +173,7 @@ def file_side(path: Path | str) -> DiffSide:
     note = f"{path} read as {info.format} schema_version {info.schema_version}"
     if info.migrations:
         note += f", migrated ({', '.join(info.migrations)})"
-    return DiffSide(str(path), _frame(rows), (note,))
+    return DiffSide(str(path), _frame(rows), (note,), info.tenant)
 
 
 def store_side(store: MemoryStore, *, version: int | None = None) -> DiffSide:
@@ -180,10 +193,10 @@ def store_side(store: MemoryStore, *, version: int | None = None) -> DiffSide:
             yield "edge", edge_id, line
 
     if version is None:
-        return DiffSide(LIVE, _frame(rows()))
+        return DiffSide(LIVE, _frame(rows()), tenant=store.tenant)
     note = (f"version:{version} compares the memories of table version {version}; its edges "
             f"are the current ones (edges version {snap.versions['edges']})")
-    return DiffSide(f"{VERSION}{version}", _frame(rows()), (note,))
+    return DiffSide(f"{VERSION}{version}", _frame(rows()), (note,), store.tenant)
 
 
 def load_side(spec: str, store: MemoryStore | None = None) -> DiffSide:

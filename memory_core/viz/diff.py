@@ -1,8 +1,11 @@
-"""Figures of the Export Diff page: changes broken down by a field."""
+"""Figures of the Export Diff page: changes broken down by a field (values through
+`for_html`: plotly renders some HTML in labels)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from memory_core.untrusted import for_html
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -21,7 +24,7 @@ def diff_breakdown_bar(frame: pl.DataFrame, *, title: str, top: int = 20) -> go.
     import plotly.graph_objects as go
 
     part = frame.head(top).reverse()
-    labels = [str(v) for v in part["value"].to_list()]
+    labels = [for_html(v) for v in part["value"].to_list()]
     fig = go.Figure()
     for change, colour in CHANGE_COLOURS.items():
         values = part[change].to_list() if change in part.columns else [0] * len(labels)

@@ -4,12 +4,18 @@
 `per_query_delta` shows every query's change under a comparison, worst regression first;
 `win_tie_loss_bar` counts them per metric; `tag_heatmap` breaks a result or a comparison down
 by query tag. No Streamlit here.
+
+Query text, query ids, tags and config names come from users: plotly renders some HTML in
+labels and hover text (links too) and reads `%{...}` in hover templates, so they go through
+`for_html`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from memory_core.untrusted import for_html
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -55,10 +61,10 @@ def metrics_bar(data: pl.DataFrame | Sequence[EvalResult], *,
               for m in shown]
         down = [0.0 if rows[m]["ci_low"] is None else rows[m]["mean"] - rows[m]["ci_low"]
                 for m in shown]
-        fig.add_trace(go.Bar(x=shown, y=means, name=str(config),
+        fig.add_trace(go.Bar(x=shown, y=means, name=for_html(config),
                              error_y={"type": "data", "array": up, "arrayminus": down,
                                       "visible": True, "thickness": 1},
-                             hovertemplate="%{x}: %{y:.3f}<extra>" + str(config) + "</extra>"))
+                             hovertemplate="%{x}: %{y:.3f}<extra>%{fullData.name}</extra>"))
     fig.update_layout(barmode="group", title=title, height=380, yaxis_title="mean score",
                       yaxis={"range": [0, 1.05]}, margin=_MARGIN,
                       legend={"orientation": "h", "y": -0.2})
@@ -79,11 +85,11 @@ def per_query_delta(comparison: Comparison, *, metric: str | None = None,
     counts = {o: part.filter(part["outcome"] == o).height for o in OUTCOME_COLOURS}
     if top is not None:
         part = part.head(top)
-    a, b = comparison.names
+    a, b = (for_html(name) for name in comparison.names)
     fig = go.Figure(go.Bar(
-        x=part["qid"].to_list(), y=part["delta"].to_list(),
+        x=[for_html(qid) for qid in part["qid"].to_list()], y=part["delta"].to_list(),
         marker_color=[OUTCOME_COLOURS[o] for o in part["outcome"].to_list()],
-        customdata=[[q, x, y] for q, x, y in zip(part["query"].to_list(),
+        customdata=[[for_html(q), x, y] for q, x, y in zip(part["query"].to_list(),
                                                  part["baseline"].to_list(),
                                                  part["candidate"].to_list(), strict=True)],
         hovertemplate=("%{x}: %{y:+.3f}<br>%{customdata[0]}<br>" + f"{a} " +
@@ -111,7 +117,7 @@ def win_tie_loss_bar(comparison: Comparison, *, title: str | None = None) -> go.
     for outcome, column in (("win", "wins"), ("tie", "ties"), ("loss", "losses")):
         fig.add_trace(go.Bar(x=frame[column].to_list(), y=labels, orientation="h",
                              name=outcome, marker_color=OUTCOME_COLOURS[outcome]))
-    a, b = comparison.names
+    a, b = (for_html(name) for name in comparison.names)
     fig.update_layout(barmode="stack", height=max(220, 26 * len(labels) + 90),
                       title=title or f"{b} vs {a}: queries won, tied, lost (* p < "
                                      f"{comparison.alpha:g})",
@@ -143,11 +149,11 @@ def tag_heatmap(data: Comparison | EvalResult, *, metrics: Sequence[str] | None 
     colours = ({"colorscale": "RdBu", "zmid": 0.0} if is_cmp
                else {"colorscale": "Blues", "zmin": 0.0, "zmax": 1.0})
     fig = go.Figure(go.Heatmap(
-        z=z, x=shown, y=[f"{t} ({n[t]})" for t in tags], texttemplate="%{z:.2f}",
+        z=z, x=shown, y=[f"{for_html(t)} ({n[t]})" for t in tags], texttemplate="%{z:.2f}",
         hovertemplate="%{y} %{x}: %{z:.3f}<extra></extra>",
         colorbar={"title": {"text": "Δ" if is_cmp else "mean"}}, **colours))
-    default = (f"{data.names[1]} vs {data.names[0]} by tag (Δ)" if isinstance(data, Comparison)
-               else f"{data.name} by tag")
+    default = (f"{for_html(data.names[1])} vs {for_html(data.names[0])} by tag (Δ)"
+               if isinstance(data, Comparison) else f"{for_html(data.name)} by tag")
     fig.update_layout(title=title or default, height=max(240, 22 * len(tags) + 110),
                       margin=_MARGIN, yaxis={"autorange": "reversed"},  # worst row on top
                       xaxis={"side": "top"})

@@ -1,9 +1,15 @@
-"""Figures of the Overview page: counts by a field, memories written over time."""
+"""Figures of the Overview page: counts by a field, memories written over time.
+
+Names on the figures (projects, agents, types) come from agents: plotly renders some HTML in
+labels, so they go through `for_html`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
+
+from memory_core.untrusted import for_html
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -15,7 +21,7 @@ def counts_bar(counts: Mapping[str, int], *, title: str, top: int = 20) -> go.Fi
     import plotly.graph_objects as go
 
     items = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
-    labels = [k for k, _ in reversed(items)]
+    labels = [for_html(k) for k, _ in reversed(items)]
     values = [v for _, v in reversed(items)]
     fig = go.Figure(go.Bar(x=values, y=labels, orientation="h", text=values,
                            textposition="outside", cliponaxis=False))
@@ -37,7 +43,7 @@ def written_over_time(frame: pl.DataFrame, *, title: str = "Memories written per
         for mtype in sorted(set(frame["memory_type"].to_list())):
             part = frame.filter(frame["memory_type"] == mtype)
             fig.add_trace(go.Bar(x=part["period"].to_list(), y=part["count"].to_list(),
-                                 name=mtype))
+                                 name=for_html(mtype)))
     fig.update_layout(barmode="stack", title=title, height=380, xaxis_title="week",
                       yaxis_title="memories", margin={"l": 10, "r": 10, "t": 40, "b": 10},
                       legend={"font": {"size": 10}})

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 from memory_core import compare_configs, load_queries, preset
 from memory_core.seeding import DEMO_QUERIES, demo_dir
 from memory_core.store import MemoryStore
+from tests.app.inert import plain
 
 PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "ranking_lab.py")
 TAG = "costs"
@@ -120,7 +121,7 @@ def test_a_query_file_under_data_and_a_broken_one(monkeypatch: pytest.MonkeyPatc
     at.button(key="lab_run").click().run()
     assert not at.exception and len(at.selectbox(key="lab_query").options) == 3
     at.selectbox(key="lab_file").select("broken.ndjson").run()
-    [error] = [e.value for e in at.error]
+    [error] = [plain(e.value) for e in at.error]  # shown escaped: it quotes the file
     assert error.startswith("Cannot use this query set:")
     assert error.endswith("broken.ndjson:1: grade of 'm' must be an integer >= 1 "
                           "(1 = relevant), got 0")

@@ -128,6 +128,24 @@ def test_bad_import_line_is_named_and_nothing_is_written(
     assert json.loads(out)["memories"] == 0
 
 
+def test_diff_warns_when_the_sides_hold_different_tenants(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMLENS_EMBED_MODEL", "none")  # memories go pending: no model needed
+    uri = str(tmp_path / "s")
+    for tenant in ("default", "acme"):
+        run(["--store", uri, "--tenant", tenant, "add", f"{tenant} fact"], capsys)
+        run(["--store", uri, "--tenant", tenant, "export", str(tmp_path / f"{tenant}.ndjson")],
+            capsys)
+    code, _, err = run(["--store", uri, "diff", str(tmp_path / "acme.ndjson"), "live"], capsys)
+    assert code == 0
+    assert ("warning: the two sides hold different tenants: A is tenant 'acme', B is tenant "
+            "'default'") in err
+    code, _, err = run(["--store", uri, "diff", str(tmp_path / "default.ndjson"), "live"],
+                       capsys)
+    assert code == 0 and "warning" not in err
+
+
 def test_a_bad_file_imported_into_a_missing_store_creates_nothing(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

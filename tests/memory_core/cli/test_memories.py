@@ -103,3 +103,23 @@ def test_bad_line_in_file_names_the_line_and_writes_nothing(
     assert code == 1 and "line 2: unknown field(s) colour" in err
     code, out, _ = run(["--store", store, "stats", "--json"], capsys)
     assert json.loads(out)["memories"] == 0
+
+
+@pytest.mark.parametrize("argv, address, warned", [
+    ([], "127.0.0.1", False),
+    (["--host", "localhost"], "localhost", False),
+    (["--host", "0.0.0.0"], "0.0.0.0", True),
+])
+def test_serve_binds_to_this_machine_unless_told(tmp_path: Path, argv: list[str], address: str,
+                                                 warned: bool, capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import memory_core.cli.memories as memories
+
+    calls: list[list[str]] = []
+    monkeypatch.setattr(memories.subprocess, "call", lambda args: calls.append(args) or 0)
+    code, _, err = run(["--store", str(tmp_path / "s"), "serve", "--no-seed", *argv], capsys)
+    assert code == 0
+    [args] = calls
+    assert args[args.index("--server.address") + 1] == address
+    assert ("warning: memlens listens on 0.0.0.0" in err) is warned
+    assert "no login" in err if warned else "warning" not in err

@@ -125,3 +125,26 @@ def test_field_changes_compare_json_not_python_equality() -> None:
     assert field_changes({"metadata": {"n": 1}}, {"metadata": {"n": 1.0}}) == [
         ("metadata.n", "1", "1.0")]
     assert field_changes({"metadata": {"n": 1}}, {"metadata": {"n": True}}, ["metadata"]) == []
+
+
+def test_each_side_says_its_tenant_and_a_mismatch_is_warned(filled: MemoryStore,
+                                                            before: Path,
+                                                            tmp_path: Path) -> None:
+    from memory_core.exchange.diff_sides import file_tenant
+
+    acme = MemoryStore.open(filled.uri, tenant="acme", embedder=filled.embedder)
+    acme.add([Memory.new("acme only", "fact", id="m-acme", tenant="acme")])
+    theirs = tmp_path / "acme.ndjson"
+    export_store(acme, theirs, exported_at=WHEN)
+    assert (file_tenant(before), file_tenant(theirs)) == ("default", "acme")
+    assert file_tenant(tmp_path / "missing.ndjson") is None
+    same = diff_sides(load_side(str(before), filled), load_side("live", filled))
+    assert same.tenants == ("default", "default") and same.tenant_mismatch is None
+    other = diff_sides(load_side(str(theirs), filled), load_side("live", filled))
+    assert other.tenants == ("acme", "default")
+    assert other.tenant_mismatch is not None
+    assert "A is tenant 'acme', B is tenant 'default'" in other.tenant_mismatch
+    assert other.to_dict()["tenants"] == {"a": "acme", "b": "default"}
+    versions = diff_sides(load_side(f"version:{filled.version}", filled),
+                          load_side(str(before)))
+    assert versions.tenants == ("default", "default")

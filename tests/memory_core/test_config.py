@@ -1,0 +1,37 @@
+"""Settings: the stores the web app may open (MEMLENS_STORE plus MEMLENS_STORES)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memory_core.config import Settings, split_stores
+from memory_core.errors import StoreNotAllowedError
+
+
+def test_store_lists_split_on_commas_and_pathsep_but_keep_urls_whole() -> None:
+    text = f" ./a ,s3://bucket/m{os.pathsep}file:///srv/b,, "
+    assert split_stores(text) == ("./a", "s3://bucket/m", "file:///srv/b")
+
+
+def test_allowed_stores_are_the_configured_one_and_the_listed_ones(tmp_path: Path) -> None:
+    env = {"MEMLENS_STORE": str(tmp_path / "main"),
+           "MEMLENS_STORES": f"{tmp_path / 'extra'},s3://bucket/m/"}
+    settings = Settings.from_env(env)
+    assert settings.allowed_stores == (str(tmp_path / "main"), str(tmp_path / "extra"),
+                                       "s3://bucket/m/")
+    for spelling in (str(tmp_path / "main"), f"{tmp_path}/./main/", f"file://{tmp_path}/extra",
+                     "s3://bucket/m"):
+        settings.check_store_allowed(spelling)
+    assert settings.is_configured_store(f"{tmp_path}/x/../main")
+    assert not settings.is_configured_store(str(tmp_path / "extra"))
+
+
+@pytest.mark.parametrize("uri", ["/proc/self", "../main", "s3://bucket", "a\x00b", "x" * 500])
+def test_any_other_store_is_refused_naming_the_setting(tmp_path: Path, uri: str) -> None:
+    settings = Settings.from_env({"MEMLENS_STORE": str(tmp_path / "main")})
+    with pytest.raises(StoreNotAllowedError, match="MEMLENS_STORES") as info:
+        settings.check_store_allowed(uri)
+    assert len(str(info.value)) < 250  # the value is cut, not echoed whole
