@@ -30,6 +30,8 @@ cols[2].metric("Edges", stats.edges)
 cols[3].metric("Pending embeddings", stats.pending_embeddings)
 cols[4].metric("Duplicate groups", stats.duplicate_groups)
 cols[5].metric("Dangling edges", stats.dangling_edges)
+if stats.interrupted_write:
+    st.warning(md(stats.interrupted_write))
 if stats.pending_embeddings:
     st.warning(f"{stats.pending_embeddings} memories have no vector yet; vector search skips "
                f"them. Run `memlens reembed` to fill them in.")

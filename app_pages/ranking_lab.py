@@ -95,9 +95,13 @@ if saved_signature != signature():
 run_a, run_b = cmp.baseline.run, cmp.candidate.run
 for note in dict.fromkeys((*run_a.reasons, *run_b.reasons)):
     st.warning(f"Search ran degraded: {md(note)}")
-if run_a.unreachable:
-    st.caption(f"{len(run_a.unreachable)} queries name relevant memories this tenant does not "
-               f"hold; they score 0.")
+if cmp.warnings:  # every query that retrieved nothing, or whose relevant memories are absent
+    named = len(dict.fromkeys(w.qid for w in cmp.warnings))
+    with st.expander(f"{named} queries retrieved nothing or have no relevant memory in this "
+                     f"tenant; they score 0", expanded=named <= 5):
+        for w in cmp.warnings:
+            only = f" (under {md(' and '.join(w.configs))} only)" if len(w.configs) < 2 else ""
+            st.markdown(f"- {md(w.message)}{only}")
 st.caption(f"{len(cmp.baseline.queries)} queries · A {run_a.elapsed_s:.1f} s · "
            f"B {run_b.elapsed_s:.1f} s")
 metrics_table(cmp)

@@ -254,7 +254,7 @@ def diff(ctx: click.Context, a: str, b: str, ignore: tuple[str, ...], limit: int
     store = open_store(ctx, require_tenant=True) if needs_store else None
     result = diff_sides(load_side(a, store), load_side(b, store), ignore=ignore)
     if result.tenant_mismatch:
-        click.echo(f"warning: {result.tenant_mismatch}", err=True)
+        echo(f"warning: {result.tenant_mismatch}", err=True)
     if as_json:
         emit_json(result.to_dict())
     else:

@@ -88,7 +88,7 @@ def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: boo
     if host not in LOOPBACK:
         # the app has no login: whoever reaches the port can read and (unless read-only)
         # change every memory of the allowed stores
-        click.echo(f"warning: memlens listens on {host}, so anyone who can reach this "
+        echo(f"warning: memlens listens on {host}, so anyone who can reach this "
                    f"machine on port {port} can use the app and "
                    f"{'read' if store.read_only else 'read and change'} the store; there is "
                    f"no login. Set MEMLENS_READ_ONLY=1 or put it behind an authenticating "

@@ -101,3 +101,18 @@ def test_every_page_opens_through_the_router(seeded: MemoryStore, page: str,
     assert not at.exception
     assert at.header[0].value == header
     assert at.sidebar.text_input[0].value == seeded.uri  # the router's sidebar ran too
+
+
+@pytest.mark.model
+def test_overview_says_a_write_that_died_half_way_was_rolled_back(seeded: MemoryStore) -> None:
+    from memory_core.store.lock import WriteLock
+
+    before = seeded.table_versions()
+    seeded.add([Memory.new("written by an import that was then killed", "fact")])
+    # what a killed writer leaves: its journal of the versions before it, and no lock held
+    WriteLock.of(Path(seeded.uri)).write_journal("import", before)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception
+    [warning] = [w.value for w in at.warning if "interrupted write" in w.value]
+    assert "rolled back" in warning
+    assert _metrics(at)["Memories"] == "4"
