@@ -223,6 +223,7 @@ def small_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MemoryStore:
     return store
 
 
+@pytest.mark.slow
 def test_every_query_that_retrieved_nothing_is_named_on_stderr_and_in_json(
         small_store: MemoryStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     lines = [{"qid": "found", "query": "lockfile cache", "relevant": {"cache": 1}},

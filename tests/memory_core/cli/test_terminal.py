@@ -120,6 +120,7 @@ def _on_a_terminal(argv: list[str], env: dict[str, str]) -> bytes:
     return b"".join(chunks)
 
 
+@pytest.mark.slow
 def test_a_real_terminal_receives_no_escape_sequence(hostile: tuple[str, str]) -> None:
     uri, memory_id = hostile
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MEMLENS_EMBED_MODEL": "none",

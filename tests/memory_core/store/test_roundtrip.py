@@ -9,6 +9,7 @@ import tempfile
 from datetime import UTC, datetime
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +17,8 @@ from memory_core.records import Edge, Memory, content_hash
 from memory_core.schema import IMPORTANCE_TIERS, MEMORY_TYPES, RELATIONS, STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FAKE_DIM, FakeEmbedder
+
+pytestmark = pytest.mark.slow  # Hypothesis through real LanceDB: ~10 s
 
 SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
