@@ -323,11 +323,16 @@ class MemoryStore:
 
     def interrupted_write(self) -> str | None:
         """A write that died half way and is not rolled back yet (a read-only handle cannot
-        roll it back), or the one opening this store rolled back; None when neither."""
+        roll it back), or the rollback of one when nothing was written since; else None."""
         if self.recovered:
             return self.recovered
         entry = self._lock.read_journal()
         if entry is None or not self._lock.is_free():
+            # another process (`memlens serve` before its app) may have rolled it back: the
+            # rollback stays news until the next write makes another audit row the newest
+            latest = self._audit.entries(self.tenant, limit=1)
+            if latest and latest[0].action == "recover":
+                return f"{latest[0].reason} (at {latest[0].at:%Y-%m-%d %H:%M} UTC)"
             return None
         return (f"an interrupted write ({entry.describe()}) left the tables part-written; "
                 f"the next memlens write (e.g. `memlens reembed`) rolls it back")
