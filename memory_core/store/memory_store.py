@@ -16,7 +16,7 @@ from __future__ import annotations
 import builtins
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -39,10 +39,11 @@ from memory_core.records import AuditEntry, Edge, Memory, validate_edge
 from memory_core.store.audit import AuditLog, record_snapshot
 from memory_core.store.bulk import BulkTables
 from memory_core.store.edges import EdgeTable
+from memory_core.store.guard import WriteGuard
 from memory_core.store.keys import KeyIndex
 from memory_core.store.lock import WriteLock, control_folder
 from memory_core.store.reports import AddReport, UpsertReport, VersionInfo
-from memory_core.store.scratch import scratch_folder, sweep
+from memory_core.store.scratch import scratch_folder
 from memory_core.store.snapshot import Snapshot, snapshot
 from memory_core.store.tables import StoreTables, open_tables
 from memory_core.store.writes import MemoryWrites
@@ -82,9 +83,8 @@ class MemoryStore:
         self._writes = MemoryWrites(self)
         self.bulk = BulkTables(self)
         self.fts_ready = False  # set once the full-text index is known to exist
-        self._lock = WriteLock.of(control_folder(tables.uri, cache or Settings().model_cache))
-        #: What opening the store found of a writer that died half way (see `store.lock`).
-        self.recovered: str | None = None
+        self._guard = WriteGuard(self, WriteLock.of(
+            control_folder(tables.uri, cache or Settings().model_cache)))
 
     @classmethod
     def open(
@@ -281,79 +281,34 @@ class MemoryStore:
         return snapshot(self.tables, memories_version=memories_version)
 
     # ------------------------------------------------------- lock and journal
-    @contextmanager
-    def writing(self, action: str) -> Iterator[None]:
+    def writing(self, action: str) -> AbstractContextManager[None]:
         """Run a write as one step: under the store's write lock (other processes wait), with
         a journal of the table versions before it, so that a failure (or, at the next
         write, a `kill -9`) puts every table back. Reentrant: nested writes join the outer.
         """
         self._writable()
-        with self._lock.held(action) as outermost:
-            if not outermost:
-                yield
-                return
-            self._recover()
-            before = self.table_versions()
-            self._lock.write_journal(action, before)
-            try:
-                yield
-            except BaseException:
-                restored = self.bulk.restore(before)
-                if restored:
-                    log.warning("%s failed; tables %s put back to %s", action, restored, before)
-                self._lock.clear_journal()
-                raise
-            self._lock.clear_journal()
-
-    def _recover(self) -> None:
-        """Put back the tables of a writer that died half way (the caller holds the lock)."""
-        entry = self._lock.read_journal()
-        if entry is None:
-            return
-        restored = self.bulk.restore(entry.versions)
-        self.recovered = (f"an interrupted write ({entry.describe()}) was rolled back: "
-                          f"{', '.join(restored) or 'no table'} restored to the versions "
-                          f"before it")
-        log.warning("%s", self.recovered)
-        if restored:
-            self._audit.append(tenant=self.tenant, actor=self.actor, action="recover",
-                               target_ids=[], before=entry.versions,
-                               after=self.table_versions(), reason=self.recovered)
-        self._lock.clear_journal()
+        return self._guard.writing(action)
 
     def interrupted_write(self) -> str | None:
         """A write that died half way and is not rolled back yet (a read-only handle cannot
         roll it back), or the rollback of one when nothing was written since; else None."""
-        if self.recovered:
-            return self.recovered
-        entry = self._lock.read_journal()
-        if entry is None or not self._lock.is_free():
-            # another process (`memlens serve` before its app) may have rolled it back: the
-            # rollback stays news until the next write makes another audit row the newest
-            latest = self._audit.entries(self.tenant, limit=1)
-            if latest and latest[0].action == "recover":
-                return f"{latest[0].reason} (at {latest[0].at:%Y-%m-%d %H:%M} UTC)"
-            return None
-        return (f"an interrupted write ({entry.describe()}) left the tables part-written; "
-                f"the next memlens write (e.g. `memlens reembed`) rolls it back")
+        return self._guard.interrupted_write()
 
     def recover_if_interrupted(self) -> None:
         """Roll back a dead writer's half-done write now, if there is one and the store is
         writable (a live writer's journal is left alone)."""
-        if self.read_only or not self._lock.is_free():
-            return
-        sweep(self._lock.folder)
-        if self._lock.read_journal() is None:
-            return
-        with self._lock.held("recovery"):
-            self._recover()
+        if not self.read_only:
+            self._guard.recover_if_interrupted()
 
-    @contextmanager
-    def scratch(self, purpose: str) -> Iterator[Path]:
+    @property
+    def recovered(self) -> str | None:
+        """What opening this handle rolled back of a writer that died half way, if anything."""
+        return self._guard.recovered
+
+    def scratch(self, purpose: str) -> AbstractContextManager[Path]:
         """A private folder kept with the store for `purpose`'s temporary files (import
         staging), removed afterwards; those of dead processes are swept first."""
-        with scratch_folder(self._lock.folder, purpose) as folder:
-            yield folder
+        return scratch_folder(self._guard.folder, purpose)
 
     def forget_caches(self) -> None:
         """Drop what this process cached about the tables (after a bulk write)."""
