@@ -14,6 +14,7 @@ import pytest
 
 from memory_core.cli import cli
 from tests.conftest import run_cli
+from tests.memory_core.cli.home import offline_home
 
 #: (argv with one empty value, the option named, what leaving it out does)
 EMPTY = [
@@ -57,11 +58,7 @@ GROUP = [
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
           capsys: pytest.CaptureFixture[str]) -> str:
-    monkeypatch.setenv("MEMLENS_EMBED_MODEL", "none")
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "queries.ndjson").write_text(
-        '{"qid": "q1", "query": "what", "relevant": {"m1": 1}}\n', encoding="utf-8")
-    uri = str(tmp_path / "store")
+    uri = offline_home(tmp_path, monkeypatch)
     for project in ("herd", ""):  # a memory may hold an empty project: the CLI never asks
         code, _, err = run_cli(["--store", uri, "add", f"about {project or 'nothing'}",
                                 "--project", project], capsys)

@@ -14,6 +14,7 @@ from memory_core.cli.options import one_line_errors
 from memory_core.errors import MemlensError
 from memory_core.untrusted import LINE_CHARS
 from tests.conftest import run_cli
+from tests.memory_core.cli.home import offline_home
 
 BIG = "x" * 100_000
 #: an error line's bytes: 300 characters, a few of them the 3-byte "…", and the newline
@@ -53,11 +54,7 @@ MISTAKES = [
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
           capsys: pytest.CaptureFixture[str]) -> str:
-    monkeypatch.setenv("MEMLENS_EMBED_MODEL", "none")
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "queries.ndjson").write_text(
-        '{"qid": "q1", "query": "what", "relevant": {"m1": 1}}\n', encoding="utf-8")
-    uri = str(tmp_path / "store")
+    uri = offline_home(tmp_path, monkeypatch)
     code, _, err = run_cli(["--store", uri, "add", "one memory"], capsys)
     assert code == 0, err
     return uri

@@ -61,13 +61,19 @@ def _new_store(path: Path, env: dict[str, str]) -> None:
                    check=True, capture_output=True)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("round_", range(ROUNDS))
-def test_two_adds_of_the_same_ids_insert_them_once(tmp_path: Path, round_: int) -> None:
+def _raced(tmp_path: Path, *, with_ids: bool
+           ) -> tuple[Path, list[subprocess.CompletedProcess[str]]]:
+    """A store with one memory, and the two processes that added the same file to it."""
     env = _env(tmp_path)
     store = tmp_path / "store"
     _new_store(store, env)
-    results = _race(store, _lines(tmp_path / "same.ndjson", with_ids=True), env)
+    return store, _race(store, _lines(tmp_path / "same.ndjson", with_ids=with_ids), env)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("round_", range(ROUNDS))
+def test_two_adds_of_the_same_ids_insert_them_once(tmp_path: Path, round_: int) -> None:
+    store, results = _raced(tmp_path, with_ids=True)
     codes = sorted(r.returncode for r in results)
     assert codes == [0, 1], [r.stderr for r in results]
     winner = next(r for r in results if r.returncode == 0)
@@ -86,10 +92,7 @@ def test_two_adds_of_the_same_ids_insert_them_once(tmp_path: Path, round_: int) 
 @pytest.mark.slow
 @pytest.mark.parametrize("round_", range(ROUNDS))
 def test_two_adds_of_the_same_contents_keep_one_copy(tmp_path: Path, round_: int) -> None:
-    env = _env(tmp_path)
-    store = tmp_path / "store"
-    _new_store(store, env)
-    results = _race(store, _lines(tmp_path / "same.ndjson", with_ids=False), env)
+    store, results = _raced(tmp_path, with_ids=False)
     assert [r.returncode for r in results] == [0, 0], [r.stderr for r in results]
     reports = sorted(r.stdout for r in results)
     assert any(f"{N} inserted, 0 duplicates" in out for out in reports)
