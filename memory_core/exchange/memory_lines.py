@@ -42,6 +42,8 @@ def read_memory_lines(lines: Iterable[str], *, source: str = "input") -> list[Me
     """Memories from NDJSON lines; raises `InvalidRecordError` naming the line."""
     out = []
     for number, line in enumerate(lines, start=1):
+        if number == 1:
+            line = line.removeprefix("\ufeff")  # a UTF-8 byte-order mark, read as text
         if not line.strip():
             continue
         try:
