@@ -27,6 +27,9 @@ META_SCHEMA_VERSION = b"memlens.schema_version"
 META_MODEL_ID = b"memlens.embedding_model"
 META_DIMENSION = b"memlens.embedding_dimension"
 
+#: The table holding each record kind (the kinds of export lines and staged batches).
+TABLE_OF_KIND: dict[str, str] = {"memory": MEMORIES, "edge": EDGES, "audit": AUDIT}
+
 DEFAULT_TENANT = "default"
 
 #: Known memory types, by the seed that introduced them. The vocabulary is open: an unknown

@@ -16,14 +16,12 @@ import pyarrow as pa
 
 from memory_core.codec import vector_field
 from memory_core.filters import sql_string
-from memory_core.schema import AUDIT, EDGES, MEMORIES
+from memory_core.schema import TABLE_OF_KIND
 
 if TYPE_CHECKING:
     from memory_core.embedding import Embedder
     from memory_core.store.memory_store import MemoryStore
 
-#: Table name of each record kind.
-TABLE_OF = {"memory": MEMORIES, "edge": EDGES, "audit": AUDIT}
 
 
 class BulkTables:
@@ -33,9 +31,10 @@ class BulkTables:
         self._store = store
 
     def _table(self, kind: str) -> Any:
-        if kind not in TABLE_OF:
-            raise ValueError(f"unknown record kind {kind!r}; use one of: {', '.join(TABLE_OF)}")
-        return getattr(self._store.tables, TABLE_OF[kind])
+        if kind not in TABLE_OF_KIND:
+            raise ValueError(f"unknown record kind {kind!r}; use one of: "
+                             f"{', '.join(TABLE_OF_KIND)}")
+        return getattr(self._store.tables, TABLE_OF_KIND[kind])
 
 
     def append(self, kind: str, data: pa.Table | pa.RecordBatchReader) -> int:
@@ -87,19 +86,19 @@ class BulkTables:
         """Delete every row of the store's tenant from the three tables."""
         with self._store.writing("delete tenant"):
             where = f"tenant = {sql_string(self._store.tenant)}"
-            for kind in TABLE_OF:
+            for kind in TABLE_OF_KIND:
                 self._table(kind).delete(where)
             self._store.forget_caches()
 
     def other_tenants_rows(self) -> dict[str, int]:
         """Rows of other tenants, by table name."""
         where = f"NOT (tenant = {sql_string(self._store.tenant)})"
-        return {TABLE_OF[kind]: self.count(kind, where) for kind in TABLE_OF}
+        return {TABLE_OF_KIND[kind]: self.count(kind, where) for kind in TABLE_OF_KIND}
 
     def drop_tables(self) -> None:
         """Drop the three tables (every tenant's rows); reopen the store to recreate them."""
         with self._store.writing("drop tables"):
-            for name in TABLE_OF.values():
+            for name in TABLE_OF_KIND.values():
                 self._store.tables.db.drop_table(name)
 
     def restore(self, versions: dict[str, int]) -> list[str]:

@@ -24,7 +24,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from memory_core.canonical import edge_doc
 from memory_core.codec import memory_from_row
 from memory_core.config import Settings
 from memory_core.embedding import Embedder, load_embedder
@@ -35,8 +34,8 @@ from memory_core.errors import (
     TenantNotFoundError,
 )
 from memory_core.filters import Filter
-from memory_core.records import AuditEntry, Edge, Memory, validate_edge
-from memory_core.store.audit import AuditLog, record_snapshot
+from memory_core.records import AuditEntry, Edge, Memory
+from memory_core.store.audit import AuditLog
 from memory_core.store.bulk import BulkTables
 from memory_core.store.edges import EdgeTable
 from memory_core.store.guard import WriteGuard
@@ -198,15 +197,12 @@ class MemoryStore:
         """How many memories match `filter` (active only unless it asks otherwise)."""
         return int(self.tables.memories.count_rows(self.predicate(filter)))
 
-    def _select(
-        self, where: str, *, with_vectors: bool, table: Any | None = None
-    ) -> pa.Table:
-        table = table if table is not None else self.tables.memories
-        query = table.search().where(where).limit(None)
-        if not with_vectors:
-            columns = [n for n in table.schema.names if n != "vector"]
-            query = query.select(columns)
-        return query.to_arrow()
+    def _query(self, where: str, *, with_vectors: bool) -> Any:
+        """A query of the memories matching `where`, every column (vectors when asked)."""
+        query = self.tables.memories.search().where(where).limit(None)
+        if with_vectors:
+            return query
+        return query.select([n for n in self.tables.memories.schema.names if n != "vector"])
 
     def list(
         self,
@@ -221,7 +217,7 @@ class MemoryStore:
         """Matching memories, newest first by default."""
         if order_by not in self.tables.memories.schema.names or order_by == "vector":
             raise InvalidRecordError(f"cannot order memories by {order_by!r}")
-        table = self._select(self.predicate(filter), with_vectors=with_vectors)
+        table = self._query(self.predicate(filter), with_vectors=with_vectors).to_arrow()
         order = "descending" if descending else "ascending"
         table = table.sort_by([(order_by, order), ("id", "ascending")])
         return [memory_from_row(r) for r in table.slice(offset, limit).to_pylist()]
@@ -236,9 +232,7 @@ class MemoryStore:
         self, filter: Filter | None = None, *, with_vectors: bool = False, batch_rows: int = 4096
     ) -> Iterator[Memory]:
         """Matching memories streamed in batches (order not defined)."""
-        query = self.tables.memories.search().where(self.predicate(filter)).limit(None)
-        if not with_vectors:
-            query = query.select([n for n in self.tables.memories.schema.names if n != "vector"])
+        query = self._query(self.predicate(filter), with_vectors=with_vectors)
         for batch in query.to_batches(batch_rows):
             for row in batch.to_pylist():
                 yield memory_from_row(row)
@@ -249,7 +243,7 @@ class MemoryStore:
         statuses = ("active", "archived", "superseded")
         for chunk in _chunks(list(dict.fromkeys(ids))):
             where = Filter(ids=chunk, status=statuses).to_predicate(self.tenant)
-            for row in self._select(where, with_vectors=with_vectors).to_pylist():
+            for row in self._query(where, with_vectors=with_vectors).to_arrow().to_pylist():
                 found[row["id"]] = memory_from_row(row)
         return found
 
@@ -263,7 +257,7 @@ class MemoryStore:
             )
         return found[memory_id]
 
-    # ---------------------------------------------------------------- writes
+    # ---------------------------------------------------- Arrow-level views
     def schemas(self) -> dict[str, pa.Schema]:
         """The Arrow schema of each table, by record kind (memory, edge, audit)."""
         return {"memory": self.tables.memories.schema, "edge": self.tables.edges.schema,
@@ -367,28 +361,9 @@ class MemoryStore:
     def add_edges(self, edges: Iterable[Edge], *, check_endpoints: bool = True,
                   reason: str | None = None) -> int:
         """Insert edges of this tenant; endpoints must exist unless `check_endpoints` is off."""
-        batch = [validate_edge(replace(e, tenant=self.tenant)) for e in edges]
-        if not batch:
-            self._writable()
-            return 0
-        ends = {e.source_id for e in batch} | {e.target_id for e in batch}
         with self.writing("add_edges"):
-            if check_endpoints:
-                missing = sorted(ends - set(self.get_many(sorted(ends))))
-                if missing:
-                    raise InvalidRecordError(
-                        f"edge endpoint {missing[0]!r} is not a memory of tenant "
-                        f"{self.tenant!r}; add the memory first"
-                    )
-            version = self._edges.append(batch)
-            self.append_audit(
-                "add_edges",
-                # the edges, then the memories they link, so a memory's history shows them
-                [e.id for e in batch] + sorted(ends),
-                after=record_snapshot([edge_doc(e) for e in batch]), reason=reason,
-                table_version=version,
-            )
-        return len(batch)
+            return self._writes.add_edges(edges, self._edges, check_endpoints=check_endpoints,
+                                          reason=reason)
 
     def edges(self, *, memory_id: str | None = None, include_inactive: bool = False
               ) -> builtins.list[Edge]:

@@ -17,11 +17,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memory_core.schema import AUDIT, EDGES, MEMORIES
+from memory_core.schema import AUDIT, EDGES, MEMORIES, TABLE_OF_KIND
 from memory_core.store.tables import StoreTables
-
-#: Table name of each record kind.
-TABLE_OF = {"memory": MEMORIES, "edge": EDGES, "audit": AUDIT}
 
 
 def _pinned(tables: StoreTables, name: str, version: int | None) -> tuple[Any, int]:
@@ -56,12 +53,12 @@ class Snapshot:
 
     def columns(self, kind: str) -> list[str]:
         """The column names of the table holding records of `kind`."""
-        return list(self.handles[TABLE_OF[kind]].schema.names)
+        return list(self.handles[TABLE_OF_KIND[kind]].schema.names)
 
     def chunks(self, kind: str, where: str | None, *, columns: Sequence[str] | None = None,
                chunk_rows: int = 4096) -> Iterator[pa.Table]:
         """The rows of `kind` matching `where`, sorted by id, `chunk_rows` at a time."""
-        table = self.handles[TABLE_OF[kind]]
+        table = self.handles[TABLE_OF_KIND[kind]]
         names = list(columns) if columns is not None else self.columns(kind)
         row_ids = _sorted_ids(table, where)["_rowid"]
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlens-take") as pool:

@@ -16,15 +16,16 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from memory_core.canonical import memory_doc
+from memory_core.canonical import edge_doc, memory_doc
 from memory_core.codec import memory_to_row, rows_to_table
 from memory_core.errors import EmbedderUnavailableError, InvalidRecordError
-from memory_core.records import Memory, utcnow, validate_memory
+from memory_core.records import Edge, Memory, utcnow, validate_edge, validate_memory
 from memory_core.store.audit import record_snapshot
 from memory_core.store.reports import AddReport, UpsertReport
 from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
+    from memory_core.store.edges import EdgeTable
     from memory_core.store.memory_store import MemoryStore
 
 log = logging.getLogger(__name__)
@@ -205,6 +206,32 @@ class MemoryWrites:
         )
         return len(ordered)
 
+
+    def add_edges(self, edges: Iterable[Edge], table: EdgeTable, *, check_endpoints: bool,
+                  reason: str | None) -> int:
+        """Validate edges of this tenant (endpoints must exist unless `check_endpoints` is
+        off), append them and their audit row; returns how many."""
+        store = self._store
+        batch = [validate_edge(replace(e, tenant=store.tenant)) for e in edges]
+        if not batch:
+            return 0
+        ends = {e.source_id for e in batch} | {e.target_id for e in batch}
+        if check_endpoints:
+            missing = sorted(ends - set(store.get_many(sorted(ends))))
+            if missing:
+                raise InvalidRecordError(
+                    f"edge endpoint {missing[0]!r} is not a memory of tenant "
+                    f"{store.tenant!r}; add the memory first"
+                )
+        version = table.append(batch)
+        store.append_audit(
+            "add_edges",
+            # the edges, then the memories they link, so a memory's history shows them
+            [e.id for e in batch] + sorted(ends),
+            after=record_snapshot([edge_doc(e) for e in batch]), reason=reason,
+            table_version=version,
+        )
+        return len(batch)
 
 def _same(old: Memory, new: Memory) -> bool:
     """Equal apart from `updated_at` (vectors compared too)."""
