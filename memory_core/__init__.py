@@ -15,9 +15,26 @@ if TYPE_CHECKING:
     # same modules.
     from memory_core.canonical import memory_doc as memory_doc
     from memory_core.config import Settings as Settings
+    from memory_core.curation import EDITABLE as EDITABLE
+    from memory_core.curation import PURGE_NOTE as PURGE_NOTE
+    from memory_core.curation import AuditBatch as AuditBatch
+    from memory_core.curation import CurationReport as CurationReport
+    from memory_core.curation import Verification as Verification
+    from memory_core.curation import archive as archive
+    from memory_core.curation import audit_batches as audit_batches
+    from memory_core.curation import delete as delete
+    from memory_core.curation import edit as edit
+    from memory_core.curation import merge as merge
+    from memory_core.curation import preview as preview
+    from memory_core.curation import restore as restore
+    from memory_core.curation import supersede as supersede
+    from memory_core.curation import undo as undo
+    from memory_core.curation import verify_deleted as verify_deleted
     from memory_core.decay import DecayParams as DecayParams
     from memory_core.embedding import Embedder as Embedder
     from memory_core.embedding import load_embedder as load_embedder
+    from memory_core.errors import CurationConflictError as CurationConflictError
+    from memory_core.errors import CurationError as CurationError
     from memory_core.errors import DiffError as DiffError
     from memory_core.errors import EmbedderUnavailableError as EmbedderUnavailableError
     from memory_core.errors import ExportFormatError as ExportFormatError
@@ -37,6 +54,7 @@ if TYPE_CHECKING:
     from memory_core.errors import StoreNotFoundError as StoreNotFoundError
     from memory_core.errors import TenantNotFoundError as TenantNotFoundError
     from memory_core.errors import UnknownFormatError as UnknownFormatError
+    from memory_core.errors import VersionGoneError as VersionGoneError
     from memory_core.evaluation import STAT_TESTS as STAT_TESTS
     from memory_core.evaluation import Comparison as Comparison
     from memory_core.evaluation import EvalResult as EvalResult
@@ -123,6 +141,24 @@ if TYPE_CHECKING:
     from memory_core.viz.overview import written_over_time as written_over_time
 
 _EXPORTS: dict[str, str] = {
+    "archive": "memory_core.curation",
+    "delete": "memory_core.curation",
+    "edit": "memory_core.curation",
+    "merge": "memory_core.curation",
+    "restore": "memory_core.curation",
+    "supersede": "memory_core.curation",
+    "undo": "memory_core.curation",
+    "preview": "memory_core.curation",
+    "verify_deleted": "memory_core.curation",
+    "audit_batches": "memory_core.curation",
+    "AuditBatch": "memory_core.curation",
+    "CurationReport": "memory_core.curation",
+    "Verification": "memory_core.curation",
+    "PURGE_NOTE": "memory_core.curation",
+    "EDITABLE": "memory_core.curation",
+    "CurationError": "memory_core.errors",
+    "CurationConflictError": "memory_core.errors",
+    "VersionGoneError": "memory_core.errors",
     "Settings": "memory_core.config",
     "visible": "memory_core.untrusted",
     "for_terminal": "memory_core.untrusted",

@@ -93,3 +93,16 @@ class DiffError(MemlensError):
 
 class StoreBusyError(MemlensError):
     """Another process kept the store's write lock longer than memlens waits for it."""
+
+
+class CurationError(MemlensError):
+    """A curation action cannot be done as asked (empty selection, a merge into a memory
+    outside it, a duplicate content, ...); nothing was changed."""
+
+
+class CurationConflictError(CurationError):
+    """The memories changed since a preview, or an undo would overwrite a later change."""
+
+
+class VersionGoneError(CurationConflictError):
+    """A table version an undo needs is no longer on disk (a purge removes older versions)."""

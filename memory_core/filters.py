@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from memory_core.errors import InvalidFilterError
@@ -75,8 +75,11 @@ def _in(column: str, values: tuple[str, ...]) -> str:
     return f"{column} IN ({', '.join(sql_string(v) for v in values)})"
 
 
-def _timestamp(value: datetime) -> str:
-    # isoformat of an aware UTC datetime is digits and separators only: nothing to escape.
+def sql_time(value: datetime) -> str:
+    """`value` as a SQL UTC timestamp literal (a naive datetime is taken as UTC)."""
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC)
+    # strftime of a datetime is digits and separators only: nothing to escape.
     return f"TIMESTAMP '{value.strftime('%Y-%m-%dT%H:%M:%S.%f')}Z'"
 
 
@@ -193,5 +196,5 @@ class Filter:
                 except ValueError as exc:
                     raise InvalidFilterError(f"{name}: {exc}") from exc
                 if when is not None:
-                    parts.append(f"created_at {op} {_timestamp(when)}")
+                    parts.append(f"created_at {op} {sql_time(when)}")
         return " AND ".join(parts)

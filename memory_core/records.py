@@ -329,6 +329,9 @@ class AuditEntry:
     after: Any = field(default=None, metadata=col(Kind.JSON))
     reason: str | None = field(default=None, metadata=_TEXT)
     table_version: int | None = field(default=None, metadata=col(Kind.INT64))
+    #: Rows written by one curation action (and its undo) share a batch id; `memlens undo`
+    #: takes it. Added after schema v1 shipped: older stores gain the column when opened.
+    batch_id: str | None = field(default=None, metadata=_TEXT)
 
 
 #: The columns `memories_to_frame` leaves out: long or nested values a table cell can't show.

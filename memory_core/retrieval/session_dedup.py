@@ -84,3 +84,23 @@ class SessionDedup:
         with self._connect() as db:
             return int(db.execute("SELECT COUNT(*) FROM sent WHERE session_id = ?",
                                   (session_id,)).fetchone()[0])
+
+    def forget(self, memory_ids: Sequence[str], content_hashes: Sequence[str]) -> int:
+        """Drop every session's entries for these memories (by id or content hash), as a
+        purge must; returns how many were dropped."""
+        dropped = 0
+        with self._connect() as db:
+            for column, values in (("memory_id", memory_ids), ("content_hash", content_hashes)):
+                for start in range(0, len(values), 500):
+                    chunk = list(values[start : start + 500])
+                    marks = ", ".join("?" * len(chunk))
+                    dropped += db.execute(f"DELETE FROM sent WHERE {column} IN ({marks})",
+                                          chunk).rowcount
+        return dropped
+
+    def holding(self, memory_ids: Sequence[str], content_hashes: Sequence[str]) -> int:
+        """How many entries (any session) name these memories by id or content hash."""
+        ids, hashes = set(memory_ids), set(content_hashes)
+        with self._connect() as db:
+            rows = db.execute("SELECT memory_id, content_hash FROM sent").fetchall()
+        return sum(1 for mid, digest in rows if mid in ids or digest in hashes)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from memory_core.codec import audit_from_row, audit_schema, audit_to_row, rows_to_table
-from memory_core.filters import sql_string
+from memory_core.filters import sql_string, sql_time
 from memory_core.records import AuditEntry, utcnow
 
 #: Writes touching at most this many records keep them whole in before/after.
@@ -43,23 +44,59 @@ class AuditLog:
         after: Any = None,
         reason: str | None = None,
         table_version: int | None = None,
+        batch_id: str | None = None,
     ) -> AuditEntry:
         """Write one audit row and return it."""
         entry = AuditEntry(
             id=str(uuid.uuid4()), at=utcnow(), tenant=tenant, actor=actor, action=action,
             target_ids=tuple(target_ids), before=before, after=after, reason=reason,
-            table_version=table_version,
+            table_version=table_version, batch_id=batch_id,
         )
         self._table.add(rows_to_table([audit_to_row(entry)], audit_schema()))
         return entry
+
+    def append_many(self, entries: Sequence[AuditEntry]) -> int:
+        """Write several audit rows in one commit; returns the audit table's version."""
+        self._table.add(rows_to_table([audit_to_row(e) for e in entries], audit_schema()))
+        return int(self._table.version)
+
+    def query(self, tenant: str, *, target_ids: Sequence[str] = (), batch_id: str | None = None,
+              actor: str | None = None, action: str | None = None,
+              since: datetime | None = None, until: datetime | None = None,
+              limit: int | None = 50) -> list[AuditEntry]:
+        """Entries of `tenant` matching every criterion given, newest first: touching any of
+        `target_ids`, of one batch, actor or action, at or after `since`, before `until`."""
+        where = [f"tenant = {sql_string(tenant)}"]
+        if target_ids:
+            wanted = ", ".join(sql_string(i) for i in target_ids)
+            where.append(f"array_has_any(target_ids, [{wanted}])")
+        if batch_id is not None:
+            where.append(f"batch_id = {sql_string(batch_id)}")
+        if actor is not None:
+            where.append(f"actor = {sql_string(actor)}")
+        if action is not None:
+            where.append(f"action = {sql_string(action)}")
+        if since is not None:
+            where.append(f"at >= {sql_time(since)}")
+        if until is not None:
+            where.append(f"at < {sql_time(until)}")
+        if batch_id is not None and "batch_id" not in self._table.schema.names:
+            return []  # a store opened read-only before it gained the column has no batches
+        table = self._table.search().where(" AND ".join(where)).limit(None).to_arrow()
+        rows = sorted(table.to_pylist(), key=lambda r: (r["at"], r["id"]), reverse=True)
+        return [audit_from_row(r) for r in rows[:limit]]
+
+    def rewrite(self, entries: Sequence[AuditEntry]) -> int:
+        """Overwrite existing rows by id (a purge scrubbing record copies to tombstones: the
+        only change ever made to a written audit row); returns the table's version."""
+        if entries:
+            data = rows_to_table([audit_to_row(e) for e in entries], audit_schema())
+            self._table.merge_insert("id").when_matched_update_all().execute(data)
+        return int(self._table.version)
 
     def entries(
         self, tenant: str, *, target_id: str | None = None, limit: int = 50
     ) -> list[AuditEntry]:
         """The newest `limit` entries of `tenant`, newest first; optionally for one record."""
-        where = f"tenant = {sql_string(tenant)}"
-        if target_id is not None:
-            where += f" AND array_has(target_ids, {sql_string(target_id)})"
-        table = self._table.search().where(where).limit(None).to_arrow()
-        rows = sorted(table.to_pylist(), key=lambda r: r["at"], reverse=True)
-        return [audit_from_row(r) for r in rows[:limit]]
+        return self.query(tenant, target_ids=() if target_id is None else (target_id,),
+                          limit=limit)

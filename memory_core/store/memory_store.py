@@ -37,6 +37,16 @@ from memory_core.filters import Filter
 from memory_core.records import AuditEntry, Edge, Memory
 from memory_core.store.audit import AuditLog
 from memory_core.store.bulk import BulkTables
+from memory_core.store.changes import (
+    Applied,
+    ChangeSet,
+    apply_changes,
+    drop_old_versions,
+    edges_touching,
+    records_at,
+    rows_in_version,
+    versions_on_disk,
+)
 from memory_core.store.edges import EdgeTable
 from memory_core.store.guard import WriteGuard
 from memory_core.store.keys import KeyIndex
@@ -388,14 +398,59 @@ class MemoryStore:
         """The newest audit entries of this tenant, optionally for one memory."""
         return self._audit.entries(self.tenant, target_id=memory_id, limit=limit)
 
+    def audit_query(self, *, target_ids: Sequence[str] = (), batch_id: str | None = None,
+                    actor: str | None = None, action: str | None = None,
+                    since: datetime | None = None, until: datetime | None = None,
+                    limit: int | None = 50) -> builtins.list[AuditEntry]:
+        """Audit entries of this tenant matching every criterion given, newest first."""
+        return self._audit.query(self.tenant, target_ids=target_ids, batch_id=batch_id,
+                                 actor=actor, action=action, since=since, until=until,
+                                 limit=limit)
+
     def append_audit(self, action: str, target_ids: Sequence[str], *, before: Any = None,
                      after: Any = None, reason: str | None = None,
-                     table_version: int | None = None, tenant: str | None = None
-                     ) -> AuditEntry:
+                     table_version: int | None = None, tenant: str | None = None,
+                     batch_id: str | None = None) -> AuditEntry:
         """Append one audit row for a write made through memlens (this tenant by default)."""
         with self.writing(action):
             return self._audit.append(
                 tenant=tenant or self.tenant, actor=self.actor, action=action,
                 target_ids=target_ids, before=before, after=after, reason=reason,
-                table_version=table_version,
+                table_version=table_version, batch_id=batch_id,
             )
+
+    def rewrite_audit(self, entries: Sequence[AuditEntry]) -> int:
+        """Overwrite audit rows by id: only a purge does this, to scrub record copies."""
+        with self.writing("scrub audit"):
+            return self._audit.rewrite(entries)
+
+    # ------------------------------------------------------ curation support
+    def apply_changes(self, changes: ChangeSet) -> Applied:
+        """Write a change set (whole records in, ids out) in few commits; see
+        `memory_core.store.changes`. Callers append the audit rows in the same write step."""
+        with self.writing("apply changes"):
+            return apply_changes(self, changes)
+
+    def edges_touching(self, ids: Sequence[str]) -> builtins.list[Edge]:
+        """Every edge of this tenant, any status, with an end among `ids` (sorted by id)."""
+        return edges_touching(self, ids)
+
+    def records_at(self, kind: str, version: int, ids: Sequence[str]) -> dict[str, Any]:
+        """Records of `kind` ("memory", "edge") with these ids as they were at `version`."""
+        return records_at(self, kind, version, ids)
+
+    def drop_old_versions(self) -> dict[str, int]:
+        """Rebuild the full-text index and keep only the latest version of every table on
+        disk (a purge: nothing older can be restored or undone afterwards)."""
+        with self.writing("drop old versions"):
+            return drop_old_versions(self)
+
+    def versions_on_disk(self, name: str) -> builtins.list[int]:
+        """The versions of table `name` (memories, edges, audit) still on disk."""
+        return versions_on_disk(self, name)
+
+    def rows_in_version(self, name: str, version: int, where: str,
+                        columns: Sequence[str]) -> builtins.list[dict[str, Any]]:
+        """`columns` of the rows of table `name` at `version` matching `where` (any tenant:
+        `where` must scope itself)."""
+        return rows_in_version(self, name, version, where, columns)

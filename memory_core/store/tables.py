@@ -117,6 +117,26 @@ def _check_schema_version(uri: str, name: str, schema: pa.Schema) -> None:
         )
 
 
+def add_missing_columns(table: Any, wanted: pa.Schema) -> list[str]:
+    """Add the optional columns of `wanted` that `table` lacks, all null (columns memlens
+    added within a schema version, e.g. the audit's `batch_id`); returns their names.
+
+    Only a writable open does this; a read-only one reads a missing optional column as null.
+    """
+    have = set(table.schema.names)
+    missing = [f for f in wanted if f.name not in have and f.nullable]
+    if missing:
+        log.info("adding columns %s to table %s", [f.name for f in missing], table.name)
+        try:
+            table.add_columns(missing)
+        except (OSError, ValueError, RuntimeError):
+            # another process opening the store at the same moment may have added them
+            table.checkout_latest()
+            if not {f.name for f in missing} <= set(table.schema.names):
+                raise
+    return [f.name for f in missing]
+
+
 def check_model(uri: str, stored: tuple[str, int], wanted: tuple[str, int]) -> None:
     """Refuse a store whose vectors came from another model or dimension than `wanted`."""
     if stored == wanted:
@@ -165,6 +185,8 @@ def open_tables(
         if name in present:
             tables[name] = db.open_table(name)
             _check_schema_version(uri, name, tables[name].schema)
+            if create:
+                add_missing_columns(tables[name], schema)
         else:
             log.info("creating table %s in %s", name, uri)
             tables[name] = db.create_table(name, schema=schema)

@@ -1,0 +1,290 @@
+"""`verify_deleted`: check every place a deleted memory could come back from.
+
+The live table, vector search, BM25 search (a query of the memory's own rarest words), graph
+edges and graph expansion, recall, recall sessions, map caches, a fresh export, and, after a
+purge, every table version on disk, the audit's copies and the store's files. Each check says
+pass, fail, skip (cannot be checked here) or info (kept on purpose: a plain delete keeps the
+version history so that undo works).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from memory_core.errors import CurationError, EmbedderUnavailableError
+from memory_core.filters import Filter, sql_string
+from memory_core.records import Memory
+from memory_core.retrieval.config import DEFAULT_PRESET, RECALL_PRESET, preset
+from memory_core.retrieval.recall import session_db_path
+from memory_core.retrieval.search import search
+from memory_core.retrieval.session_dedup import SessionDedup
+from memory_core.schema import AUDIT, EDGES, MEMORIES, STATUSES
+from memory_core.store import MemoryStore
+from memory_core.store.queries import full_text, nearest
+from memory_core.store.tables import is_remote
+from memory_core.untrusted import shown
+
+PASS, FAIL, SKIP, INFO = "pass", "fail", "skip", "info"
+_WORD = re.compile(r"\w{3,}")
+_ANY_STATUS = Filter(status=STATUSES)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One place checked: its name, pass/fail/skip/info and what was found."""
+
+    name: str
+    status: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The checks of `verify_deleted`; `passed` when none failed."""
+
+    memory_ids: tuple[str, ...]
+    purged: bool
+    checks: tuple[Check, ...]
+
+    @property
+    def passed(self) -> bool:
+        return all(c.status != FAIL for c in self.checks)
+
+    @property
+    def failures(self) -> list[Check]:
+        return [c for c in self.checks if c.status == FAIL]
+
+    def to_dict(self) -> dict[str, object]:
+        return {"memory_ids": list(self.memory_ids), "purged": self.purged,
+                "passed": self.passed, "checks": [asdict(c) for c in self.checks]}
+
+
+def _in(column: str, values: Sequence[str]) -> str:
+    return f"{column} IN ({', '.join(sql_string(v) for v in values)})"
+
+
+def _found(hits: Sequence[str], what: str) -> str:
+    return f"{what}: {shown(hits[0])}" + (f" and {len(hits) - 1} more" if len(hits) > 1 else "")
+
+
+class _Verifier:
+    def __init__(self, store: MemoryStore, ids: list[str], known: dict[str, Memory]) -> None:
+        self.store, self.ids, self.known = store, ids, known
+        self.hashes = sorted({m.content_hash for m in known.values()})
+        self.contents = [m.content for m in known.values()]
+        self.tenant = f"tenant = {sql_string(store.tenant)}"
+
+    def _is_ours(self, memory_ids: Sequence[str]) -> list[str]:
+        """Of `memory_ids` (results of a search), those that are the deleted memories (by id
+        or by content)."""
+        wanted = set(self.ids)
+        out = [i for i in memory_ids if i in wanted]
+        if self.hashes:
+            rest = [i for i in memory_ids if i not in wanted]
+            found = self.store.get_many(rest)
+            out += [i for i in rest if i in found and found[i].content_hash in self.hashes]
+        return out
+
+    def live(self) -> Check:
+        by_id = self.store.bulk.count("memory", _in("id", self.ids))
+        by_hash = (self.store.bulk.count("memory", f"{self.tenant} AND "
+                                         f"{_in('content_hash', self.hashes)}")
+                   if self.hashes else 0)
+        if by_id or by_hash:
+            return Check("live table", FAIL, f"{by_id} row(s) with the id, {by_hash} with the "
+                                             f"same content")
+        return Check("live table", PASS, "no row has the id" +
+                     (" or the content" if self.hashes else ""))
+
+    def vector(self) -> Check:
+        if not self.contents:
+            return Check("vector search", SKIP, "the content is not known any more")
+        try:
+            vectors = self.store.embedder.embed(self.contents)
+        except EmbedderUnavailableError as exc:
+            return Check("vector search", SKIP, f"no embedder: {exc}")
+        where = self.store.predicate(_ANY_STATUS)
+        hits = [i for v in vectors for i, _ in nearest(self.store, list(map(float, v)), where, 10)]
+        ours = self._is_ours(hits)
+        if ours:
+            return Check("vector search", FAIL, _found(ours, "returned"))
+        return Check("vector search", PASS, "its own vector finds other memories only")
+
+    def rarest_words(self, content: str) -> str:
+        words = list(dict.fromkeys(w.lower() for w in _WORD.findall(content)))
+        if not words:
+            return ""
+        texts = self.store.scan(["content"], _ANY_STATUS)["content"].to_pylist()
+        lowered = [t.lower() for t in texts]
+        counts = {w: sum(1 for t in lowered if w in t) for w in words[:40]}
+        return " ".join(sorted(counts, key=lambda w: (counts[w], -len(w)))[:6])
+
+    def bm25(self) -> Check:
+        if not self.contents:
+            return Check("BM25 search", SKIP, "the content is not known any more")
+        from memory_core.store.queries import ensure_fts_index
+
+        if not ensure_fts_index(self.store):
+            return Check("BM25 search", SKIP, "the store has no full-text index (read-only)")
+        where = self.store.predicate(_ANY_STATUS)
+        queries = [q for q in (self.rarest_words(c) for c in self.contents) if q]
+        hits = [i for q in queries for i, _ in full_text(self.store, q, where, 10)]
+        ours = self._is_ours(hits)
+        if ours:
+            return Check("BM25 search", FAIL, _found(ours, "returned"))
+        words = shown(queries[0]) if queries else "none"
+        return Check("BM25 search", PASS, f"its rarest words ({words}) find other memories "
+                                          f"only")
+
+    def _searches(self, name: str, preset_name: str) -> Check:
+        if not self.contents:
+            return Check(name, SKIP, "the content is not known any more")
+        hits = []
+        for content in self.contents:
+            results = search(self.store, content, _ANY_STATUS, preset(preset_name), limit=10)
+            hits += [h.memory.id for h in results.hits]
+        ours = self._is_ours(hits)
+        if ours:
+            return Check(name, FAIL, _found(ours, "returned"))
+        return Check(name, PASS, f"the {preset_name} ranking of its own content returns "
+                                 f"other memories only")
+
+    def graph(self) -> list[Check]:
+        edges = self.store.edges_touching(self.ids)
+        out = [Check("graph edges", FAIL, _found([e.id for e in edges], "edges still link it"))
+               if edges else Check("graph edges", PASS, "no edge has it as an end")]
+        out.append(self._searches("graph expansion", DEFAULT_PRESET))
+        return out
+
+    def sessions(self) -> Check:
+        path = session_db_path(self.store)
+        if not path.exists():
+            return Check("recall sessions", PASS, "no recall session is recorded for the store")
+        held = SessionDedup(path).holding(self.ids, self.hashes)
+        if held:
+            entries = "entry" if held == 1 else "entries"
+            return Check("recall sessions", FAIL, f"{held} session {entries} still name it")
+        return Check("recall sessions", PASS, "no session entry names it")
+
+    def export(self) -> Check:
+        with tempfile.TemporaryDirectory(prefix="memlens-verify-") as folder:
+            from memory_core.exchange.export import export_store
+
+            path = Path(folder) / "export.ndjson"
+            export_store(self.store, path, filter=_ANY_STATUS)
+            text = path.read_text(encoding="utf-8")
+        leaks = [i for i in self.ids if json.dumps(i) in text]
+        leaks += [c[:40] for c in self.contents if json.dumps(c)[1:-1] in text]
+        if leaks:
+            return Check("fresh export", FAIL, _found(leaks, "the export holds"))
+        return Check("fresh export", PASS, "a new export of the tenant holds neither id nor "
+                                           "content")
+
+    def versions(self, purged: bool) -> list[Check]:
+        leaks: list[str] = []
+        queries = {
+            MEMORIES: (f"{_in('id', self.ids)}" + (f" OR {_in('content_hash', self.hashes)}"
+                                                    if self.hashes else ""), ["id"]),
+            EDGES: (f"{_in('source_id', self.ids)} OR {_in('target_id', self.ids)}", ["id"]),
+            AUDIT: (f"array_has_any(target_ids, [{', '.join(sql_string(i) for i in self.ids)}])",
+                    ["before", "after"]),
+        }
+        total = 0
+        for name, (where, columns) in queries.items():
+            for version in self.store.versions_on_disk(name):
+                total += 1
+                rows = self.store.rows_in_version(name, version, where, columns)
+                if name == AUDIT:
+                    rows = [r for r in rows if self._holds_content(r)]
+                if rows:
+                    leaks.append(f"{name} v{version}")
+        if not leaks:
+            return [Check("table versions on disk", PASS,
+                          f"none of {total} table versions holds it")]
+        if purged:
+            return [Check("table versions on disk", FAIL, _found(leaks, "still held by"))]
+        return [Check("table versions on disk", INFO,
+                      f"{len(leaks)} older version(s) still hold it: the undo history; "
+                      f"`delete --purge` removes them")]
+
+    def _holds_content(self, row: dict[str, object]) -> bool:
+        text = f"{row.get('before') or ''}{row.get('after') or ''}"
+        return any(json.dumps(c)[1:-1] in text for c in self.contents)
+
+    def files(self) -> Check:
+        if is_remote(self.store.uri):
+            return Check("files on disk", SKIP, "the store is on object storage")
+        needles = [c.encode("utf-8") for c in self.contents if len(c) >= 12]
+        if not needles:
+            return Check("files on disk", SKIP, "the content is not known or too short to "
+                                                "search for")
+        root = Path(self.store.uri.removeprefix("file://")).expanduser()
+        hits = []
+        for path in sorted(root.rglob("*")):
+            if path.is_file():
+                data = path.read_bytes()
+                if any(n in data for n in needles):
+                    hits.append(str(path.relative_to(root)))
+        if hits:
+            return Check("files on disk", FAIL, _found(hits, "the content is in"))
+        return Check("files on disk", PASS, "no file of the store holds the content's bytes")
+
+
+def _purged_ids(store: MemoryStore, ids: Sequence[str]) -> dict[str, str]:
+    """id -> content hash of those of `ids` a purge removed (from its tombstones)."""
+    out: dict[str, str] = {}
+    for entry in store.audit_query(target_ids=ids, action="purge", limit=None):
+        before = entry.before if isinstance(entry.before, dict) else {}
+        for record in before.get("records") or []:
+            if isinstance(record, dict) and record.get("id") in ids:
+                out[record["id"]] = str(record.get("content_hash"))
+    return out
+
+
+def _last_copies(store: MemoryStore, ids: Sequence[str]) -> dict[str, Memory]:
+    """The newest copy of each id still in an older memories version (a plain delete)."""
+    found: dict[str, Memory] = {}
+    for version in reversed(store.versions_on_disk(MEMORIES)):
+        missing = [i for i in ids if i not in found]
+        if not missing:
+            break
+        found.update(store.records_at("memory", version, missing))
+    return found
+
+
+def verify_deleted(store: MemoryStore, memory_ids: str | Sequence[str], *,
+                   known: Sequence[Memory] = ()) -> Verification:
+    """Check that the deleted memories `memory_ids` are absent from every place they could
+    resurface from (see the module doc). `known` gives their records when the caller has
+    them (a purge does); otherwise the content comes from the version history, if it is
+    still there. An id that is still live fails the first check."""
+    ids = [memory_ids] if isinstance(memory_ids, str) else list(dict.fromkeys(memory_ids))
+    if not ids:
+        raise CurationError("give at least one memory id to verify")
+    records = {m.id: m for m in known if m.id in ids}
+    live = store.get_many(ids)
+    records.update({i: m for i, m in live.items() if i not in records})
+    missing = [i for i in ids if i not in records]
+    if missing:
+        records.update(_last_copies(store, missing))
+    purged = _purged_ids(store, ids)
+    unknown = [i for i in ids if i not in records and i not in purged]
+    if unknown and not store.audit_query(target_ids=unknown, limit=1):
+        raise CurationError(f"memory {shown(unknown[0])} was never in tenant "
+                            f"{shown(store.tenant)} (no audit row names it); check the id")
+    check = _Verifier(store, ids, records)
+    if purged and not check.hashes:
+        check.hashes = sorted(set(purged.values()))
+    is_purged = bool(purged)
+    checks = [check.live(), check.vector(), check.bm25(), *check.graph(),
+              check._searches("recall", RECALL_PRESET), check.sessions(),
+              Check("map caches", SKIP, "this memlens keeps no map or projection cache"),
+              check.export(), *check.versions(is_purged)]
+    if is_purged:
+        checks.append(check.files())
+    return Verification(tuple(ids), is_purged, tuple(checks))

@@ -1,0 +1,164 @@
+"""Change sets: the rows one curation batch writes, removes or puts back, in few commits.
+
+A `ChangeSet` lists whole records to write (insert or replace by id) and ids to remove, for
+memories and for edges. `apply_changes` writes it in at most four commits (memories upsert,
+memories delete, edges upsert, edges delete) plus the audit commit, inside the store's write
+step, so a failure half way puts every table back (`store.writing`). `records_at` reads records
+as they were at an older table version: what undo puts back.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from memory_core.codec import (
+    edge_from_row,
+    edge_to_row,
+    memory_from_row,
+    memory_to_row,
+    rows_to_table,
+)
+from memory_core.errors import VersionGoneError
+from memory_core.filters import sql_string
+from memory_core.records import Edge, Memory
+from memory_core.schema import AUDIT, EDGES, MEMORIES
+from memory_core.store.queries import FTS_COLUMN, has_fts_index
+
+if TYPE_CHECKING:
+    from memory_core.store.memory_store import MemoryStore
+
+_CHUNK = 1000  # values per IN (...) list
+
+
+def _chunks(values: Sequence[str], size: int = _CHUNK) -> Iterator[Sequence[str]]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def _in(column: str, values: Sequence[str]) -> str:
+    return f"{column} IN ({', '.join(sql_string(v) for v in values)})"
+
+
+@dataclass(frozen=True)
+class ChangeSet:
+    """Rows to write (whole records, inserted or replaced by id) and ids to remove."""
+
+    memories: tuple[Memory, ...] = ()
+    deleted_memories: tuple[str, ...] = ()
+    edges: tuple[Edge, ...] = ()
+    deleted_edges: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.memories or self.deleted_memories or self.edges or self.deleted_edges)
+
+
+@dataclass
+class Applied:
+    """What `apply_changes` committed: the table versions after each table's commits."""
+
+    versions: dict[str, int] = field(default_factory=dict)
+    commits: int = 0
+
+
+def apply_changes(store: MemoryStore, changes: ChangeSet) -> Applied:
+    """Write `changes` to the store's tables (the caller holds `store.writing`)."""
+    tables, out = store.tables, Applied()
+    if changes.memories:
+        data = rows_to_table([memory_to_row(m) for m in changes.memories],
+                             tables.memories.schema)
+        (tables.memories.merge_insert("id").when_matched_update_all()
+         .when_not_matched_insert_all().execute(data))
+        out.commits += 1
+    for chunk in _chunks(list(changes.deleted_memories)):
+        tables.memories.delete(f"tenant = {sql_string(store.tenant)} AND {_in('id', chunk)}")
+        out.commits += 1
+    if changes.edges:
+        data = rows_to_table([edge_to_row(e) for e in changes.edges], tables.edges.schema)
+        (tables.edges.merge_insert("id").when_matched_update_all()
+         .when_not_matched_insert_all().execute(data))
+        out.commits += 1
+    for chunk in _chunks(list(changes.deleted_edges)):
+        tables.edges.delete(f"tenant = {sql_string(store.tenant)} AND {_in('id', chunk)}")
+        out.commits += 1
+    store.forget_caches()
+    out.versions = {MEMORIES: int(tables.memories.version), EDGES: int(tables.edges.version)}
+    return out
+
+
+def edges_touching(store: MemoryStore, ids: Sequence[str]) -> list[Edge]:
+    """Every edge of the store's tenant (any status) with an end among `ids`, sorted by id."""
+    found: dict[str, Edge] = {}
+    tenant = f"tenant = {sql_string(store.tenant)}"
+    for chunk in _chunks(list(dict.fromkeys(ids))):
+        where = f"{tenant} AND ({_in('source_id', chunk)} OR {_in('target_id', chunk)})"
+        for row in store.tables.edges.search().where(where).limit(None).to_arrow().to_pylist():
+            found[row["id"]] = edge_from_row(row)
+    return [found[k] for k in sorted(found)]
+
+
+def _versions_of(table: Any) -> set[int]:
+    return {int(v["version"]) for v in table.list_versions()}
+
+
+def records_at(store: MemoryStore, kind: str, version: int, ids: Sequence[str]
+               ) -> dict[str, Any]:
+    """The records of `kind` ("memory" or "edge") with these ids in the store's tenant as
+    they were at table `version` (memories with vectors); ids absent then are left out.
+
+    `VersionGoneError` when that version is no longer on disk (a purge cleans old versions).
+    """
+    name = MEMORIES if kind == "memory" else EDGES
+    live = getattr(store.tables, name)
+    if version not in _versions_of(live):
+        raise VersionGoneError(
+            f"version {version} of the {name} table is no longer on disk (a purge removes "
+            f"older versions); this change can no longer be undone"
+        )
+    handle = store.tables.db.open_table(name)
+    handle.checkout(version)
+    decode = memory_from_row if kind == "memory" else edge_from_row
+    found: dict[str, Any] = {}
+    tenant = f"tenant = {sql_string(store.tenant)}"
+    for chunk in _chunks(list(dict.fromkeys(ids))):
+        rows = handle.search().where(f"{tenant} AND {_in('id', chunk)}").limit(None).to_arrow()
+        for row in rows.to_pylist():
+            found[row["id"]] = decode(row)
+    return found
+
+
+def drop_old_versions(store: MemoryStore) -> dict[str, int]:
+    """Rebuild the full-text index, compact the three tables and remove every version but
+    the latest from disk, old index files included (a purge; the caller holds
+    `store.writing`). Returns how many versions each table had before."""
+    if has_fts_index(store):
+        from lancedb.index import FTS
+
+        # a fresh index holds no token of deleted rows; the old one's files go below
+        store.tables.memories.create_index(FTS_COLUMN, config=FTS(), replace=True)
+    counts = {}
+    for name in (MEMORIES, EDGES, AUDIT):
+        table = getattr(store.tables, name)
+        counts[name] = len(table.list_versions())
+        with warnings.catch_warnings():
+            # LanceDB warns that readers of older versions fail: dropping them is the point
+            warnings.simplefilter("ignore", UserWarning)
+            table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+    store.forget_caches()
+    return counts
+
+
+def versions_on_disk(store: MemoryStore, name: str) -> list[int]:
+    """Every version of table `name` still on disk, oldest first."""
+    return sorted(_versions_of(getattr(store.tables, name)))
+
+
+def rows_in_version(store: MemoryStore, name: str, version: int, where: str,
+                    columns: Sequence[str]) -> list[dict[str, Any]]:
+    """`columns` of the rows of table `name` at `version` matching `where` (any tenant)."""
+    handle = store.tables.db.open_table(name)
+    handle.checkout(version)
+    return handle.search().where(where).select(list(columns)).limit(None).to_arrow().to_pylist()
