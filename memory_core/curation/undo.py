@@ -37,8 +37,16 @@ def _rows_of(store: MemoryStore, batch_id: str) -> dict[str, AuditEntry]:
 
 def _later_change(store: MemoryStore, batch_id: str, first: AuditEntry,
                   touched: set[str]) -> AuditEntry | None:
-    later = store.audit_query(since=first.at, limit=None)
-    hits = [row for row in later if row.batch_id != batch_id and touched & set(row.target_ids)]
+    """The first later audit row touching the batch's records, leaving out later batches
+    that were undone again (with their undo: together they changed nothing)."""
+    later = [row for row in store.audit_query(since=first.at, limit=None)
+             if row.batch_id != batch_id]
+    undid = {row.batch_id: str(row.after["undone"]) for row in later
+             if row.action == "undo" and isinstance(row.after, dict) and "undone" in row.after}
+    later_batches = {row.batch_id for row in later if row.batch_id}
+    cancelled = {b for pair in undid.items() if pair[1] in later_batches for b in pair}
+    hits = [row for row in later if touched & set(row.target_ids)
+            and (row.batch_id is None or row.batch_id not in cancelled)]
     return min(hits, key=lambda r: (r.at, r.id)) if hits else None
 
 

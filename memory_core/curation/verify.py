@@ -180,10 +180,11 @@ class _Verifier:
             text = path.read_text(encoding="utf-8")
         leaks = [i for i in self.ids if json.dumps(i) in text]
         leaks += [c[:40] for c in self.contents if json.dumps(c)[1:-1] in text]
+        leaks += [f"content hash {h[:12]}" for h in self.hashes if json.dumps(h) in text]
         if leaks:
             return Check("fresh export", FAIL, _found(leaks, "the export holds"))
-        return Check("fresh export", PASS, "a new export of the tenant holds neither id nor "
-                                           "content")
+        return Check("fresh export", PASS, "a new export of the tenant holds neither its id, "
+                                           "its content nor its content hash")
 
     def versions(self, purged: bool) -> list[Check]:
         leaks: list[str] = []

@@ -1,0 +1,110 @@
+"""A purge leaves the content in no table version, no index result, no audit row and no
+recall session; `verify_deleted` passes after a delete and fails on a planted leak."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from memory_core.curation import delete, edit, verify_deleted
+from memory_core.errors import CurationError
+from memory_core.records import Memory
+from memory_core.retrieval.recall import recall, session_db_path
+from memory_core.retrieval.session_dedup import SessionDedup
+from memory_core.store import MemoryStore
+from tests.memory_core.curation.conftest import Corpus
+
+SECRET = "the staging password is hunter2-quokka-7731, rotate it monthly"
+
+
+def _with_secret(corpus: Corpus) -> str:
+    store = corpus.store
+    secret = store.add([Memory.new(SECRET, "fact", project="alpha")]).inserted[0]
+    # an older content in the audit (an edit) and a recall session that was sent it
+    edit(store, secret, why="noted by the agent")
+    recall(store, "staging password hunter2-quokka", session_id="s1",
+           now=datetime.now(UTC))
+    assert SessionDedup(session_db_path(store)).count("s1") >= 1
+    return secret
+
+
+def _store_bytes(store: MemoryStore) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(Path(store.uri).rglob("*")) if p.is_file())
+
+
+def test_purge_removes_the_content_from_everywhere(corpus: Corpus) -> None:
+    store = corpus.store
+    secret = _with_secret(corpus)
+    assert SECRET.encode() in _store_bytes(store)
+    report = delete(store, [secret], purge=True, reason="leaked credential")
+    assert report.purged and report.action == "purge"
+    assert any("older version" in n for n in report.notes)
+    assert report.verification is not None and report.verification.passed, \
+        report.verification.to_dict()
+    names = {c.name: c.status for c in report.verification.checks}
+    assert names["table versions on disk"] == "pass" and names["files on disk"] == "pass"
+    # nothing on disk, in the audit (tombstones only) or in the recall session
+    assert SECRET.encode() not in _store_bytes(store)
+    assert "hunter2" not in json.dumps([(e.before, e.after) for e in
+                                        store.audit_query(limit=None)], default=str)
+    stones = [e for e in store.audit_query(target_ids=[secret], limit=None)
+              if e.action == "purge"]
+    record = stones[0].before["records"][0]
+    assert record["purged"] and record["id"] == secret and record["why"] == "leaked credential"
+    assert set(record) == {"id", "content_hash", "purged", "purged_by", "purged_at", "why"}
+    assert SessionDedup(session_db_path(store)).holding([secret], []) == 0
+    for version in store.versions_on_disk("memories"):
+        assert store.rows_in_version("memories", version, f"id = '{secret}'", ["id"]) == []
+
+
+def test_verify_deleted_passes_after_a_plain_delete(corpus: Corpus) -> None:
+    store = corpus.store
+    delete(store, [corpus.ids[2]])
+    result = verify_deleted(store, corpus.ids[2])
+    assert result.passed and not result.purged
+    statuses = {c.name: c.status for c in result.checks}
+    # the undo history still holds it, on purpose: said, not failed
+    assert statuses["table versions on disk"] == "info"
+    assert statuses["live table"] == statuses["BM25 search"] == statuses["fresh export"] == \
+        "pass"
+
+
+def test_verify_deleted_fails_on_a_planted_leak(corpus: Corpus) -> None:
+    store = corpus.store
+    secret = _with_secret(corpus)
+    record = store.get(secret)
+    delete(store, [secret], purge=True)
+    assert verify_deleted(store, secret).passed
+    # the same content comes back under another id (a stale import, say)
+    store.add([Memory.new(SECRET, "fact")])
+    # after a purge only the tombstone's content hash is known: found by it
+    result = verify_deleted(store, secret)
+    assert not result.passed
+    assert {c.name for c in result.failures} >= {"live table", "fresh export"}
+    assert {c.name: c.status for c in result.checks}["BM25 search"] == "skip"
+    # who still has the content can have it searched for too
+    known = verify_deleted(store, secret, known=[record])
+    assert {c.name for c in known.failures} >= {"live table", "BM25 search", "vector search",
+                                                "fresh export", "files on disk"}
+
+
+def test_verify_deleted_fails_on_a_leaked_session_entry(corpus: Corpus) -> None:
+    store = corpus.store
+    secret = _with_secret(corpus)
+    digest = store.get(secret).content_hash
+    delete(store, [secret], purge=True)
+    SessionDedup(session_db_path(store)).mark_sent("s2", [(secret, digest)],
+                                                   datetime.now(UTC))
+    result = verify_deleted(store, secret)
+    assert [c.name for c in result.failures] == ["recall sessions"]
+
+
+def test_verify_deleted_of_a_live_memory_fails_and_of_a_stranger_is_refused(
+        corpus: Corpus) -> None:
+    result = verify_deleted(corpus.store, corpus.ids[0])
+    assert "live table" in {c.name for c in result.failures}
+    with pytest.raises(CurationError, match="was never in tenant"):
+        verify_deleted(corpus.store, "never-existed")
