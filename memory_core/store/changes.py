@@ -22,7 +22,7 @@ from memory_core.codec import (
     memory_to_row,
     rows_to_table,
 )
-from memory_core.errors import VersionGoneError
+from memory_core.errors import StoreBusyError, VersionGoneError
 from memory_core.filters import sql_string
 from memory_core.records import Edge, Memory
 from memory_core.schema import AUDIT, EDGES, MEMORIES
@@ -65,7 +65,25 @@ class Applied:
 
 
 def apply_changes(store: MemoryStore, changes: ChangeSet) -> Applied:
-    """Write `changes` to the store's tables (the caller holds `store.writing`)."""
+    """Write `changes` to the store's tables (the caller holds `store.writing`).
+
+    Writers on one machine are serialised by the write lock; writers elsewhere (a store on
+    object storage) can still collide in LanceDB's commit: that is a `StoreBusyError`
+    saying to run the action again (the write step puts back what was written), never a
+    silent overwrite.
+    """
+    try:
+        return _apply(store, changes)
+    except (OSError, RuntimeError, ValueError) as exc:
+        if "conflict" not in str(exc).lower():
+            raise
+        raise StoreBusyError(
+            f"another writer changed {store.uri} while this change was being written (a "
+            f"LanceDB commit conflict); nothing of it was kept: run it again"
+        ) from exc
+
+
+def _apply(store: MemoryStore, changes: ChangeSet) -> Applied:
     tables, out = store.tables, Applied()
     if changes.memories:
         data = rows_to_table([memory_to_row(m) for m in changes.memories],

@@ -77,3 +77,35 @@ def test_two_processes_editing_the_same_memories_lose_nothing(store_path: str,
     # one batch per action, every one in the audit
     edits = store.audit_query(action="edit", limit=None)
     assert len({e.batch_id for e in edits}) == 2 * len(ids)
+
+
+def test_a_commit_conflict_is_a_clear_error_and_changes_nothing(
+        store_path: str, fake_embedder: FakeEmbedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memory_core.curation import archive
+    from memory_core.errors import StoreBusyError
+
+    store = MemoryStore.open(store_path, embedder=fake_embedder)
+    ids = corpus_of(store).ids
+    versions = store.table_versions()
+    table = type(store.tables.memories)
+    real = table.merge_insert
+
+    def conflicting(self: object, on: str) -> object:
+        builder = real(self, on)  # type: ignore[arg-type]
+
+        class Raising:
+            def __getattr__(self, name: str) -> object:
+                if name == "execute":
+                    def execute(*args: object, **kwargs: object) -> None:
+                        raise RuntimeError("Commit conflict for version 7: retry")
+                    return execute
+                attr = getattr(builder, name)
+                return lambda *a, **k: (attr(*a, **k), self)[1]
+        return Raising()
+
+    monkeypatch.setattr(table, "merge_insert", conflicting)
+    with pytest.raises(StoreBusyError, match="commit conflict.*run it again"):
+        archive(store, ids[:2])
+    monkeypatch.undo()
+    assert store.table_versions() == versions
+    assert store.get(ids[0]).status == "active"
