@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from memory_core.curation import delete as delete
     from memory_core.curation import edit as edit
     from memory_core.curation import merge as merge
+    from memory_core.curation import merge_many as merge_many
     from memory_core.curation import preview as preview
     from memory_core.curation import restore as restore
     from memory_core.curation import supersede as supersede
@@ -145,6 +146,7 @@ _EXPORTS: dict[str, str] = {
     "delete": "memory_core.curation",
     "edit": "memory_core.curation",
     "merge": "memory_core.curation",
+    "merge_many": "memory_core.curation",
     "restore": "memory_core.curation",
     "supersede": "memory_core.curation",
     "undo": "memory_core.curation",

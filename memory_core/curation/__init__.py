@@ -7,6 +7,7 @@ from memory_core.curation.actions import (
     delete,
     edit,
     merge,
+    merge_many,
     restore,
     supersede,
 )
@@ -21,5 +22,5 @@ from memory_core.curation.verify import Check, Verification, verify_deleted
 __all__ = [
     "EDITABLE", "PURGE_NOTE", "AuditBatch", "Check", "CurationReport", "EdgeChange",
     "FieldChange", "Selection", "Verification", "archive", "audit_batches", "delete", "edit",
-    "merge", "preview", "restore", "supersede", "undo", "verify_deleted",
+    "merge", "merge_many", "preview", "restore", "supersede", "undo", "verify_deleted",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from memory_core.curation.batch import run
@@ -195,62 +196,86 @@ def merge(store: MemoryStore, ids: Sequence[str], survivor: str, *,
     """Fold near-duplicates into `survivor`: tags and metadata unioned (the survivor's values
     win), access counts summed, the others' edges moved to the survivor (no duplicate edges,
     no self loops), and the others `superseded` by the survivor."""
-    others = [i for i in dict.fromkeys(ids) if i != survivor]
-    if not others:
-        raise CurationError("a merge needs at least one memory besides the survivor")
+    return merge_many(store, [(ids, survivor)], reason=reason, dry_run=dry_run, expect=expect)
+
+
+def merge_many(store: MemoryStore, groups: Sequence[tuple[Sequence[str], str]], *,
+               reason: str | None = None, dry_run: bool = False,
+               expect: CurationReport | None = None) -> CurationReport:
+    """Several merges (`(ids, survivor)` each, as `merge` takes them) as one batch: the
+    near-duplicates queue merges its pairs in one step and one undo."""
+    mapping: dict[str, str] = {}
+    survivors: list[str] = []
+    for ids, survivor in groups:
+        others = [i for i in dict.fromkeys(ids) if i != survivor]
+        if not others:
+            raise CurationError("a merge needs at least one memory besides the survivor")
+        for memory_id in [survivor, *others]:
+            if memory_id in mapping or memory_id in survivors:
+                raise CurationError(f"memory {shown(memory_id)} is in two merges at once; "
+                                    f"merge each memory once")
+        survivors.append(survivor)
+        mapping.update({other: survivor for other in others})
+    if not survivors:
+        raise CurationError("no merge was given; nothing to merge")
 
     def build() -> Plan:
-        chosen = select(store, [survivor, *others], what="merge")
-        keep = chosen[survivor]
-        if keep.status != "active":
-            raise CurationError(f"the survivor {shown(survivor)} is {keep.status}; restore "
-                                f"it first or merge into an active memory")
-        plan = Plan("merge", [survivor, *others])
+        chosen = select(store, [*survivors, *mapping], what="merge")
+        plan = Plan("merge", list(chosen))
         for memory in chosen.values():
             plan.keep(memory)
-        gone = [chosen[i] for i in others]
-        tags = list(dict.fromkeys([*keep.tags, *(t for m in gone for t in m.tags)]))
-        metadata: dict[str, Any] = {}
-        for memory in reversed(gone):
-            metadata.update(memory.metadata)
-        metadata.update(keep.metadata)
-        merged_from = list(dict.fromkeys([*keep.metadata.get("merged_from", []), *others]))
-        metadata["merged_from"] = merged_from
-        accessed = [m.last_accessed_at for m in chosen.values() if m.last_accessed_at]
         now = utcnow()
-        plan.after[survivor] = replace(
-            keep, tags=tuple(tags), metadata=metadata, updated_at=now,
-            access_count=sum(m.access_count for m in chosen.values()),
-            last_accessed_at=max(accessed) if accessed else None)
-        for memory in gone:
-            plan.after[memory.id] = replace(memory, status="superseded", updated_at=now)
-        _move_edges(store, plan, survivor, set(others), reason)
+        for survivor in survivors:
+            keep = chosen[survivor]
+            if keep.status != "active":
+                raise CurationError(f"the survivor {shown(survivor)} is {keep.status}; "
+                                    f"restore it first or merge into an active memory")
+            gone = [chosen[i] for i, s in mapping.items() if s == survivor]
+            plan.after[survivor] = _merged(keep, gone, now)
+            for memory in gone:
+                plan.after[memory.id] = replace(memory, status="superseded", updated_at=now)
+        _move_edges(store, plan, mapping, reason)
         return plan
 
     return run(store, "merge", build, dry_run=dry_run, reason=reason, expect=expect)
 
 
-def _move_edges(store: MemoryStore, plan: Plan, survivor: str, others: set[str],
+def _merged(keep: Memory, gone: list[Memory], now: datetime) -> Memory:
+    """The survivor with the others' tags, metadata and access counts folded in."""
+    tags = list(dict.fromkeys([*keep.tags, *(t for m in gone for t in m.tags)]))
+    metadata: dict[str, Any] = {}
+    for memory in reversed(gone):
+        metadata.update(memory.metadata)
+    metadata.update(keep.metadata)
+    metadata["merged_from"] = list(dict.fromkeys([*keep.metadata.get("merged_from", []),
+                                                  *(m.id for m in gone)]))
+    accessed = [m.last_accessed_at for m in (keep, *gone) if m.last_accessed_at]
+    return replace(keep, tags=tuple(tags), metadata=metadata, updated_at=now,
+                   access_count=keep.access_count + sum(m.access_count for m in gone),
+                   last_accessed_at=max(accessed) if accessed else None)
+
+
+def _move_edges(store: MemoryStore, plan: Plan, mapping: dict[str, str],
                 reason: str | None) -> None:
-    """Re-point the others' edges at the survivor, dropping self loops and duplicates, and
-    link the survivor to each other by `supersedes`."""
-    edges = store.edges_touching([survivor, *sorted(others)])
+    """Re-point the merged memories' edges at their survivors, dropping self loops and
+    duplicates, and link each survivor to its others by `supersedes`."""
+    edges = store.edges_touching([*dict.fromkeys(mapping.values()), *mapping])
     for edge in edges:
         plan.keep_edge(edge)
     keys = {(e.source_id, e.target_id, e.relation) for e in edges
-            if e.source_id not in others and e.target_id not in others}
+            if e.source_id not in mapping and e.target_id not in mapping}
     for edge in edges:
-        if edge.source_id not in others and edge.target_id not in others:
+        if edge.source_id not in mapping and edge.target_id not in mapping:
             continue
-        source = survivor if edge.source_id in others else edge.source_id
-        target = survivor if edge.target_id in others else edge.target_id
+        source = mapping.get(edge.source_id, edge.source_id)
+        target = mapping.get(edge.target_id, edge.target_id)
         key = (source, target, edge.relation)
         if source == target or key in keys:
             del plan.edges_after[edge.id]  # a self loop or a duplicate once moved
             continue
         keys.add(key)
         plan.edges_after[edge.id] = replace(edge, source_id=source, target_id=target)
-    for other in sorted(others):
+    for other, survivor in sorted(mapping.items()):
         if (survivor, other, "supersedes") in keys:
             continue
         link = Edge.new(survivor, other, "supersedes", tenant=store.tenant,

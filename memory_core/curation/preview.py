@@ -13,7 +13,8 @@ from memory_core.store import MemoryStore
 
 ACTIONS: dict[str, Callable[..., CurationReport]] = {
     "edit": actions.edit, "archive": actions.archive, "restore": actions.restore,
-    "supersede": actions.supersede, "merge": actions.merge, "delete": actions.delete,
+    "supersede": actions.supersede, "merge": actions.merge,
+    "merge_many": actions.merge_many, "delete": actions.delete,
     "undo": undo,
 }
 

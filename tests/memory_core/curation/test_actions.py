@@ -230,3 +230,22 @@ def test_archiving_what_is_archived_says_so(corpus: Corpus) -> None:
     archive(corpus.store, [corpus.ids[0]])
     with pytest.raises(CurationError, match="nothing to archive: 1 already archived"):
         archive(corpus.store, [corpus.ids[0]])
+
+
+def test_merge_many_merges_pairs_in_one_batch_and_maps_edges_between_them(
+        store: MemoryStore) -> None:
+    from memory_core.curation import merge_many, undo
+    from memory_core.records import Edge
+
+    a1, a2, b1, b2 = (Memory.new(f"pair memory {n}", "fact") for n in ("a1", "a2", "b1", "b2"))
+    store.add([a1, a2, b1, b2])
+    store.add_edges([Edge.new(a2.id, b2.id, "caused")])
+    report = merge_many(store, [([a1.id, a2.id], a1.id), ([b1.id, b2.id], b1.id)])
+    assert len(store.audit_query(batch_id=report.batch_id, limit=None)) == 2
+    edges = {(e.source_id, e.target_id, e.relation) for e in store.edges()}
+    assert (a1.id, b1.id, "caused") in edges  # both ends mapped to their survivors
+    assert {store.get(i).status for i in (a2.id, b2.id)} == {"superseded"}
+    with pytest.raises(CurationError, match="in two merges at once"):
+        merge_many(store, [([a1.id, b1.id], a1.id), ([b1.id, b2.id], b2.id)])
+    undo(store, report.batch_id)
+    assert {store.get(i).status for i in (a2.id, b2.id)} == {"active"}
