@@ -83,25 +83,27 @@ def apply_changes(store: MemoryStore, changes: ChangeSet) -> Applied:
         ) from exc
 
 
+def _write(table: Any, rows: list[dict[str, Any]], deleted: Sequence[str], tenant: str
+           ) -> int:
+    """Upsert `rows` by id and delete `deleted` ids of `tenant` in `table`; the commits."""
+    commits = 0
+    if rows:
+        data = rows_to_table(rows, table.schema)
+        table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
+            .execute(data)
+        commits += 1
+    for chunk in _chunks(list(deleted)):
+        table.delete(f"tenant = {sql_string(tenant)} AND {_in('id', chunk)}")
+        commits += 1
+    return commits
+
+
 def _apply(store: MemoryStore, changes: ChangeSet) -> Applied:
     tables, out = store.tables, Applied()
-    if changes.memories:
-        data = rows_to_table([memory_to_row(m) for m in changes.memories],
-                             tables.memories.schema)
-        (tables.memories.merge_insert("id").when_matched_update_all()
-         .when_not_matched_insert_all().execute(data))
-        out.commits += 1
-    for chunk in _chunks(list(changes.deleted_memories)):
-        tables.memories.delete(f"tenant = {sql_string(store.tenant)} AND {_in('id', chunk)}")
-        out.commits += 1
-    if changes.edges:
-        data = rows_to_table([edge_to_row(e) for e in changes.edges], tables.edges.schema)
-        (tables.edges.merge_insert("id").when_matched_update_all()
-         .when_not_matched_insert_all().execute(data))
-        out.commits += 1
-    for chunk in _chunks(list(changes.deleted_edges)):
-        tables.edges.delete(f"tenant = {sql_string(store.tenant)} AND {_in('id', chunk)}")
-        out.commits += 1
+    out.commits += _write(tables.memories, [memory_to_row(m) for m in changes.memories],
+                          changes.deleted_memories, store.tenant)
+    out.commits += _write(tables.edges, [edge_to_row(e) for e in changes.edges],
+                          changes.deleted_edges, store.tenant)
     store.forget_caches()
     out.versions = {MEMORIES: int(tables.memories.version), EDGES: int(tables.edges.version)}
     return out
