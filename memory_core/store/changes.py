@@ -70,8 +70,9 @@ def apply_changes(store: MemoryStore, changes: ChangeSet) -> Applied:
     if changes.memories:
         data = rows_to_table([memory_to_row(m) for m in changes.memories],
                              tables.memories.schema)
+        # pending memories have no vector yet: keep it null, as `upsert` does
         (tables.memories.merge_insert("id").when_matched_update_all()
-         .when_not_matched_insert_all().execute(data))
+         .when_not_matched_insert_all().execute(data, on_bad_vectors="null"))
         out.commits += 1
     for chunk in _chunks(list(changes.deleted_memories)):
         tables.memories.delete(f"tenant = {sql_string(store.tenant)} AND {_in('id', chunk)}")
