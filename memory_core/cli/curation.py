@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -122,7 +122,7 @@ def _act(ctx: click.Context, store: MemoryStore, action: Callable[..., CurationR
     from memory_core.curation import PURGE_NOTE
 
     preview = action(store, *args, dry_run=True, **kwargs)
-    rows = store.get_many(list(preview.deleted[:SHOWN]))
+    rows = store.get_many(list(preview.deleted[:SHOWN])) if preview.deleted else {}
     if dry_run:
         emit_json(preview.to_dict()) if as_json else _print_report(preview, rows)
         return
@@ -372,7 +372,11 @@ def _when(end: bool) -> Callable[[click.Context, click.Parameter, str | None], A
             when = as_utc(value.strip())
         except InvalidRecordError as exc:
             raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
-        return when + timedelta(days=1) if end and when and len(value.strip()) == 10 else when
+        try:
+            date.fromisoformat(value.strip())
+        except ValueError:
+            return when  # a time
+        return when + timedelta(days=1) if end and when else when
 
     return parse
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -324,6 +325,8 @@ def test_audit_lists_batches_newest_first(home: Home) -> None:
     only = json.loads(home.ok("audit", "--memory", "b1", "--since", "2000-01-01", "--json"))
     assert [b["action"] for b in only] == ["edit", "add"]
     assert json.loads(home.ok("audit", "--until", "2000-01-01", "--json")) == []
+    today = datetime.now(UTC).date().isoformat()  # a date alone: through the end of that day
+    assert len(json.loads(home.ok("audit", "--until", today, "--since", today, "--json"))) == 4
 
 
 # -- mistakes: one line, exit 1, nothing changed -------------------------------------------
