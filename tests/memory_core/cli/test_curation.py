@@ -427,3 +427,23 @@ def test_every_command_has_help_and_store_options(home: Home) -> None:
         assert {"--store", "--tenant"} <= options, command.name
         code, out, _ = home.run(str(command.name), "--help")
         assert code == 0 and f"Usage: memlens {command.name}" in out
+
+
+def test_memories_pending_embedding_can_be_curated(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.memory_core.cli.home import offline_home
+
+    uri = offline_home(tmp_path, monkeypatch)  # no model: memories are written pending
+    code, out, err = run_cli(["--store", uri, "add", "written offline", "--json"], capsys)
+    memory_id = json.loads(out)["inserted"][0]
+    code, out, err = run_cli(["--store", uri, "archive", memory_id, "--yes"], capsys)
+    assert code == 0, err
+    batch = out.splitlines()[0].rsplit(" ", 1)[-1]
+    code, _, err = run_cli(["--store", uri, "undo", batch, "--yes"], capsys)
+    assert code == 0, err
+    from memory_core.config import Settings
+
+    store = MemoryStore.open(settings=Settings.from_env(store_uri=uri))
+    memory = store.get_many([memory_id], with_vectors=True)[memory_id]
+    assert memory.status == "active" and memory.vector is None
