@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from memory_core.cli import bench, exchange, maintenance, memories, search
+from memory_core.cli import bench, curation, exchange, maintenance, memories, search
 from memory_core.cli import eval as evaluation
 from memory_core.cli.options import (
     UNSET_STORE,
@@ -39,7 +39,7 @@ def cli(ctx: click.Context, store_uri: str | None, tenant: str | None) -> None:
     ctx.obj.update(store=store_uri, tenant=tenant)
 
 
-for _family in (memories, search, maintenance, exchange, evaluation, bench):
+for _family in (memories, curation, search, maintenance, exchange, evaluation, bench):
     for _command in _family.COMMANDS:
         cli.add_command(_command)
 

@@ -89,8 +89,9 @@ def _write(table: Any, rows: list[dict[str, Any]], deleted: Sequence[str], tenan
     commits = 0
     if rows:
         data = rows_to_table(rows, table.schema)
+        # a pending memory's vector is null: kept so, as `upsert` does
         table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
-            .execute(data)
+            .execute(data, on_bad_vectors="null")
         commits += 1
     for chunk in _chunks(list(deleted)):
         table.delete(f"tenant = {sql_string(tenant)} AND {_in('id', chunk)}")

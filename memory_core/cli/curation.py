@@ -1,0 +1,444 @@
+"""`memlens edit | archive | restore | supersede | merge | delete | undo | audit |
+verify-deleted`: curation, previewed, confirmed and undoable (DESIGN.md sections 8 and 13).
+
+Every write is previewed first (the engine's `dry_run`): `--dry-run` prints the preview and
+stops, otherwise it is printed and confirmed (a purge by typing the number of memories) unless
+`--yes`, then applied with `expect=` the preview, so a memory changed in between is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from memory_core.cli.options import (
+    echo,
+    emit_json,
+    filter_from_options,
+    filter_options,
+    json_option,
+    memory_line,
+    open_store,
+    refuse_empty,
+    shorten,
+    store_options,
+)
+from memory_core.untrusted import shown
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from memory_core.curation import CurationReport, Selection, Verification
+    from memory_core.records import Memory
+    from memory_core.store import MemoryStore
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+#: How many memories (and edges) a printed report details; `--json` has them all.
+SHOWN = 20
+#: Characters of a field value a diff line shows.
+VALUE_CHARS = 60
+#: Fields a diff line leaves to `--json`: the hash follows the content shown above it.
+UNSHOWN = frozenset({"content_hash"})
+
+
+# -- output --------------------------------------------------------------------------------
+
+def _print_report(report: CurationReport, rows: dict[str, Memory], *, err: bool = False,
+                  skip_notes: tuple[str, ...] = ()) -> None:
+    """The summary, then per memory its field diffs, created and deleted ids, edges, notes."""
+    echo(report.summary(), err=err)
+    gone = "purged" if report.action == "purge" else "deleted"
+    new = "back" if report.action == "undo" else "created"
+    for memory_id in report.memory_ids[:SHOWN]:
+        for c in report.changed_fields(memory_id):
+            if c.field in UNSHOWN:
+                continue
+            echo(f"  {memory_id}  {c.field}: {shown(c.before, VALUE_CHARS)} -> "
+                 f"{shown(c.after, VALUE_CHARS)}", err=err)
+        if memory_id in report.created:
+            echo(f"  {memory_id}  {new}", err=err)
+        if memory_id in report.deleted:
+            row = rows.get(memory_id)
+            echo(f"  {gone}: {memory_line(row, 50) if row else memory_id}", err=err)
+    _more(len(report.memory_ids), "memories", err)
+    for e in report.edges[:SHOWN]:
+        what = {"added": e.after, "removed": e.before}.get(e.change, f"{e.before} => {e.after}")
+        echo(f"  edge {e.edge_id}  {e.change}: {what}", err=err)
+    _more(len(report.edges), "edges", err)
+    for note in report.notes:
+        if note not in skip_notes:
+            echo(f"  note: {note}", err=err)
+
+
+def _more(total: int, what: str, err: bool) -> None:
+    if total > SHOWN:
+        echo(f"  … and {total - SHOWN} more {what} (--dry-run --json lists them all)", err=err)
+
+
+def _print_checks(verification: Verification) -> None:
+    for c in verification.checks:
+        echo(f"  {c.status:<4}  {c.name:<22}  {c.detail}")
+    failed = len(verification.failures)
+    echo(f"verification {'passed' if verification.passed else f'FAILED ({failed} checks)'} "
+         f"for {len(verification.memory_ids)} memor"
+         f"{'y' if len(verification.memory_ids) == 1 else 'ies'}")
+
+
+def _fail_if_leaked(ctx: click.Context, verification: Verification | None) -> None:
+    """Exit 1 when a check failed, so scripts notice a memory that could come back."""
+    if verification is not None and not verification.passed:
+        first = verification.failures[0]
+        echo(f"Error: {first.name}: {first.detail}", err=True)
+        ctx.exit(1)
+
+
+# -- the preview, confirm, apply flow ------------------------------------------------------
+
+def _confirm(preview: CurationReport, *, err: bool) -> None:
+    """Ask before writing: yes/no, or for a purge the number of memories typed out."""
+    from memory_core.curation import PURGE_NOTE
+
+    n = preview.count
+    if preview.action != "purge":
+        click.confirm(f"{preview.action} {n} memor{'y' if n == 1 else 'ies'}?", abort=True,
+                      err=err)
+        return
+    echo(f"warning: {PURGE_NOTE}", err=True)
+    typed = click.prompt(f"type {n} (the number of memories) to purge them", default="",
+                         show_default=False, err=err)
+    if typed.strip() != str(n):
+        raise click.ClickException(f"you typed {shown(typed)}, not {n}: nothing was purged")
+
+
+def _act(ctx: click.Context, store: MemoryStore, action: Callable[..., CurationReport],
+         *args: Any, yes: bool, dry_run: bool, as_json: bool, expect: bool = True,
+         **kwargs: Any) -> None:
+    """Preview `action`; print it and stop (`dry_run`), or confirm, apply and print."""
+    from memory_core.curation import PURGE_NOTE
+
+    preview = action(store, *args, dry_run=True, **kwargs)
+    rows = store.get_many(list(preview.deleted[:SHOWN])) if preview.deleted else {}
+    if dry_run:
+        emit_json(preview.to_dict()) if as_json else _print_report(preview, rows)
+        return
+    asked = not yes and bool(preview.memory_ids or preview.edges)  # else the engine refuses
+    if asked:
+        _print_report(preview, rows, err=as_json, skip_notes=(PURGE_NOTE,))
+        _confirm(preview, err=as_json)
+    if expect:
+        kwargs["expect"] = preview
+    report = action(store, *args, **kwargs)
+    if as_json:
+        emit_json(report.to_dict())
+    elif asked:  # the diffs were just shown
+        echo(report.summary())
+        for note in report.notes[len(preview.notes):]:
+            echo(f"  note: {note}")
+    else:
+        _print_report(report, rows)
+    if not as_json and report.batch_id and not report.purged:
+        echo(f"undo it with: memlens undo {report.batch_id}")
+    if report.verification is not None:
+        if not as_json:
+            _print_checks(report.verification)
+        _fail_if_leaked(ctx, report.verification)
+
+
+def write_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`--reason`, `--dry-run`, `--yes` and `--json` of every curation write."""
+    fn = json_option("Print the report (or with --dry-run the preview) as JSON.")(fn)
+    fn = click.option("--yes", "-y", is_flag=True, help="Do not ask before writing.")(fn)
+    fn = click.option("--dry-run", is_flag=True,
+                      help="Print what would change and write nothing.")(fn)
+    return click.option("--reason", callback=refuse_empty("to give no reason"),
+                        help="Why: kept in the audit log.")(fn)
+
+
+def _selection(ctx: click.Context, ids: tuple[str, ...], filters: dict[str, Any],
+               status: str) -> Selection:
+    """The ids given, or the filter options (with no --status: `status` only)."""
+    chosen = any(filters.values())
+    if ids and chosen:
+        raise click.UsageError("give memory ids or filter options, not both", ctx=ctx)
+    if ids:
+        return list(ids)
+    if not chosen:
+        raise click.UsageError("give memory ids or filter options (e.g. --project P) to say "
+                               "which memories", ctx=ctx)
+    return filter_from_options({**filters, "status": filters.get("status") or (status,)})
+
+
+# -- the writes ----------------------------------------------------------------------------
+
+def _text(flag: str, help: str, name: str | None = None) -> Decorator:
+    """An edit option; an empty value is refused (to clear a field is not offered)."""
+    names = (flag, name) if name else (flag,)
+    return click.option(*names, callback=refuse_empty("to leave the field as it is"),
+                        help=help)
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(f"is not JSON ({exc.msg}): {shown(text)}",
+                                 param_hint="--metadata") from exc
+    if not isinstance(value, dict):
+        raise click.BadParameter(f"must be a JSON object, got {shown(text)}",
+                                 param_hint="--metadata")
+    return value
+
+
+@click.command()
+@store_options
+@click.argument("memory_id")
+@_text("--content", "New content (embedded again).")
+@click.option("--tag", "tags", multiple=True, callback=refuse_empty("to keep the tags"),
+              help="A tag; repeat for more. Replaces the memory's tags.")
+@_text("--type", "Memory type (open vocabulary; aliases are mapped).", "memory_type")
+@_text("--importance", "constitutional, critical, important, normal, temporary, "
+                       "deprecated.")
+@_text("--why", "One-line rationale.")
+@_text("--project", "Project.")
+@_text("--repo", "Repository.")
+@_text("--agent", "Agent.")
+@_text("--session", "Session id.", "session_id")
+@_text("--source", "user_statement, agent_inference, code_analysis, transcript, ...")
+@_text("--metadata", "A JSON object; replaces the metadata.")
+@click.option("--confidence", type=float, help="Confidence, 0 to 1.")
+@click.option("--stability", type=float, help="Stability (decay), in days.")
+@click.option("--allow-duplicate", is_flag=True,
+              help="Accept content that another memory already holds.")
+@write_options
+@click.pass_context
+def edit(ctx: click.Context, memory_id: str, tags: tuple[str, ...], metadata: str | None,
+         allow_duplicate: bool, reason: str | None, dry_run: bool, yes: bool, as_json: bool,
+         **fields: Any) -> None:
+    """Change fields of memory MEMORY_ID; a new content is embedded again.
+
+    Content another memory already holds is refused unless --allow-duplicate.
+    """
+    from memory_core.curation import edit as edit_memory
+
+    changes = {name: value for name, value in fields.items() if value is not None}
+    if tags:
+        changes["tags"] = list(tags)
+    if metadata is not None:
+        changes["metadata"] = _json_object(metadata)
+    store = open_store(ctx, require_tenant=True)
+    _act(ctx, store, edit_memory, memory_id, allow_duplicate=allow_duplicate, reason=reason,
+         yes=yes, dry_run=dry_run, as_json=as_json, **changes)
+
+
+def _status_command(name: str, status: str, doc: str) -> click.Command:
+    @click.command(name=name, help=doc)
+    @store_options
+    @click.argument("ids", nargs=-1)
+    @filter_options(status_default=status)
+    @write_options
+    @click.pass_context
+    def command(ctx: click.Context, ids: tuple[str, ...], reason: str | None, dry_run: bool,
+                yes: bool, as_json: bool, **filters: Any) -> None:
+        from memory_core import curation
+
+        selection = _selection(ctx, ids, filters, status)
+        store = open_store(ctx, require_tenant=True)
+        _act(ctx, store, getattr(curation, name), selection, reason=reason, yes=yes,
+             dry_run=dry_run, as_json=as_json)
+
+    return command
+
+
+archive = _status_command("archive", "active", """Archive memories: the IDS, or those the
+    filter options select (active ones unless --status says otherwise).
+
+    Archived memories leave search and recall and stay listed; `memlens restore` brings
+    them back.""")
+
+restore = _status_command("restore", "archived", """Make archived (or superseded) memories
+    active again: the IDS, or those the filter options select (archived ones unless
+    --status says otherwise).""")
+
+
+@click.command()
+@store_options
+@click.argument("old_id")
+@click.option("--content", callback=refuse_empty("and give --by instead"),
+              help="The content of a new memory that replaces OLD_ID.")
+@click.option("--by", "by", callback=refuse_empty("and give --content instead"),
+              help="The id of an existing memory that replaces OLD_ID.")
+@write_options
+@click.pass_context
+def supersede(ctx: click.Context, old_id: str, content: str | None, by: str | None,
+              reason: str | None, dry_run: bool, yes: bool, as_json: bool) -> None:
+    """Replace memory OLD_ID by new content (--content) or another memory (--by).
+
+    OLD_ID becomes superseded, linked by a `supersedes` edge from its successor; a new
+    memory keeps OLD_ID's type, project, agent and tags.
+    """
+    from memory_core.curation import supersede as supersede_memory
+
+    if (content is None) == (by is None):
+        raise click.UsageError("give --content or --by, not both or neither", ctx=ctx)
+    store = open_store(ctx, require_tenant=True)
+    _act(ctx, store, supersede_memory, old_id, content=content, by=by, reason=reason,
+         yes=yes, dry_run=dry_run, as_json=as_json)
+
+
+@click.command()
+@store_options
+@click.argument("ids", nargs=-1, required=True)
+@click.option("--into", "survivor", required=True, help="The memory that stays.")
+@write_options
+@click.pass_context
+def merge(ctx: click.Context, ids: tuple[str, ...], survivor: str, reason: str | None,
+          dry_run: bool, yes: bool, as_json: bool) -> None:
+    """Merge the memories IDS into the one given by --into.
+
+    Tags and metadata are unioned (the survivor's values win), access counts summed, edges
+    moved to the survivor (no duplicates, no self loops), and the others superseded by it.
+    """
+    from memory_core.curation import merge as merge_memories
+
+    store = open_store(ctx, require_tenant=True)
+    _act(ctx, store, merge_memories, list(ids), survivor, reason=reason, yes=yes,
+         dry_run=dry_run, as_json=as_json)
+
+
+@click.command()
+@store_options
+@click.argument("ids", nargs=-1)
+@filter_options(status_default="active")
+@click.option("--purge", is_flag=True,
+              help="Remove the content for good: from every table version on disk, the "
+                   "indexes, the audit copies and recall sessions. Cannot be undone, and no "
+                   "earlier change can be undone afterwards.")
+@write_options
+@click.pass_context
+def delete(ctx: click.Context, ids: tuple[str, ...], purge: bool, reason: str | None,
+           dry_run: bool, yes: bool, as_json: bool, **filters: Any) -> None:
+    """Delete memories and their edges: the IDS, or those the filter options select
+    (active ones unless --status says otherwise).
+
+    Without --purge the rows leave the current version and `memlens undo` brings them
+    back. With --purge they are gone from the store for good and verified to be (the checks
+    are printed, exit code 1 if one failed); copies outside the store, such as export files
+    or backups, are not touched.
+    """
+    from memory_core.curation import delete as delete_memories
+
+    selection = _selection(ctx, ids, filters, "active")
+    store = open_store(ctx, require_tenant=True)
+    _act(ctx, store, delete_memories, selection, purge=purge, reason=reason, yes=yes,
+         dry_run=dry_run, as_json=as_json)
+
+
+@click.command()
+@store_options
+@click.argument("batch_id")
+@write_options
+@click.pass_context
+def undo(ctx: click.Context, batch_id: str, reason: str | None, dry_run: bool, yes: bool,
+         as_json: bool) -> None:
+    """Reverse the curation batch BATCH_ID (ids: `memlens audit`).
+
+    Refused for a purge, and when a later change touched the same memories (undo that one
+    first). The undo is a batch of its own, so it can be undone in turn.
+    """
+    from memory_core.curation import undo as undo_batch
+
+    store = open_store(ctx)  # the batch may have deleted the tenant's last memories
+    _act(ctx, store, undo_batch, batch_id, reason=reason, yes=yes, dry_run=dry_run,
+         as_json=as_json, expect=False)
+
+
+# -- reading the log and checking deletions ------------------------------------------------
+
+def _when(end: bool) -> Callable[[click.Context, click.Parameter, str | None], Any]:
+    """An ISO date or time option as UTC; a date alone as `--until` means through that day."""
+    def parse(ctx: click.Context, param: click.Parameter, value: str | None
+              ) -> datetime | None:
+        from memory_core.errors import InvalidRecordError
+        from memory_core.records import as_utc
+
+        if value is None:
+            return None
+        try:
+            when = as_utc(value.strip())
+        except InvalidRecordError as exc:
+            raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
+        try:
+            date.fromisoformat(value.strip())
+        except ValueError:
+            return when  # a time
+        return when + timedelta(days=1) if end and when else when
+
+    return parse
+
+
+@click.command()
+@store_options
+@click.option("--since", callback=_when(end=False), help="At or after (ISO date or time).")
+@click.option("--until", callback=_when(end=True),
+              help="Before (ISO time); a date alone includes that day.")
+@click.option("--actor", callback=refuse_empty("for every actor"), help="Who wrote it.")
+@click.option("--action", callback=refuse_empty("for every action"),
+              help="edit, archive, restore, supersede, merge, delete, purge, undo, add, ...")
+@click.option("--memory", "memory_id", callback=refuse_empty("for every memory"),
+              help="Only batches that touched this memory.")
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True,
+              help="How many batches, newest first.")
+@json_option("Print the batches with their audit rows as JSON.")
+@click.pass_context
+def audit(ctx: click.Context, since: datetime | None, until: datetime | None,
+          actor: str | None, action: str | None, memory_id: str | None, limit: int,
+          as_json: bool) -> None:
+    """List the audit log as batches, newest first: time (UTC), action, actor, batch id
+    (`-`: not undoable by id), memories touched and reason."""
+    from memory_core.curation import audit_batches
+
+    store = open_store(ctx)
+    batches = audit_batches(store, since=since, until=until, actor=actor, action=action,
+                            memory_id=memory_id, limit=limit)
+    if as_json:
+        emit_json([b.to_dict() for b in batches])
+        return
+    for b in batches:
+        why = shorten((b.reason or "").replace("\n", " "), 60)
+        echo(f"{b.at:%Y-%m-%d %H:%M:%S}  {shorten(b.action, 10):<10} "
+             f"{shorten(b.actor, 16):<16} {b.batch_id or '-':<36} "
+             f"{len(b.memory_ids):>6}  {why}")
+    echo(f"{len(batches)} batch{'es' if len(batches) != 1 else ''}", err=True)
+
+
+@click.command(name="verify-deleted")
+@store_options
+@click.argument("ids", nargs=-1, required=True)
+@json_option("Print the checks as JSON.")
+@click.pass_context
+def verify_deleted(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> None:
+    """Check that the deleted memories IDS are gone from every place they could come back
+    from: the live table, vector, BM25 and graph search, recall and its sessions, a fresh
+    export and (after a purge) every table version and file on disk.
+
+    Exit code 1 when a check failed.
+    """
+    from memory_core.curation import verify_deleted as verify
+
+    store = open_store(ctx)  # the tenant may have no memory left
+    verification = verify(store, list(ids))
+    if as_json:
+        emit_json(verification.to_dict())
+    else:
+        _print_checks(verification)
+    _fail_if_leaked(ctx, verification)
+
+
+#: What `memory_core.cli` registers from this family.
+COMMANDS: tuple[click.Command, ...] = (edit, archive, restore, supersede, merge, delete, undo,
+                                       audit, verify_deleted)
