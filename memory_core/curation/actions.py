@@ -81,8 +81,13 @@ def edit(store: MemoryStore, memory_id: str, *, allow_duplicate: bool = False,
                 _refuse_duplicate(store, new.content, own=old.id,
                                   hint="merge the two instead, or allow a duplicate")
             new = _embedded(store, new, dry_run=dry_run)
-            plan.notes.append("the new content is embedded again" if not dry_run else
-                              "the new content will be embedded again")
+            if dry_run:
+                plan.notes.append("the new content will be embedded again")
+            elif new.embedding_status == "ok":
+                plan.notes.append("the new content is embedded again")
+            else:
+                plan.notes.append("the embedder is unavailable: the memory is pending "
+                                  "until `memlens reembed`")
         if replace(new, updated_at=old.updated_at) != old:
             plan.after[old.id] = replace(new, updated_at=utcnow())
         else:

@@ -178,7 +178,12 @@ class _Verifier:
             path = Path(folder) / "export.ndjson"
             export_store(self.store, path, filter=_ANY_STATUS)
             text = path.read_text(encoding="utf-8")
-        leaks = [i for i in self.ids if json.dumps(i) in text]
+        wanted = set(self.ids)
+        records = [json.loads(line) for line in text.splitlines()[1:]]
+        # a record of it, or an edge to it (another memory naming its id, e.g. a merge's
+        # `merged_from`, is a reference, not the memory)
+        leaks = sorted({str(r.get(k)) for r in records for k in ("id", "source_id", "target_id")
+                        if r.get(k) in wanted})
         leaks += [c[:40] for c in self.contents if json.dumps(c)[1:-1] in text]
         leaks += [f"content hash {h[:12]}" for h in self.hashes if json.dumps(h) in text]
         if leaks:

@@ -26,12 +26,14 @@ from memory_core.errors import StoreBusyError, VersionGoneError
 from memory_core.filters import sql_string
 from memory_core.records import Edge, Memory
 from memory_core.schema import AUDIT, EDGES, MEMORIES
-from memory_core.store.queries import FTS_COLUMN, has_fts_index
+from memory_core.store.queries import FTS_COLUMN
 
 if TYPE_CHECKING:
     from memory_core.store.memory_store import MemoryStore
 
 _CHUNK = 1000  # values per IN (...) list
+#: A retention that prunes nothing (LanceDB's optimize prunes week-old versions by default).
+KEEP_ALL = timedelta(days=36_500)
 
 
 def _chunks(values: Sequence[str], size: int = _CHUNK) -> Iterator[Sequence[str]]:
@@ -155,11 +157,12 @@ def drop_old_versions(store: MemoryStore) -> dict[str, int]:
     """Rebuild the full-text index, compact the three tables and remove every version but
     the latest from disk, old index files included (a purge; the caller holds
     `store.writing`). Returns how many versions each table had before."""
-    if has_fts_index(store):
-        from lancedb.index import FTS
+    from lancedb.index import FTS
 
-        # a fresh index holds no token of deleted rows; the old one's files go below
-        store.tables.memories.create_index(FTS_COLUMN, config=FTS(), replace=True)
+    # a fresh index holds no token of deleted rows (the old one's files go below); made
+    # even when there was none, since the next search would make one after the cleanup
+    store.tables.memories.create_index(FTS_COLUMN, config=FTS(), replace=True)
+    store.fts_ready = True
     counts = {}
     for name in (MEMORIES, EDGES, AUDIT):
         table = getattr(store.tables, name)
@@ -167,6 +170,9 @@ def drop_old_versions(store: MemoryStore) -> dict[str, int]:
         with warnings.catch_warnings():
             # LanceDB warns that readers of older versions fail: dropping them is the point
             warnings.simplefilter("ignore", UserWarning)
+            # optimize cleans up before it folds rows into the indexes (a new version):
+            # fold first, then clean up in a second pass that has nothing left to fold
+            table.optimize(cleanup_older_than=KEEP_ALL)
             table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
     store.forget_caches()
     return counts

@@ -108,3 +108,19 @@ def test_verify_deleted_of_a_live_memory_fails_and_of_a_stranger_is_refused(
     assert "live table" in {c.name for c in result.failures}
     with pytest.raises(CurationError, match="was never in tenant"):
         verify_deleted(corpus.store, "never-existed")
+
+
+def test_purge_keeps_one_version_per_table(corpus: Corpus) -> None:
+    store = corpus.store
+    delete(store, [corpus.ids[5]], purge=True)
+    assert [len(store.versions_on_disk(n)) for n in ("memories", "edges", "audit")] == [1, 1, 1]
+
+
+def test_purging_a_merged_away_memory_verifies(corpus: Corpus) -> None:
+    from memory_core.curation import merge
+
+    store, ids = corpus.store, corpus.ids
+    merge(store, [ids[0], ids[6]], ids[0])
+    assert ids[6] in store.get(ids[0]).metadata["merged_from"]
+    report = delete(store, [ids[6]], purge=True)
+    assert report.verification.passed, report.verification.to_dict()
