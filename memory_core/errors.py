@@ -57,7 +57,17 @@ class MemoryNotFoundError(MemlensError, KeyError):
 
 
 class ReadOnlyError(MemlensError):
-    """The store was opened read-only, so writes are refused."""
+    """The store was opened read-only (`--read-only` or MEMLENS_READ_ONLY), so writes are
+    refused. Build it with `ReadOnlyError.refusing`, the one wording of the message."""
+
+    @classmethod
+    def refusing(cls, uri: str, action: str, *, hint: str = "") -> ReadOnlyError:
+        """The error refusing `action` on the store at `uri`; `hint` says what else to do.
+        Every read-only refusal is worded here, so the CLI, the API and the pages agree."""
+        extra = f" ({hint})" if hint else ""
+        return cls(f"the store {uri} is open read-only (--read-only or MEMLENS_READ_ONLY), so "
+                   f"{action} is refused; run without --read-only and with MEMLENS_READ_ONLY "
+                   f"unset to write{extra}")
 
 
 class EmbedderUnavailableError(MemlensError):

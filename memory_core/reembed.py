@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from memory_core.embedding import Embedder
-from memory_core.errors import EmbedderUnavailableError, ReadOnlyError
+from memory_core.errors import EmbedderUnavailableError
 from memory_core.filters import Filter
 from memory_core.records import utcnow
 from memory_core.schema import STATUSES
@@ -31,11 +31,6 @@ class ReembedReport:
     model_id: str
     dimension: int
     table_version: int
-
-
-def _writable(store: MemoryStore) -> None:
-    if store.read_only:
-        raise ReadOnlyError(f"the store {store.uri} is open read-only; unset MEMLENS_READ_ONLY")
 
 
 def _merge_vectors(store: MemoryStore, ids: list[str], vectors: np.ndarray, batch_rows: int
@@ -61,7 +56,7 @@ def fill_pending(
     store: MemoryStore, *, progress: Progress | None = None, batch_rows: int = 512
 ) -> ReembedReport:
     """Embed this tenant's pending and failed memories with the store's model."""
-    _writable(store)
+    store.check_writable("reembed")
     unembedded = Filter(status=STATUSES, embedding_status=["pending", "failed"])
     rows = store.scan(["id", "content"], unembedded).sort_by("id")
     ids, contents = rows["id"].to_pylist(), rows["content"].to_pylist()
@@ -89,7 +84,7 @@ def switch_model(
     Every vector is computed before the table changes, so a model that fails leaves the store
     as it was.
     """
-    _writable(store)
+    store.check_writable("reembed --model")
     rows = store.bulk.scan(["id", "content", "tenant"]).sort_by("id")
     ids, contents = rows["id"].to_pylist(), rows["content"].to_pylist()
     vectors = embedder.embed(contents, progress=progress)

@@ -97,7 +97,8 @@ def synthetic_store(path: str, n: int, *, dimension: int = 384, seed: int = 7) -
     """A store of `n` memories with random unit vectors and about `n` edges, written directly
     as Arrow batches (validation and embedding are not what this benchmark measures)."""
     store = MemoryStore.open(path, embedder=UnavailableEmbedder(BENCH_MODEL, dimension,
-                                                                "benchmark: no embedding"))
+                                                                "benchmark: no embedding"),
+                             read_only=False)  # a scratch store, whatever MEMLENS_READ_ONLY
     rng = np.random.default_rng(seed)
     start = datetime(2026, 1, 1, tzinfo=UTC)
     ids = [str(uuid.UUID(int=int(x), version=4)) for x in rng.integers(0, 2**62, n)]
@@ -176,7 +177,8 @@ def run_exchange_bench(n: int = 100_000, *, dimension: int = 384,
             export_s = _timed(lambda: export_store(store, plain))
         with peak_rss(peaks, "export_vectors"):
             export_v_s = _timed(lambda: export_store(store, with_vectors, with_vectors=True))
-        target = MemoryStore.open(str(root / "restored"), embedder=store.embedder)
+        target = MemoryStore.open(str(root / "restored"), embedder=store.embedder,
+                                  read_only=False)
         with peak_rss(peaks, "import_vectors"):
             import_s = _timed(lambda: import_file(target, with_vectors, embed=False))
         touched = _change_one_percent(store)

@@ -72,7 +72,8 @@ def run_ingest_bench(n: int = 1000, *, single_adds: int = 200,
     ours = _time(lambda: ours_vectors.append(embedder.embed(texts, batch_size=32)))
     vectors = ours_vectors[0]
     with tempfile.TemporaryDirectory(prefix="memlens-bench-") as tmp:
-        store = MemoryStore.open(str(Path(tmp) / "store"), embedder=embedder, settings=settings)
+        store = MemoryStore.open(str(Path(tmp) / "store"), embedder=embedder, read_only=False,
+                                 settings=settings)  # a scratch store, whatever MEMLENS_READ_ONLY
         memories = [Memory.new(t, "observation", vector=v) for t, v in zip(texts, vectors,
                                                                           strict=True)]
         batched = _time(lambda: store.add(memories, dedup=True))

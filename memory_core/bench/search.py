@@ -287,7 +287,8 @@ def run_search_bench(n: int = 100_000, *, queries: int = 200, edges: int | None 
     embedder.embed_one("load the model before anything is timed")
     edges = n // 10 if edges is None else edges
     with tempfile.TemporaryDirectory(prefix="memlens-bench-") as tmp:
-        store = MemoryStore.open(str(Path(tmp) / "store"), embedder=embedder, settings=settings)
+        store = MemoryStore.open(str(Path(tmp) / "store"), embedder=embedder, read_only=False,
+                                 settings=settings)  # a scratch store, whatever MEMLENS_READ_ONLY
         start = time.perf_counter()
         with tqdm(total=n, desc="writing", unit="memory", disable=None, leave=False) as bar:
             written_edges = build_store(store, n, edges=edges, progress=bar.update)

@@ -19,6 +19,7 @@ from memory_core.cli.options import (
     UNSET_STORE,
     UNSET_TENANT,
     one_line_errors,
+    read_only_option,
     refuse_empty,
     warnings_to_terminal,
 )
@@ -31,6 +32,7 @@ __all__ = ["cli", "main"]
               help="Store folder or URI (MEMLENS_STORE).")
 @click.option("--tenant", metavar="T", callback=refuse_empty(UNSET_TENANT),
               help="Tenant whose memories to use (MEMLENS_TENANT).")
+@read_only_option
 @click.version_option(package_name="memlens")
 @click.pass_context
 def cli(ctx: click.Context, store_uri: str | None, tenant: str | None) -> None:

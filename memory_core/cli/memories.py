@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,9 +20,10 @@ from memory_core.cli.options import (
     memory_line,
     open_store,
     progress_bar,
+    settings_of,
     store_options,
 )
-from memory_core.errors import InvalidRecordError, MemlensError
+from memory_core.errors import InvalidRecordError, MemlensError, ReadOnlyError
 from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
@@ -44,6 +46,9 @@ def init(ctx: click.Context, source: Path | None, as_json: bool) -> None:
     """
     from memory_core.seeding import seed_from_export
 
+    settings = settings_of(ctx)
+    if settings.read_only:  # refused before a missing store could be reported as missing
+        raise ReadOnlyError.refusing(settings.store_uri, "init")
     store = open_store(ctx)
     existing = store.count()
     if existing:
@@ -77,10 +82,15 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @click.pass_context
 def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: bool) -> None:
     """Start the memlens web app (Streamlit) on this machine only (--host to share it),
-    seeding an empty store with the demo first."""
+    seeding an empty store with the demo first (unless --read-only: then the app has no
+    write control at all)."""
     store = open_store(ctx)
     if not no_seed and store.count() == 0:
-        ctx.invoke(init)
+        if store.read_only:
+            echo(f"note: {store.uri} holds no memories and is read-only, so it is not "
+                 f"seeded", err=True)
+        else:
+            ctx.invoke(init)
     app = Path(__file__).resolve().parents[2] / "app.py"  # memory_core/cli/ -> the checkout
     if not app.is_file():
         raise MemlensError(f"app.py is not at {app}; run memlens from a source checkout "
@@ -97,10 +107,14 @@ def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: boo
                 "--server.headless", str(headless).lower(),
                 "--browser.gatherUsageStats", "false"]
     app_args = ["--", "--store", store.uri, "--tenant", store.tenant]
+    env = dict(os.environ)
+    if store.read_only:  # the app reads MEMLENS_READ_ONLY wherever it builds Settings
+        app_args.append("--read-only")
+        env["MEMLENS_READ_ONLY"] = "1"
     shown_host = f"[{host}]" if ":" in host else host
     echo(f"memlens is at http://{shown_host}:{port} (Ctrl+C stops it)", err=True)
     code = subprocess.call([sys.executable, "-m", "streamlit", "run", str(app), *env_args,
-                            *app_args])
+                            *app_args], env=env)
     sys.exit(code)
 
 

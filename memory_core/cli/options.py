@@ -68,8 +68,29 @@ def _remember(unset: str) -> Callback:
     return remember
 
 
+#: The help of `--read-only`, on the group and on every command that opens a store.
+READ_ONLY_HELP = ("Open the store read-only (MEMLENS_READ_ONLY=1): every write is refused "
+                  "and nothing on disk changes.")
+
+
+def _remember_read_only(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    # only a given flag is remembered: the flag left out must not undo the group's
+    if value:
+        ctx.ensure_object(dict)
+        ctx.obj["read_only"] = True
+
+
+def read_only_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`--read-only`: open the store read-only, whatever MEMLENS_READ_ONLY says (it can only
+    add the restriction, never lift the environment's)."""
+    return click.option("--read-only", is_flag=True, expose_value=False,
+                        callback=_remember_read_only, help=READ_ONLY_HELP)(fn)
+
+
 def store_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """`--store` and `--tenant` on a command; they override the group's and the environment."""
+    """`--store`, `--tenant` and `--read-only` on a command; they override the group's and
+    the environment."""
+    fn = read_only_option(fn)
     fn = click.option("--tenant", metavar="T", expose_value=False,
                       callback=_remember(UNSET_TENANT),
                       help="Tenant whose memories to use (MEMLENS_TENANT).")(fn)
@@ -80,19 +101,20 @@ def store_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def settings_of(ctx: click.Context) -> Settings:
-    """Settings from the environment, overridden by `--store` / `--tenant`."""
+    """Settings from the environment, overridden by `--store` / `--tenant` / `--read-only`."""
     obj = ctx.find_root().obj or {}
     own = ctx.obj or {}
     return Settings.from_env(
         store_uri=own.get("store") or obj.get("store"),
         tenant=own.get("tenant") or obj.get("tenant"),
+        read_only=True if own.get("read_only") or obj.get("read_only") else None,
     )
 
 
 def open_store(
     ctx: click.Context, *, require_tenant: bool = False, check_vectors: bool = True
 ) -> MemoryStore:
-    """The store the command line points at (created if missing)."""
+    """The store the command line points at (created if missing, unless read-only)."""
     settings = settings_of(ctx)
     return MemoryStore.open(settings=settings, require_tenant=require_tenant,
                             check_vectors=check_vectors)

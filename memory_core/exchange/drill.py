@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.config import Settings
-from memory_core.errors import ImportConflictError, ReadOnlyError
+from memory_core.errors import ImportConflictError
 from memory_core.exchange.export import export_store
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.ndjson import ExportFile
@@ -129,8 +129,7 @@ def run_drill(
 ) -> DrillReport:
     """Run the drill on `store`'s tenant; see the module doc. Never raises for a failed
     comparison (the report says so); raises `MemlensError` only before anything is dropped."""
-    if store.read_only:
-        raise ReadOnlyError(f"the store {store.uri} is open read-only; a drill rewrites it")
+    store.check_writable("drill", hint="a drill deletes and re-imports the tenant")
     say = progress or (lambda step: None)
     stamp = utcnow().strftime("%Y%m%dT%H%M%S%fZ")
     safe = re.sub(r"[^\w.-]", "_", store.tenant)

@@ -47,6 +47,8 @@ log = logging.getLogger(__name__)
 Mode = Literal["empty", "merge"]
 MODES: tuple[str, ...] = ("empty", "merge")
 MERGE_ROWS = 10_000
+#: What a read-only store still allows of an import.
+DRY_RUN_HINT = "--dry-run checks a file without writing"
 
 
 @dataclass
@@ -247,9 +249,8 @@ def import_file(
     """
     if mode is not None and mode not in MODES:
         raise ValueError(f"unknown import mode {mode!r}; known: {', '.join(MODES)}")
-    if store.read_only and not dry_run:
-        raise ReadOnlyError(f"the store {store.uri} is open read-only; unset "
-                            f"MEMLENS_READ_ONLY to import (or use --dry-run)")
+    if not dry_run:
+        store.check_writable("import", hint=DRY_RUN_HINT)
     source = open_source(path, format, replace(options, tenant=store.tenant))
     info = source.info
     reader = get_reader(info.format)
@@ -335,6 +336,8 @@ def import_into(
     from memory_core.store import store_exists
     from memory_core.store.scratch import scratch_folder
 
+    if settings.read_only and not kwargs.get("dry_run"):  # before reading the whole input
+        raise ReadOnlyError.refusing(settings.store_uri, "import", hint=DRY_RUN_HINT)
     embedder = embedder or load_embedder(settings)
     if not store_exists(settings.store_uri):
         with scratch_folder(settings.model_cache / "scratch", "check") as folder:

@@ -4,12 +4,14 @@ The importer appends staged Arrow batches, the recovery drill deletes and restor
 re-embedding rewrites the vector column, benchmarks write synthetic rows: they do it through
 `store.bulk` (a `BulkTables`), never through the LanceDB tables themselves, so the store keeps
 its caches (the id/content-hash index, the adjacency) right and every table access stays in
-`memory_core.store`. Callers check writability (`store.read_only`) and append the audit row.
+`memory_core.store`. Every write goes through `store.writing` (so a read-only store refuses
+it before anything is written); callers append the audit row.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -22,6 +24,9 @@ if TYPE_CHECKING:
     from memory_core.embedding import Embedder
     from memory_core.store.memory_store import MemoryStore
 
+#: LanceDB's `optimize` deletes versions older than its `cleanup_older_than` (7 days by
+#: default); memlens' undo restores from version history, so this keeps them for a century.
+KEEP_VERSIONS = timedelta(days=36_500)
 
 
 class BulkTables:
@@ -104,6 +109,7 @@ class BulkTables:
     def restore(self, versions: dict[str, int]) -> list[str]:
         """Put each table named in `versions` back to that version when it moved; returns
         the names of the tables restored. LanceDB keeps the versions in between."""
+        self._store.check_writable("restore")
         restored = []
         for name, version in versions.items():
             table = getattr(self._store.tables, name)
@@ -124,8 +130,10 @@ class BulkTables:
             self._store.use_model(embedder)
 
     def optimize(self) -> None:
-        """Compact the memories table and fold new rows into its indexes."""
-        self._store.tables.memories.optimize()
+        """Compact the memories table and fold new rows into its indexes (every version kept:
+        `KEEP_VERSIONS`)."""
+        with self._store.writing("optimize"):
+            self._store.tables.memories.optimize(cleanup_older_than=KEEP_VERSIONS)
 
     def hybrid_baseline(self, text: str, vector: Sequence[float], where: str, k: int
                         ) -> pa.Table:

@@ -18,11 +18,11 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from datetime import timedelta
 from typing import Any
 
-from memory_core.errors import InvalidConfigError, ReadOnlyError
+from memory_core.errors import InvalidConfigError
 from memory_core.filters import Filter
+from memory_core.store.bulk import KEEP_VERSIONS
 from memory_core.store.memory_store import MemoryStore
 from memory_core.store.queries import FTS_COLUMN, ensure_fts_index
 
@@ -35,8 +35,6 @@ VECTOR_THRESHOLD = 20_000
 VECTOR_COLUMN = "vector"
 VECTOR_KIND = "IVF_HNSW_SQ"
 
-#: `optimize` deletes versions older than this; a century keeps every version undo may need.
-KEEP_VERSIONS = timedelta(days=36_500)
 
 #: Filter columns and their scalar index kinds (names as LanceDB's index statistics give them).
 SCALAR_INDEXES: dict[str, str] = {
@@ -174,11 +172,7 @@ def ensure_indexes(
     """
     if vector_threshold < 1:
         raise InvalidConfigError(f"the vector index threshold must be >= 1, got {vector_threshold}")
-    if store.read_only:
-        raise ReadOnlyError(
-            f"the store {store.uri} is open read-only (MEMLENS_READ_ONLY); indexes need write "
-            f"access, so unset it to run `memlens index`"
-        )
+    store.check_writable("`memlens index`", hint="indexes are written into the store")
 
     def advance(steps: int) -> None:
         if progress is not None:

@@ -92,8 +92,8 @@ class MemoryStore:
         self._writes = MemoryWrites(self)
         self.bulk = BulkTables(self)
         self.fts_ready = False  # set once the full-text index is known to exist
-        self._guard = WriteGuard(self, WriteLock.of(
-            control_folder(tables.uri, cache or Settings().model_cache)))
+        self._cache = cache or Settings().model_cache
+        self._guard = WriteGuard(self, WriteLock.of(control_folder(tables.uri, self._cache)))
 
     @classmethod
     def open(
@@ -290,7 +290,7 @@ class MemoryStore:
         a journal of the table versions before it, so that a failure (or, at the next
         write, a `kill -9`) puts every table back. Reentrant: nested writes join the outer.
         """
-        self._writable()
+        self.check_writable(action)
         return self._guard.writing(action)
 
     def interrupted_write(self) -> str | None:
@@ -311,8 +311,10 @@ class MemoryStore:
 
     def scratch(self, purpose: str) -> AbstractContextManager[Path]:
         """A private folder kept with the store for `purpose`'s temporary files (import
-        staging), removed afterwards; those of dead processes are swept first."""
-        return scratch_folder(self._guard.folder, purpose)
+        staging), removed afterwards; those of dead processes are swept first. A read-only
+        handle keeps it under the model cache: its store may be on a read-only mount."""
+        return scratch_folder(self._cache / "scratch" if self.read_only
+                              else self._guard.folder, purpose)
 
     def forget_caches(self) -> None:
         """Drop what this process cached about the tables (after a bulk write)."""
@@ -332,11 +334,11 @@ class MemoryStore:
         """The tenant of each of `ids` that exists as a memory in any tenant."""
         return self._keys.tenants_of(ids)
 
-    def _writable(self) -> None:
+    def check_writable(self, action: str, *, hint: str = "") -> None:
+        """Raise `ReadOnlyError` (`ReadOnlyError.refusing`) if this handle is read-only:
+        every write path calls it, through `writing` or first thing, before any work."""
         if self.read_only:
-            raise ReadOnlyError(
-                f"the store {self.uri} is open read-only (MEMLENS_READ_ONLY); unset it to write"
-            )
+            raise ReadOnlyError.refusing(self.uri, action, hint=hint)
 
     # ---------------------------------------------------------------- writes
     def add(self, memories: Iterable[Memory], *, dedup: bool = True, reason: str | None = None,
@@ -364,14 +366,14 @@ class MemoryStore:
 
         Only `recall` calls this; searching and browsing never change access statistics.
         """
-        with self.writing("recall"):
+        with self.writing("record access"):
             return self._writes.record_access(ids, at=at, reason=reason)
 
     # ----------------------------------------------------------------- edges
     def add_edges(self, edges: Iterable[Edge], *, check_endpoints: bool = True,
                   reason: str | None = None) -> int:
         """Insert edges of this tenant; endpoints must exist unless `check_endpoints` is off."""
-        with self.writing("add_edges"):
+        with self.writing("add edges"):
             return self._writes.add_edges(edges, self._edges, check_endpoints=check_endpoints,
                                           reason=reason)
 

@@ -187,6 +187,11 @@ def open_tables(
             _check_schema_version(uri, name, tables[name].schema)
             if create:
                 add_missing_columns(tables[name], schema)
+        elif not create:  # a read-only open writes nothing, not even a missing table
+            raise StoreNotFoundError(
+                f"{uri} is an incomplete memlens store (no '{name}' table); open it once "
+                f"with write access (e.g. `memlens stats --store {uri}`) to add it"
+            )
         else:
             log.info("creating table %s in %s", name, uri)
             tables[name] = db.create_table(name, schema=schema)

@@ -116,7 +116,7 @@ def test_serve_binds_to_this_machine_unless_told(tmp_path: Path, argv: list[str]
     import memory_core.cli.memories as memories
 
     calls: list[list[str]] = []
-    monkeypatch.setattr(memories.subprocess, "call", lambda args: calls.append(args) or 0)
+    monkeypatch.setattr(memories.subprocess, "call", lambda args, **_: calls.append(args) or 0)
     code, _, err = run(["--store", str(tmp_path / "s"), "serve", "--no-seed", *argv], capsys)
     assert code == 0
     [args] = calls

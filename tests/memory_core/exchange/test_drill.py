@@ -101,5 +101,5 @@ def test_drop_tables_is_refused_when_other_tenants_share_them(store: MemoryStore
 
 def test_read_only_store_is_refused(store: MemoryStore, tmp_path: Path) -> None:
     store.read_only = True
-    with pytest.raises(ReadOnlyError, match="a drill rewrites it"):
+    with pytest.raises(ReadOnlyError, match="so drill is refused"):
         run_drill(store, export_dir=tmp_path)
