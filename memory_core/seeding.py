@@ -71,6 +71,7 @@ def seed_from_export(
     memories yet; records are taken as they are, no content dedup), so every line is parsed
     and checked before anything is written and a failed seeding leaves the store unchanged.
     """
+    store.check_writable("seeding")
     path = path or demo_dir() / DEMO_EXPORT
     report = import_file(store, path, mode="empty", progress=progress)
     return SeedReport(str(path), len(report.inserted), report.edges_added, report.pending,
