@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages.widgets.markup import code
+from app_pages.widgets.read_only import read_only_reason
 from app_pages.widgets.state import (
     configured_store_missing,
     current_store,
@@ -43,7 +44,7 @@ def sidebar() -> None:
             tenants = [st.session_state["tenant"], *tenants]
         st.selectbox("Tenant", tenants, key="tenant", format_func=visible)
         if store.read_only:
-            st.caption("read-only")
+            st.caption(f"read-only: {read_only_reason()}")
         st.caption(f"model {code(store.model_id)} · version {store.version}")
 
 

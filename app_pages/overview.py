@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages.widgets.markup import code, md
+from app_pages.widgets.read_only import writes_allowed
 from app_pages.widgets.state import chosen, configured_store_missing, store_and_stats
 from app_pages.widgets.store_panels import audit_table, seed_demo_button
 from memory_core import counts_bar, memories_over_time, written_over_time
@@ -12,8 +13,10 @@ from memory_core import counts_bar, memories_over_time, written_over_time
 st.header("Overview")
 if configured_store_missing():
     uri, tenant = chosen()
+    creates = ("seeding the demo corpus creates the store" if writes_allowed(None)
+               else "the app is read-only, so it cannot create it")
     st.info(f"There is no store at {code(uri)} yet, so tenant **{md(tenant)}** has no "
-            f"memories yet; seeding the demo corpus creates the store.")
+            f"memories yet; {creates}.")
     seed_demo_button(None)
     st.stop()
 store, stats = store_and_stats()

@@ -38,12 +38,15 @@ log = logging.getLogger(__name__)
 
 
 def launch_settings() -> Settings:
-    """Settings from the environment, overridden by `--store`/`--tenant` after `--`."""
+    """Settings from the environment, overridden by `--store`/`--tenant`/`--read-only` after
+    `--` (`--read-only` can only add the restriction, never lift MEMLENS_READ_ONLY)."""
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--store")
     parser.add_argument("--tenant")
+    parser.add_argument("--read-only", action="store_true")
     args, _ = parser.parse_known_args(sys.argv[1:])
-    return Settings.from_env(store_uri=args.store, tenant=args.tenant)
+    return Settings.from_env(store_uri=args.store, tenant=args.tenant,
+                             read_only=True if args.read_only else None)
 
 
 @st.cache_resource(show_spinner=False)
@@ -54,8 +57,10 @@ def get_embedder(model: str, cache: str) -> Embedder:
 
 @st.cache_resource(show_spinner="Opening the store…")
 def get_store(uri: str, tenant: str) -> MemoryStore:
-    """The store handle for (uri, tenant), opened once per process; never creates one."""
-    settings = Settings.from_env(store_uri=uri, tenant=tenant)
+    """The store handle for (uri, tenant), opened once per process; never creates one.
+    Read-only when the app is (MEMLENS_READ_ONLY or `--read-only`)."""
+    settings = Settings.from_env(store_uri=uri, tenant=tenant,
+                                 read_only=launch_settings().read_only or None)
     embedder = get_embedder(settings.embed_model, str(settings.model_cache))
     try:
         return MemoryStore.open(settings=settings, embedder=embedder, create=False)

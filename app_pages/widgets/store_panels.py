@@ -9,7 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 import streamlit as st
 
 from app_pages.widgets.markup import cells
-from app_pages.widgets.state import create_configured_store, launch_settings, show_error
+from app_pages.widgets.read_only import read_only_notice
+from app_pages.widgets.state import create_configured_store, show_error
 from memory_core import AuditEntry, MemlensError, MemoryStore, seed_from_export
 
 
@@ -37,9 +38,9 @@ def audit_table(entries: Sequence[AuditEntry]) -> None:
 def seed_demo_button(store: MemoryStore | None) -> None:
     """A button that seeds the store with the demo corpus, with a progress bar. `None`: the
     configured store does not exist yet, and the button creates it (nothing else in the app
-    creates a store)."""
-    if launch_settings().read_only if store is None else store.read_only:
-        st.caption("The store is read-only, so it cannot be seeded here.")
+    creates a store). Disabled, with the reason, when the app is read-only."""
+    if not read_only_notice(store, "seed the demo corpus"):
+        st.button("Seed the demo corpus", disabled=True)
         return
     if not st.button("Seed the demo corpus"):
         return
