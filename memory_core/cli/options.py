@@ -69,8 +69,8 @@ def _remember(unset: str) -> Callback:
 
 
 #: The help of `--read-only`, on the group and on every command that opens a store.
-READ_ONLY_HELP = ("Open the store read-only (MEMLENS_READ_ONLY=1): every write is refused "
-                  "and nothing on disk changes.")
+READ_ONLY_HELP = ("Open the store read-only (MEMLENS_READ_ONLY=1): every write to it is "
+                  "refused.")
 
 
 def _remember_read_only(ctx: click.Context, param: click.Parameter, value: bool) -> None:

@@ -151,7 +151,7 @@ class WriteLock:
         path = self._folder / LOCK_FILE
         if not path.exists():
             return True
-        fd = os.open(path, os.O_RDWR)
+        fd = os.open(path, os.O_RDONLY)  # a shared lock needs no write access (read-only mounts)
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
