@@ -11,6 +11,7 @@ import pytest
 
 import memory_core.embedding as embedding
 import memory_core.store.memory_store as memory_store
+from memory_core.curation import archive
 from memory_core.exchange.export import export_store
 from memory_core.records import Edge, Memory
 from memory_core.store import MemoryStore
@@ -29,6 +30,7 @@ class Home:
                     Memory.new("prefer uv over pip for installs", "preference", id="m2",
                                project="herd")])
         writer.add_edges([Edge.new("m2", "m1", "related_to")])
+        self.batch = archive(writer, ["m2"]).batch_id  # a curation batch to undo
         self.uri = writer.uri
         self.export = root / "export.ndjson"
         export_store(writer, self.export, with_vectors=True)
@@ -46,7 +48,7 @@ class Home:
 
     def argv(self, command: list[str]) -> list[str]:
         """`command` with the paths it names filled in."""
-        paths = {"EXPORT": str(self.export), "LINES": str(self.lines),
+        paths = {"EXPORT": str(self.export), "LINES": str(self.lines), "BATCH": self.batch,
                  "QUERIES": str(self.queries), "OUT": str(self.root / "out.ndjson"),
                  "DRILL": str(self.root / "drill")}
         return [paths.get(part, part) for part in command]
@@ -74,6 +76,14 @@ WRITES: list[tuple[list[str], str]] = [
     (["index", "--force-vector"], "so `memlens index` is"),
     (["drill", "--export-dir", "DRILL"], "so drill is"),
     (["drill", "--drop-tables", "--export-dir", "DRILL"], "so drill is"),
+    (["edit", "m1", "--why", "x", "--yes"], "so edit is"),
+    (["archive", "m1", "--yes"], "so archive is"),
+    (["restore", "m2", "--yes"], "so restore is"),
+    (["supersede", "m1", "--content", "a successor", "--yes"], "so supersede is"),
+    (["merge", "m1", "m2", "--into", "m1", "--yes"], "so merge is"),
+    (["delete", "m1", "--yes"], "so delete is"),
+    (["delete", "m1", "--purge", "--yes"], "so purge is"),
+    (["undo", "BATCH", "--yes"], "so undo is"),
 ]
 
 #: The three ways to ask for read-only mode.
@@ -136,6 +146,8 @@ READS: list[tuple[list[str], str]] = [
     (["diff", "EXPORT", "live"], "memory: 0 added, 0 removed, 0 changed, 2 unchanged"),
     (["eval", "--queries", "QUERIES"], "recall@5"),
     (["import", "EXPORT", "--mode", "merge", "--dry-run"], "dry run, nothing written"),
+    (["archive", "m1", "--dry-run"], "would change 1 memory"),
+    (["audit"], "archive"),
 ]
 
 
