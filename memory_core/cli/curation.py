@@ -121,6 +121,9 @@ def _act(ctx: click.Context, store: MemoryStore, action: Callable[..., CurationR
     """Preview `action`; print it and stop (`dry_run`), or confirm, apply and print."""
     from memory_core.curation import PURGE_NOTE
 
+    if not dry_run:  # refuse before showing a preview and asking
+        name = "purge" if kwargs.get("purge") else action.__name__
+        store.check_writable(name, hint="--dry-run previews it")
     preview = action(store, *args, dry_run=True, **kwargs)
     rows = store.get_many(list(preview.deleted[:SHOWN])) if preview.deleted else {}
     if dry_run:

@@ -134,7 +134,7 @@ def restore(store: MemoryStore, selection: Selection, *, reason: str | None = No
 
 
 def _successors(store: MemoryStore, memory_id: str) -> list[str]:
-    return sorted(e.source_id for e in store.edges_touching([memory_id])
+    return sorted(e.source_id for e in store.changes.edges_touching([memory_id])
                   if e.relation == "supersedes" and e.target_id == memory_id
                   and e.status == "active")
 
@@ -177,10 +177,12 @@ def supersede(store: MemoryStore, old_id: str, *, content: str | None = None,
                     "agent": old.agent, "session_id": old.session_id, "tags": old.tags,
                     "importance": old.importance, "why": reason, "source": "curation"}
             base.update(fields)
-            new = _embedded(store, Memory.new(content, tenant=store.tenant, **base),
+            # confirming a preview creates the memory the preview showed, same id
+            same = expect.created[0] if expect is not None and expect.created else None
+            new = _embedded(store, Memory.new(content, tenant=store.tenant, id=same, **base),
                             dry_run=dry_run)
             plan.after[new.id] = new
-        for edge in store.edges_touching([old.id]):
+        for edge in store.changes.edges_touching([old.id]):
             plan.keep_edge(edge)
         exists = any(e.relation == "supersedes" and e.source_id == new.id
                      and e.target_id == old.id for e in plan.edges_before.values())
@@ -264,7 +266,7 @@ def _move_edges(store: MemoryStore, plan: Plan, mapping: dict[str, str],
                 reason: str | None) -> None:
     """Re-point the merged memories' edges at their survivors, dropping self loops and
     duplicates, and link each survivor to its others by `supersedes`."""
-    edges = store.edges_touching([*dict.fromkeys(mapping.values()), *mapping])
+    edges = store.changes.edges_touching([*dict.fromkeys(mapping.values()), *mapping])
     for edge in edges:
         plan.keep_edge(edge)
     keys = {(e.source_id, e.target_id, e.relation) for e in edges
@@ -307,7 +309,7 @@ def delete(store: MemoryStore, selection: Selection, *, purge: bool = False,
         chosen = select(store, selection, what=action)
         plan = Plan(action, list(chosen), purge=purge)
         plan.before.update(chosen)
-        for edge in store.edges_touching(list(chosen)):
+        for edge in store.changes.edges_touching(list(chosen)):
             plan.edges_before[edge.id] = edge
         if purge:
             plan.notes.append(PURGE_NOTE)

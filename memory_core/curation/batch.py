@@ -59,7 +59,7 @@ def run(store: MemoryStore, action: str, build: Callable[[], Plan], *, dry_run: 
             raise CurationError(f"nothing to {plan.action}: "
                                 f"{'; '.join(plan.notes) or 'no change'}")
         versions = store.table_versions()
-        applied = store.apply_changes(plan.changeset())
+        applied = store.changes.apply(plan.changeset())
         batch_id = str(uuid.uuid4())
         touched = plan.touched
         store.append_audit(

@@ -70,7 +70,7 @@ def finish_purge(store: MemoryStore, plan: Plan, batch_id: str) -> None:
     reason = next((e.reason for e in store.audit_query(batch_id=batch_id, limit=1)), None)
     scrubbed = scrub_audit(store, memories, reason)
     dropped = forget_sessions(store, memories)
-    versions = store.drop_old_versions()
+    versions = store.changes.drop_old_versions()
     plan.notes.append(f"audit rows scrubbed to tombstones: {scrubbed}; recall-session "
                       f"entries dropped: {dropped}; older versions removed: "
                       + ", ".join(f"{name} {n - 1}" for name, n in versions.items()))

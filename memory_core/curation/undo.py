@@ -91,15 +91,15 @@ def undo(store: MemoryStore, batch_id: str, *, reason: str | None = None,
         if later is not None:
             raise CurationConflictError(_refusal(store, batch_id, later, touched))
         versions: dict[str, Any] = head.before.get("versions") or {}
-        then = store.records_at("memory", int(versions["memories"]), memory_ids)
+        then = store.changes.records_at("memory", int(versions["memories"]), memory_ids)
         now = store.get_many(memory_ids, with_vectors=True)
         plan = Plan("undo", memory_ids)
         plan.before.update(now)
         plan.after.update(then)
         if edge_ids:
-            edges_then = store.records_at("edge", int(versions["edges"]), edge_ids)
+            edges_then = store.changes.records_at("edge", int(versions["edges"]), edge_ids)
             wanted = set(edge_ids)
-            plan.edges_before.update({e.id: e for e in store.edges_touching(memory_ids)
+            plan.edges_before.update({e.id: e for e in store.changes.edges_touching(memory_ids)
                                       if e.id in wanted})
             plan.edges_after.update(edges_then)
         plan.notes.append(f"undo of batch {batch_id} ({head.action} by {head.actor} at "

@@ -26,14 +26,14 @@ from memory_core.errors import StoreBusyError, VersionGoneError
 from memory_core.filters import sql_string
 from memory_core.records import Edge, Memory
 from memory_core.schema import AUDIT, EDGES, MEMORIES
+from memory_core.store.bulk import KEEP_VERSIONS
 from memory_core.store.queries import FTS_COLUMN
 
 if TYPE_CHECKING:
     from memory_core.store.memory_store import MemoryStore
 
 _CHUNK = 1000  # values per IN (...) list
-#: A retention that prunes nothing (LanceDB's optimize prunes week-old versions by default).
-KEEP_ALL = timedelta(days=36_500)
+
 
 
 def _chunks(values: Sequence[str], size: int = _CHUNK) -> Iterator[Sequence[str]]:
@@ -172,7 +172,7 @@ def drop_old_versions(store: MemoryStore) -> dict[str, int]:
             warnings.simplefilter("ignore", UserWarning)
             # optimize cleans up before it folds rows into the indexes (a new version):
             # fold first, then clean up in a second pass that has nothing left to fold
-            table.optimize(cleanup_older_than=KEEP_ALL)
+            table.optimize(cleanup_older_than=KEEP_VERSIONS)
             table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
     store.forget_caches()
     return counts
@@ -189,3 +189,41 @@ def rows_in_version(store: MemoryStore, name: str, version: int, where: str,
     handle = store.tables.db.open_table(name)
     handle.checkout(version)
     return handle.search().where(where).select(list(columns)).limit(None).to_arrow().to_pylist()
+
+
+class ChangeTables:
+    """`store.changes`: the change sets curation writes and the version history it reads
+    (undo, purge, verification), over one store's tables."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self._store = store
+
+    def apply(self, changes: ChangeSet) -> Applied:
+        """Write a change set (whole records in, ids out) in few commits, as one write step;
+        callers append the audit rows inside the same step."""
+        with self._store.writing("apply changes"):
+            return apply_changes(self._store, changes)
+
+    def edges_touching(self, ids: Sequence[str]) -> list[Edge]:
+        """Every edge of the tenant, any status, with an end among `ids` (sorted by id)."""
+        return edges_touching(self._store, ids)
+
+    def records_at(self, kind: str, version: int, ids: Sequence[str]) -> dict[str, Any]:
+        """Records of `kind` ("memory", "edge") with these ids as they were at `version`."""
+        return records_at(self._store, kind, version, ids)
+
+    def drop_old_versions(self) -> dict[str, int]:
+        """Rebuild the full-text index and keep only the latest version of every table on
+        disk (a purge: nothing older can be restored or undone afterwards)."""
+        with self._store.writing("drop old versions"):
+            return drop_old_versions(self._store)
+
+    def versions_on_disk(self, name: str) -> list[int]:
+        """The versions of table `name` (memories, edges, audit) still on disk."""
+        return versions_on_disk(self._store, name)
+
+    def rows_in_version(self, name: str, version: int, where: str,
+                        columns: Sequence[str]) -> list[dict[str, Any]]:
+        """`columns` of the rows of table `name` at `version` matching `where` (any tenant:
+        `where` must scope itself)."""
+        return rows_in_version(self._store, name, version, where, columns)

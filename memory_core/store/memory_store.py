@@ -6,8 +6,9 @@ embedder is missing: such memories are written with `embedding_status="pending"`
 ADR-009) and `memlens reembed` fills them in.
 
 The store is composed of parts, each over one table: `EdgeTable` (edges and the cached
-adjacency), `AuditLog`, `KeyIndex` (ids and content hashes) and `BulkTables` (`store.bulk`:
-Arrow-level reads and writes for the importer, the drill, re-embedding and benchmarks).
+adjacency), `AuditLog`, `KeyIndex` (ids and content hashes), `BulkTables` (`store.bulk`:
+Arrow-level reads and writes for the importer, the drill, re-embedding and benchmarks) and
+`ChangeTables` (`store.changes`: curation's change sets and the version history).
 Nothing outside `memory_core.store` touches the LanceDB tables.
 """
 
@@ -37,16 +38,7 @@ from memory_core.filters import Filter
 from memory_core.records import AuditEntry, Edge, Memory
 from memory_core.store.audit import AuditLog
 from memory_core.store.bulk import BulkTables
-from memory_core.store.changes import (
-    Applied,
-    ChangeSet,
-    apply_changes,
-    drop_old_versions,
-    edges_touching,
-    records_at,
-    rows_in_version,
-    versions_on_disk,
-)
+from memory_core.store.changes import ChangeTables
 from memory_core.store.edges import EdgeTable
 from memory_core.store.guard import WriteGuard
 from memory_core.store.keys import KeyIndex
@@ -91,6 +83,7 @@ class MemoryStore:
         self._edges = EdgeTable(tables.edges, tenant)
         self._writes = MemoryWrites(self)
         self.bulk = BulkTables(self)
+        self.changes = ChangeTables(self)
         self.fts_ready = False  # set once the full-text index is known to exist
         self._cache = cache or Settings().model_cache
         self._guard = WriteGuard(self, WriteLock.of(control_folder(tables.uri, self._cache)))
@@ -425,34 +418,3 @@ class MemoryStore:
         """Overwrite audit rows by id: only a purge does this, to scrub record copies."""
         with self.writing("scrub audit"):
             return self._audit.rewrite(entries)
-
-    # ------------------------------------------------------ curation support
-    def apply_changes(self, changes: ChangeSet) -> Applied:
-        """Write a change set (whole records in, ids out) in few commits; see
-        `memory_core.store.changes`. Callers append the audit rows in the same write step."""
-        with self.writing("apply changes"):
-            return apply_changes(self, changes)
-
-    def edges_touching(self, ids: Sequence[str]) -> builtins.list[Edge]:
-        """Every edge of this tenant, any status, with an end among `ids` (sorted by id)."""
-        return edges_touching(self, ids)
-
-    def records_at(self, kind: str, version: int, ids: Sequence[str]) -> dict[str, Any]:
-        """Records of `kind` ("memory", "edge") with these ids as they were at `version`."""
-        return records_at(self, kind, version, ids)
-
-    def drop_old_versions(self) -> dict[str, int]:
-        """Rebuild the full-text index and keep only the latest version of every table on
-        disk (a purge: nothing older can be restored or undone afterwards)."""
-        with self.writing("drop old versions"):
-            return drop_old_versions(self)
-
-    def versions_on_disk(self, name: str) -> builtins.list[int]:
-        """The versions of table `name` (memories, edges, audit) still on disk."""
-        return versions_on_disk(self, name)
-
-    def rows_in_version(self, name: str, version: int, where: str,
-                        columns: Sequence[str]) -> builtins.list[dict[str, Any]]:
-        """`columns` of the rows of table `name` at `version` matching `where` (any tenant:
-        `where` must scope itself)."""
-        return rows_in_version(self, name, version, where, columns)

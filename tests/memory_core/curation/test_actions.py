@@ -249,3 +249,11 @@ def test_merge_many_merges_pairs_in_one_batch_and_maps_edges_between_them(
         merge_many(store, [([a1.id, b1.id], a1.id), ([b1.id, b2.id], b2.id)])
     undo(store, report.batch_id)
     assert {store.get(i).status for i in (a2.id, b2.id)} == {"active"}
+
+
+def test_confirming_a_supersede_preview_creates_the_previewed_memory(corpus: Corpus) -> None:
+    store, ids = corpus.store, corpus.ids
+    planned = supersede(store, ids[2], content="a successor we previewed", dry_run=True)
+    done = supersede(store, ids[2], content="a successor we previewed", expect=planned)
+    assert done.created == planned.created
+    assert store.get(planned.created[0]).content == "a successor we previewed"

@@ -56,8 +56,8 @@ def test_purge_removes_the_content_from_everywhere(corpus: Corpus) -> None:
     assert record["purged"] and record["id"] == secret and record["why"] == "leaked credential"
     assert set(record) == {"id", "content_hash", "purged", "purged_by", "purged_at", "why"}
     assert SessionDedup(session_db_path(store)).holding([secret], []) == 0
-    for version in store.versions_on_disk("memories"):
-        assert store.rows_in_version("memories", version, f"id = '{secret}'", ["id"]) == []
+    for version in store.changes.versions_on_disk("memories"):
+        assert store.changes.rows_in_version("memories", version, f"id = '{secret}'", ["id"]) == []
 
 
 def test_verify_deleted_passes_after_a_plain_delete(corpus: Corpus) -> None:
@@ -113,7 +113,8 @@ def test_verify_deleted_of_a_live_memory_fails_and_of_a_stranger_is_refused(
 def test_purge_keeps_one_version_per_table(corpus: Corpus) -> None:
     store = corpus.store
     delete(store, [corpus.ids[5]], purge=True)
-    assert [len(store.versions_on_disk(n)) for n in ("memories", "edges", "audit")] == [1, 1, 1]
+    tables = ("memories", "edges", "audit")
+    assert [len(store.changes.versions_on_disk(n)) for n in tables] == [1, 1, 1]
 
 
 def test_purging_a_merged_away_memory_verifies(corpus: Corpus) -> None:
@@ -124,3 +125,10 @@ def test_purging_a_merged_away_memory_verifies(corpus: Corpus) -> None:
     assert ids[6] in store.get(ids[0]).metadata["merged_from"]
     report = delete(store, [ids[6]], purge=True)
     assert report.verification.passed, report.verification.to_dict()
+
+
+def test_the_verification_report_quotes_no_deleted_content(corpus: Corpus) -> None:
+    secret = _with_secret(corpus)
+    report = delete(corpus.store, [secret], purge=True)
+    text = json.dumps(report.to_dict(), default=str)
+    assert not any(word in text for word in ("hunter2", "quokka", "staging", "password"))
