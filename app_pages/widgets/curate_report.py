@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import streamlit as st
 
@@ -23,8 +23,9 @@ def as_text(value: Any) -> str:
 
 
 #: Column widths of the report tables: the memory's first line must not crowd out the diff.
-_WIDTHS = {"content": "medium", "field": "small", "before": "medium", "after": "medium",
-           "change": "small"}
+Width = Literal["small", "medium", "large"]
+_WIDTHS: dict[str, Width] = {"content": "medium", "field": "small", "before": "medium",
+                             "after": "medium", "change": "small"}
 
 
 def _table(rows: list[dict[str, Any]], key: str) -> None:
