@@ -106,7 +106,7 @@ def _confirm(store: MemoryStore, planned: Planned) -> None:
         typed = st.text_input(f"Type {n} (the number of memories) to purge them for good",
                               key=f"curate_purge_typed_{planned.nonce}")
         ready = typed.strip() == str(n)
-    label = f"Confirm: {LABELS[request.action].split(' (')[0].lower()} {_memories(n)}"
+    label = f"Confirm: {request.action} {_memories(n)}"
     if not st.button(label, type="primary", key="curate_confirm", disabled=not ready):
         return
     if not ready:  # a disabled button cannot be pressed; this keeps the rule if it is

@@ -17,7 +17,7 @@ import streamlit as st
 from app_pages.widgets.curate_table import select_all_rows
 from app_pages.widgets.markup import code, md
 from app_pages.widgets.search_filters import filter_panel, filter_summary
-from app_pages.widgets.state import show_error
+from app_pages.widgets.state import get_store, show_error
 from memory_core import Filter, MemlensError, Memory, MemoryStore, StoreStats, search
 
 #: The handover key: a list of memory ids for the Curate page to load and select.
@@ -34,6 +34,15 @@ class Source:
     memories: list[Memory]
     everything: Filter | None = None
     matching: int = 0
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def listing(uri: str, tenant: str, version: int, flt: Filter,
+            limit: int) -> tuple[list[Memory], int]:
+    """The newest `limit` memories `flt` matches and how many match; cached until the
+    memories table changes (every checkbox click reruns the page)."""
+    store = get_store(uri, tenant)
+    return store.list(flt, limit=limit), store.count(flt)
 
 
 def take_handover() -> None:
@@ -89,7 +98,8 @@ def source_panel(store: MemoryStore, stats: StoreStats) -> Source:
                 st.info("Type a query to list the memories it finds.")
                 return Source([])
             return Source([hit.memory for hit in search(store, query, flt, limit=limit)])
-        return Source(store.list(flt, limit=limit), everything=flt, matching=store.count(flt))
+        memories, matching = listing(store.uri, store.tenant, store.version, flt, limit)
+        return Source(memories, everything=flt, matching=matching)
     except MemlensError as exc:
         show_error(exc)
         return Source([])

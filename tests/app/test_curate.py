@@ -230,8 +230,8 @@ def test_every_match_of_the_filter(store: MemoryStore) -> None:
     _preview(at)
     assert "**Preview:** archive\\: would change 3 memories" in _texts(at)
     at.button(key="curate_confirm").click().run()
-    assert set(_statuses(store, *ACTIVE).values()) == {"archived", "active"}
-    assert _statuses(store, "hostile") == {"hostile": "active"}
+    assert _statuses(store, *ACTIVE) == {"redis": "archived", "postgres": "archived",
+                                         "evict": "archived", "hostile": "active"}
 
 
 def test_audit_log_diffs_undo_and_a_refused_undo(store: MemoryStore) -> None:
