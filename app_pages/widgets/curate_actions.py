@@ -132,8 +132,9 @@ def _selected_view(ids: Sequence[str], listed: Mapping[str, Memory]) -> None:
 
 def action_panel(store: MemoryStore, ids: Sequence[str], listed: Mapping[str, Memory],
                  everything: Filter | None, matching: int) -> None:
-    """The action picker and its inputs (left); the last result and the selection (right);
+    """The last result; the action picker, its inputs (left) and the selection (right);
     then the preview and the confirm step."""
+    result_view(store, listed)
     action = st.segmented_control("Action", list(LABELS), format_func=LABELS.__getitem__,
                                   default="archive", required=True, key="curate_action")
     left, right = st.columns([2, 3], gap="large")
@@ -142,7 +143,6 @@ def action_panel(store: MemoryStore, ids: Sequence[str], listed: Mapping[str, Me
         clicked = request is not None and st.button("Preview", key="curate_preview",
                                                      icon=":material/visibility:")
     with right:
-        result_view(store, listed)
         _selected_view(ids, listed)
     if request is None:
         return

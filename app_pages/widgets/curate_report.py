@@ -22,17 +22,20 @@ def as_text(value: Any) -> str:
     return json.dumps(value, default=str, ensure_ascii=False)
 
 
+Width = Literal["small", "medium", "large"] | int
 #: Column widths of the report tables: the memory's first line must not crowd out the diff.
-Width = Literal["small", "medium", "large"]
-_WIDTHS: dict[str, Width] = {"content": "medium", "field": "small", "before": "medium",
-                             "after": "medium", "change": "small"}
+_WIDTHS: dict[str, Width] = {"content": 230, "field": 130, "before": 210, "after": 210,
+                             "change": 80}
+#: An edge's before and after ("source -relation-> target") are the table.
+_EDGE_WIDTHS: dict[str, Width] = {"change": 80, "before": 340, "after": 340, "edge": "small"}
+_CHECK_WIDTHS: dict[str, Width] = {"check": 190, "status": 70, "detail": "large"}
 
 
-def _table(rows: list[dict[str, Any]], key: str) -> None:
+def _table(rows: list[dict[str, Any]], key: str,
+           widths: Mapping[str, Width] = _WIDTHS) -> None:
     st.dataframe(cells(rows), hide_index=True, key=key,
                  column_config={name: st.column_config.TextColumn(name, width=width)
-                                for name, width in _WIDTHS.items()
-                                if rows and name in rows[0]})
+                                for name, width in widths.items() if rows and name in rows[0]})
 
 
 def snippet(memory: Memory | None, width: int = 60) -> str:
@@ -58,7 +61,7 @@ def report_view(report: CurationReport, key: str,
                 for c in report.changes], key=f"{key}_changes")
     ids = [{"change": "created", "content": snippet(known.get(i)), "memory": i}
            for i in report.created]
-    ids += [{"change": "purged" if report.purged else "deleted",
+    ids += [{"change": "purged" if report.action == "purge" else "deleted",
              "content": snippet(known.get(i)), "memory": i} for i in report.deleted]
     if ids:
         st.markdown("**Memories created or deleted**")
@@ -66,7 +69,8 @@ def report_view(report: CurationReport, key: str,
     if report.edges:
         st.markdown("**Edges**")
         _table([{"change": e.change, "before": e.before or "—", "after": e.after or "—",
-                 "edge": e.edge_id} for e in report.edges], key=f"{key}_edges")
+                 "edge": e.edge_id} for e in report.edges], key=f"{key}_edges",
+               widths=_EDGE_WIDTHS)
 
 
 def verification_view(verification: Verification, key: str) -> None:
@@ -78,5 +82,5 @@ def verification_view(verification: Verification, key: str) -> None:
     else:
         st.error(f"Verification failed: {len(failed)} of {len(verification.checks)} checks "
                  f"found the memories still there.")
-    st.dataframe(cells([{"check": c.name, "status": c.status, "detail": c.detail}
-                        for c in verification.checks]), hide_index=True, key=key)
+    _table([{"check": c.name, "status": c.status, "detail": c.detail}
+            for c in verification.checks], key=key, widths=_CHECK_WIDTHS)
