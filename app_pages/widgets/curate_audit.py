@@ -9,8 +9,8 @@ from typing import Any
 
 import streamlit as st
 
-from app_pages.widgets.curate_actions import FLASH, undo_batch
 from app_pages.widgets.curate_report import as_text
+from app_pages.widgets.curate_result import FLASH, undo_batch
 from app_pages.widgets.markup import cells, code, md
 from app_pages.widgets.state import show_error
 from memory_core import AuditBatch, AuditEntry, MemlensError, MemoryStore, audit_batches
@@ -30,6 +30,15 @@ def _records(value: Any) -> list[dict[str, Any]] | None:
         value = value.get("records")
     if isinstance(value, list) and all(isinstance(r, dict) and "id" in r for r in value):
         return value
+    return None
+
+
+def _count(value: Any) -> int | None:
+    """How many records an audit value stands for when it keeps only their number."""
+    if isinstance(value, dict):
+        inner = value.get("records", value)
+        if isinstance(inner, dict) and isinstance(inner.get("count"), int):
+            return int(inner["count"])
     return None
 
 
@@ -77,9 +86,8 @@ def _batch_body(store: MemoryStore, batch: AuditBatch, index: int) -> None:
             st.dataframe(cells(diffs), hide_index=True, key=f"curate_audit_{index}_{n}")
         elif isinstance(row.after, dict) and "undone" in row.after:
             st.caption(f"Undid batch {code(row.after['undone'])}.")
-        elif isinstance(row.before, dict) and "count" in row.before:
-            st.caption(f"{row.before['count']} records (copies are not kept for more than "
-                       f"100).")
+        elif (count := _count(row.before) or _count(row.after)) is not None:
+            st.caption(f"{count} records (copies are not kept for more than 100).")
         elif row.before is not None or row.after is not None:
             text = json.dumps({"before": row.before, "after": row.after}, default=str,
                               ensure_ascii=False, indent=1)

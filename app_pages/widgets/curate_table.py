@@ -7,9 +7,12 @@ than let a position point at another memory; a preview always lists the ids it a
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import streamlit as st
 
-from app_pages.widgets.markup import frame_cells
+from app_pages.widgets.curate_report import snippet
+from app_pages.widgets.markup import cells, frame_cells
 from memory_core import Memory, memories_to_frame
 
 TABLE_KEY = "curate_table"
@@ -50,3 +53,15 @@ def selection_table(memories: list[Memory]) -> list[str]:
     ids = [memories[i].id for i in event.selection.rows if i < len(memories)]
     st.caption(f"{len(memories)} listed · {len(ids)} selected")
     return ids
+
+
+def selected_view(ids: Sequence[str], listed: Mapping[str, Memory]) -> None:
+    """The selected memories, first lines only: what an action will act on, in view while
+    the table scrolls."""
+    if not ids:
+        return
+    st.markdown(f"**Selected: {len(ids)}**")
+    st.dataframe(cells([{"content": snippet(listed.get(i)),
+                         "status": listed[i].status if i in listed else "", "id": i}
+                        for i in ids]),
+                 hide_index=True, key="curate_selected", height=min(36 + 35 * len(ids), 216))

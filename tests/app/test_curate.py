@@ -297,3 +297,28 @@ def test_hostile_text_is_shown_as_text(store: MemoryStore,
     [table] = [d for d in at.dataframe if d.key == "curate_table"]
     assert HOSTILE == table.value["content"].iloc[-1]  # as typed, in a cell
     assert any(plain(HOSTILE) in plain(e.label) for e in at.expander)  # the actor, escaped
+
+
+def test_audit_rows_read_as_field_diffs() -> None:
+    from app_pages.widgets.curate_audit import row_diffs
+    from memory_core import AuditEntry
+
+    def row(before: Any, after: Any) -> AuditEntry:
+        return AuditEntry(id="r", at=utcnow(), tenant="default", actor="me", action="x",
+                          before=before, after=after)
+
+    kept = {"id": "a", "content": "A", "tags": ["x"], "updated_at": "t1"}
+    changed = {**kept, "tags": ["x", "y"], "updated_at": "t2"}
+    stone = {"id": "b", "content_hash": "h", "purged": True}
+    edge = {"id": "e", "source_id": "a", "relation": "caused", "target_id": "c"}
+    diffs = row_diffs(row({"kind": "memory", "records": [kept, {"id": "b", "content": "B"}]},
+                          {"kind": "memory", "records": [changed, stone, edge]}))
+    assert diffs == [  # updated_at is left out: every write changes it
+        {"record": "a", "kind": "memory", "field": "tags", "before": '["x"]',
+         "after": '["x", "y"]'},
+        {"record": "b", "kind": "memory", "field": "(purged)", "before": "B",
+         "after": "(purged; content hash h)"},
+        {"record": "e", "kind": "memory", "field": "(created)", "before": "—",
+         "after": "a -caused-> c"},
+    ]
+    assert row_diffs(row(None, {"access_count": {"a": 2}})) is None  # shown as JSON instead
