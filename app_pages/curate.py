@@ -1,0 +1,37 @@
+"""Curate: archive, restore, edit, supersede, merge, delete or purge memories, each previewed,
+confirmed, audited and (except a purge) undoable; and the audit log, batch by batch.
+
+Other pages hand memories over by setting `st.session_state["curate_ids"]` (a list of ids)
+before switching here: they are listed and selected (see widgets/curate_source.py).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages.widgets.curate_actions import action_panel
+from app_pages.widgets.curate_audit import audit_log
+from app_pages.widgets.curate_source import source_panel
+from app_pages.widgets.curate_table import selection_table
+from app_pages.widgets.markup import code, md
+from app_pages.widgets.state import store_and_stats
+
+st.header("Curate")
+store, stats = store_and_stats()
+if stats.memories == 0:
+    st.info(f"Tenant **{md(store.tenant)}** of {code(store.uri)} has no memories to curate.")
+    st.stop()
+
+source = source_panel(store, stats)
+selected = selection_table(source.memories)
+
+st.subheader("Act on the selection", anchor=False)
+if store.read_only:
+    st.info("read-only: this store was opened read-only (MEMLENS_READ_ONLY=1 or --read-only), "
+            "so memories cannot be changed here; the table and the audit log stay visible.")
+else:
+    action_panel(store, selected, {m.id: m for m in source.memories}, source.everything,
+                 source.matching)
+
+st.subheader("Audit log", anchor=False)
+audit_log(store)
