@@ -31,24 +31,28 @@ def _day_bound(day: date | None, end: bool) -> datetime | None:
     return datetime.combine(day, time.max if end else time.min, UTC)
 
 
-def filter_panel(store: MemoryStore, stats: StoreStats) -> Filter:
-    """The filter widgets (in an expander); returns the `Filter` they describe."""
+def filter_panel(store: MemoryStore, stats: StoreStats, *, key: str = "search",
+                 statuses: tuple[str, ...] = ("active",)) -> Filter:
+    """The filter widgets (in an expander); returns the `Filter` they describe.
+
+    `key` prefixes the widget keys, so each page keeps its own filter; `statuses` are the
+    statuses chosen at first (Search: active; Curate: every status)."""
     tags = tag_options(store.uri, store.tenant, store.version)
     with st.expander("Filters"):
         c1, c2, c3 = st.columns(3)
-        project = c1.multiselect("Project", _named(stats.by_project), key="search_project",
+        project = c1.multiselect("Project", _named(stats.by_project), key=f"{key}_project",
                                  format_func=visible)
-        agent = c2.multiselect("Agent", _named(stats.by_agent), key="search_agent",
+        agent = c2.multiselect("Agent", _named(stats.by_agent), key=f"{key}_agent",
                                format_func=visible)
-        memory_type = c3.multiselect("Type", _named(stats.by_type), key="search_type",
+        memory_type = c3.multiselect("Type", _named(stats.by_type), key=f"{key}_type",
                                      format_func=visible)
-        chosen_tags = c1.multiselect("Tags", tags, key="search_tags", format_func=visible)
-        all_tags = c1.toggle("Match all tags", key="search_tags_all")
-        status = c2.multiselect("Status", STATUSES, default=["active"], key="search_status",
+        chosen_tags = c1.multiselect("Tags", tags, key=f"{key}_tags", format_func=visible)
+        all_tags = c1.toggle("Match all tags", key=f"{key}_tags_all")
+        status = c2.multiselect("Status", STATUSES, default=list(statuses), key=f"{key}_status",
                                 help="Archived and superseded memories only when chosen here")
-        importance = c3.multiselect("Importance", IMPORTANCE_TIERS, key="search_importance")
-        after = c2.date_input("Created on or after", value=None, key="search_after")
-        before = c3.date_input("Created on or before", value=None, key="search_before")
+        importance = c3.multiselect("Importance", IMPORTANCE_TIERS, key=f"{key}_importance")
+        after = c2.date_input("Created on or after", value=None, key=f"{key}_after")
+        before = c3.date_input("Created on or before", value=None, key=f"{key}_before")
     return Filter(
         project=project or None, agent=agent or None, memory_type=memory_type or None,
         tags=chosen_tags or None, tags_mode="all" if all_tags else "any",
