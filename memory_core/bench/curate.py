@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from memory_core.config import Settings
 from memory_core.embedding import Embedder, load_embedder
@@ -32,6 +32,7 @@ PURGE_TARGET_S = 30.0
 ARCHIVE_PROJECT, MERGE_PROJECT, PURGE_PROJECT = "bench-archive", "bench-merge", "bench-purge"
 
 Progress = Callable[[int], None]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,7 @@ def build_store(store: MemoryStore, memories: int, *, archive: int, pairs: int,
     return store.add_edges(edges, check_endpoints=False, reason="bench curate")
 
 
-def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+def _timed(fn: Callable[[], T]) -> tuple[float, T]:
     start = time.perf_counter()
     out = fn()
     return time.perf_counter() - start, out
@@ -162,10 +163,12 @@ def time_curation(store: MemoryStore, pairs: int) -> dict[str, Any]:
                                                  reason="bench curate"))
     undo_s, restored = _timed(lambda: undo(store, archived.batch_id))
     ids = sorted(store.ids(Filter(project=MERGE_PROJECT)))[: 2 * pairs]
-    merges = []
+    merges: list[float] = []
     for a, b in tqdm(list(zip(ids[::2], ids[1::2], strict=True)), desc="merging",
                      unit="merge", disable=None, leave=False):
-        merges.append(_timed(lambda a=a, b=b: merge(store, [a, b], a))[0])
+        start = time.perf_counter()
+        merge(store, [a, b], a)
+        merges.append(time.perf_counter() - start)
     (target,) = store.get_many(sorted(store.ids(Filter(project=PURGE_PROJECT))),
                                with_vectors=True).values()
     purge_s, purged = _timed(lambda: delete(store, [target.id], purge=True,
@@ -179,17 +182,22 @@ def time_curation(store: MemoryStore, pairs: int) -> dict[str, Any]:
             "purge_verified": bool(purged.verification.passed)}
 
 
+def check_sizes(memories: int, archive: int, pairs: int) -> None:
+    """`ValueError` unless the store has room for the archived, merged and purged memories."""
+    if archive < 1 or pairs < 1:
+        raise ValueError("--archive and --pairs must be at least 1")
+    if archive + 2 * pairs + 1 > memories:
+        raise ValueError(f"--memories must be at least --archive + 2 * --pairs + 1 "
+                         f"({archive + 2 * pairs + 1})")
+
+
 def run_curate_bench(memories: int = 100_000, *, archive: int = 10_000, pairs: int = 100,
                      embedder: Embedder | None = None, settings: Settings | None = None,
                      folder: Path | None = None) -> CurateBench:
     """Build and index the synthetic store (in `folder`, kept, or a temporary folder) and time
     the curation steps. `embedder` (default: the configured model) embeds what the purge's
     verification searches for; the store's own vectors are synthetic."""
-    if archive < 1 or pairs < 1:
-        raise ValueError("--archive and --pairs must be at least 1")
-    if archive + 2 * pairs + 1 > memories:
-        raise ValueError(f"--memories must be at least --archive + 2 * --pairs + 1 "
-                         f"({archive + 2 * pairs + 1})")
+    check_sizes(memories, archive, pairs)
     from tqdm import tqdm
 
     from memory_core.store.indexes import ensure_indexes, index_steps
