@@ -161,7 +161,10 @@ def time_curation(store: MemoryStore, pairs: int) -> dict[str, Any]:
 
     archive_s, archived = _timed(lambda: archive(store, Filter(project=ARCHIVE_PROJECT),
                                                  reason="bench curate"))
-    undo_s, restored = _timed(lambda: undo(store, archived.batch_id))
+    batch_id = archived.batch_id
+    if batch_id is None:  # only a preview has none
+        raise RuntimeError("the timed archive wrote no batch to undo")
+    undo_s, restored = _timed(lambda: undo(store, batch_id))
     ids = sorted(store.ids(Filter(project=MERGE_PROJECT)))[: 2 * pairs]
     merges: list[float] = []
     for a, b in tqdm(list(zip(ids[::2], ids[1::2], strict=True)), desc="merging",

@@ -30,15 +30,14 @@ def test_bench_leaves_archive_undone_pairs_merged_and_the_purged_memory_gone(
     assert (result.archived, result.restored, result.pairs) == (200, 200, 5)
     assert result.purge_verified
     store = MemoryStore.open(str(tmp_path / "store"), embedder=fake_embedder)
-    any_status = {"status": STATUSES}
-    archived = store.list(Filter(project=ARCHIVE_PROJECT, **any_status))
+    archived = store.list(Filter(project=ARCHIVE_PROJECT, status=STATUSES))
     assert len(archived) == 200 and {m.status for m in archived} == {"active"}
-    merged = sorted(store.list(Filter(project=MERGE_PROJECT, **any_status)), key=lambda m: m.id)
+    merged = sorted(store.list(Filter(project=MERGE_PROJECT, status=STATUSES)), key=lambda m: m.id)
     survivors = merged[::2]  # the bench merges the sorted ids two by two into the first
     assert [m.status for m in merged] == ["active", "superseded"] * 5
     assert [m.metadata["merged_from"] for m in survivors] == [[m.id] for m in merged[1::2]]
-    assert store.list(Filter(project=PURGE_PROJECT, **any_status)) == []
-    assert store.count(Filter(**any_status)) == 2000 - 1
+    assert store.list(Filter(project=PURGE_PROJECT, status=STATUSES)) == []
+    assert store.count(Filter(status=STATUSES)) == 2000 - 1
     lines = result.lines()
     for label in ("archive 200 by filter", "undo of that archive (200)", "merge of 5 pairs",
                   "purge of 1 memory", "without verify"):
