@@ -19,7 +19,8 @@ from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, run_cli
 
-FIGURES = ("archive_s", "undo_s", "merge_s", "purge_s", "purge_without_verify_s")
+FIGURES = ("archive_s", "undo_s", "merge_s", "purge_s", "compaction_s", "verify_s",
+           "purge_without_verify_s")
 RATIOS = ("archive", "undo", "merge", "purge", "purge_without_verify")
 
 
@@ -40,9 +41,11 @@ def test_bench_leaves_archive_undone_pairs_merged_and_the_purged_memory_gone(
     assert store.count(Filter(status=STATUSES)) == 2000 - 1
     lines = result.lines()
     for label in ("archive 200 by filter", "undo of that archive (200)", "merge of 5 pairs",
-                  "purge of 1 memory", "without verify"):
+                  "purge of 1 memory", "purge without verification"):
         (line,) = [x for x in lines if label in x]
         assert "target <=" in line and "ratio" in line and ("PASS" in line or "FAIL" in line)
+    assert any("of which compaction" in x for x in lines)
+    assert any("of which verification" in x for x in lines)
 
 
 def test_cli_prints_every_figure_with_its_ratio_as_json(
