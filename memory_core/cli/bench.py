@@ -1,4 +1,5 @@
-"""`memlens bench ingest | search | exchange`: benchmarks that print figures and ratios."""
+"""`memlens bench ingest | search | exchange | curate`: benchmarks that print figures and
+ratios."""
 
 from __future__ import annotations
 
@@ -95,6 +96,30 @@ def exchange_bench(n: int, as_json: bool) -> None:
                f"{ok[r.diff_within_target]}  {r.diff_changed_records} records differ")
     echo("memory: resident set growth (MiB) during " + ", ".join(
         f"{k} {v}" for k, v in r.rss_growth_mib.items()) + f"; process peak {r.max_rss_mib} MiB")
+
+
+@bench.command(name="curate")
+@click.option("--memories", default=100_000, show_default=True, type=click.IntRange(min=100),
+              help="Memories in the synthetic store.")
+@click.option("--archive", default=10_000, show_default=True, type=click.IntRange(min=1),
+              help="Memories the timed archive selects by a filter (then undone).")
+@click.option("--pairs", default=100, show_default=True, type=click.IntRange(min=1),
+              help="Merges of two memories each, timed in all and one by one.")
+@json_option("Print every figure, its target and its ratio as JSON.")
+def curate_bench(memories: int, archive: int, pairs: int, as_json: bool) -> None:
+    """Archive by filter, its undo, N merges and a purge (compaction included) vs targets."""
+    from memory_core.bench.curate import check_sizes, run_curate_bench
+
+    try:
+        check_sizes(memories, archive, pairs)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    result = run_curate_bench(memories, archive=archive, pairs=pairs)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    for line in result.lines():
+        echo(line)
 
 
 #: What `memory_core.cli` registers from this family (the `bench` group holds the rest).

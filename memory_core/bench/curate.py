@@ -1,0 +1,255 @@
+"""`memlens bench curate`: archive, undo, merge and purge times on a synthetic store.
+
+Targets (issue: curation) on a 2-core machine in a 100,000-memory store: archive of 10,000
+memories selected by a filter <= 5 s, the undo of that archive <= 5 s, 100 merges of two
+memories each <= 5 s in all, and the purge of one memory <= 30 s, compaction and the removal
+of older versions included. The store is the search benchmark's (demo texts recombined,
+clustered random unit vectors, about one edge per ten memories, written as Arrow batches,
+nothing embedded), indexed as `memlens index` leaves it; the memories each step acts on are
+marked by a project of their own, so a filter selects them.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from memory_core.config import Settings
+from memory_core.embedding import Embedder, load_embedder
+from memory_core.errors import EmbedderUnavailableError
+from memory_core.filters import Filter
+from memory_core.store import MemoryStore
+
+ARCHIVE_TARGET_S = 5.0
+UNDO_TARGET_S = 5.0
+MERGE_TARGET_S = 5.0
+PURGE_TARGET_S = 30.0
+#: Projects marking the memories each step acts on (the demo corpus has none of these).
+ARCHIVE_PROJECT, MERGE_PROJECT, PURGE_PROJECT = "bench-archive", "bench-merge", "bench-purge"
+
+Progress = Callable[[int], None]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class CurateBench:
+    """Figures of one curation benchmark run (seconds unless named otherwise)."""
+
+    memories: int
+    edges: int
+    write_s: float
+    index_s: float
+    archived: int
+    archive_s: float
+    restored: int
+    undo_s: float
+    pairs: int
+    merge_s: float
+    merge_p50_ms: float
+    merge_max_ms: float
+    #: `delete(..., purge=True)` as a caller sees it: purge, compaction, verification.
+    purge_s: float
+    #: The part of it in `store.drop_old_versions` (full-text index rebuilt, the three
+    #: tables compacted, older versions removed from disk).
+    compaction_s: float
+    #: A second `verify_deleted` of the purged memory, timed alone.
+    verify_s: float
+    purge_verified: bool
+
+    @property
+    def purge_without_verify_s(self) -> float:
+        return max(self.purge_s - self.verify_s, 0.0)
+
+    def ratios(self) -> dict[str, float]:
+        """Each figure over its target (<= 1 meets it)."""
+        return {"archive": self.archive_s / ARCHIVE_TARGET_S,
+                "undo": self.undo_s / UNDO_TARGET_S,
+                "merge": self.merge_s / MERGE_TARGET_S,
+                "purge": self.purge_s / PURGE_TARGET_S,
+                "purge_without_verify": self.purge_without_verify_s / PURGE_TARGET_S}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every figure, its ratio to the target and whether it meets it, as plain data."""
+        ratios = self.ratios()
+        return {**asdict(self), "purge_without_verify_s": self.purge_without_verify_s,
+                "targets_s": {"archive": ARCHIVE_TARGET_S, "undo": UNDO_TARGET_S,
+                              "merge": MERGE_TARGET_S, "purge": PURGE_TARGET_S},
+                "ratios": ratios, "within_target": {k: r <= 1.0 for k, r in ratios.items()}}
+
+    def lines(self) -> list[str]:
+        """The figures as text lines, each with its target and ratio."""
+        ratios = self.ratios()
+
+        def line(label: str, seconds: float, key: str, target: float, extra: str = "") -> str:
+            verdict = "PASS" if ratios[key] <= 1.0 else "FAIL"
+            return (f"{label:<30}{seconds:7.2f} s  (target <= {target:.0f} s, ratio "
+                    f"{ratios[key]:.2f}) {verdict}{extra}")
+
+        return [
+            f"store: {self.memories} memories, {self.edges} edges; written in "
+            f"{self.write_s:.1f} s, indexed in {self.index_s:.1f} s",
+            line(f"archive {self.archived} by filter", self.archive_s, "archive",
+                 ARCHIVE_TARGET_S),
+            line(f"undo of that archive ({self.restored})", self.undo_s, "undo", UNDO_TARGET_S),
+            line(f"merge of {self.pairs} pairs", self.merge_s, "merge", MERGE_TARGET_S,
+                 f"  per merge p50 {self.merge_p50_ms:.0f} ms, max {self.merge_max_ms:.0f} ms"),
+            line("purge of 1 memory", self.purge_s, "purge", PURGE_TARGET_S,
+                 f"  verified: {'yes' if self.purge_verified else 'NO'}"),
+            f"{'  of which compaction':<30}{self.compaction_s:7.2f} s  (full-text index "
+            f"rebuilt, tables compacted, older versions removed)",
+            f"{'  of which verification':<30}{self.verify_s:7.2f} s  (verify_deleted timed "
+            f"again alone)",
+            line("purge without verification", self.purge_without_verify_s,
+                 "purge_without_verify", PURGE_TARGET_S),
+        ]
+
+
+def _marked(table: Any, start: int, roles: dict[int, str]) -> Any:
+    """`table` (rows `start`...) with the project of each row in `roles` set, made active."""
+    import pyarrow as pa
+
+    rows = [i for i in range(table.num_rows) if start + i in roles]
+    if not rows:
+        return table
+    project, status = table["project"].to_pylist(), table["status"].to_pylist()
+    for i in rows:
+        project[i], status[i] = roles[start + i], "active"
+    for name, values in (("project", project), ("status", status)):
+        index = table.schema.get_field_index(name)
+        table = table.set_column(index, table.schema.field(name),
+                                 pa.array(values, table.schema.field(name).type))
+    return table
+
+
+def build_store(store: MemoryStore, memories: int, *, archive: int, pairs: int,
+                seed: int = 0, progress: Progress | None = None) -> int:
+    """Write the search benchmark's synthetic memories (and about one edge per ten) with
+    `archive` of them in `ARCHIVE_PROJECT`, `2 * pairs` in `MERGE_PROJECT` and one in
+    `PURGE_PROJECT`, all active; returns the edges written."""
+    import numpy as np
+
+    from memory_core.bench.search import synthetic_batches, synthetic_edges
+
+    order = np.random.default_rng(seed).permutation(memories)
+    roles = {int(i): ARCHIVE_PROJECT for i in order[:archive]}
+    roles |= {int(i): MERGE_PROJECT for i in order[archive:archive + 2 * pairs]}
+    roles[int(order[archive + 2 * pairs])] = PURGE_PROJECT
+    ids: list[str] = []
+    topics: list[int] = []
+    for table, batch_topics in synthetic_batches(store, memories, seed=seed):
+        store.bulk.append("memory", _marked(table, len(ids), roles))
+        ids.extend(table["id"].to_pylist())
+        topics.extend(int(t) for t in batch_topics)
+        if progress is not None:
+            progress(table.num_rows)
+    edges = synthetic_edges(ids, topics, memories // 10, tenant=store.tenant, seed=seed)
+    return store.add_edges(edges, check_endpoints=False, reason="bench curate")
+
+
+@contextmanager
+def _time_calls(obj: Any, method: str, into: list[float]) -> Iterator[None]:
+    """Time each call of `obj.method` into `into` while the block runs (this instance only)."""
+    original = getattr(obj, method)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            into.append(time.perf_counter() - start)
+
+    setattr(obj, method, timed)
+    try:
+        yield
+    finally:
+        delattr(obj, method)  # the class's method again
+
+
+def _timed(fn: Callable[[], T]) -> tuple[float, T]:
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out
+
+
+def time_curation(store: MemoryStore, pairs: int) -> dict[str, Any]:
+    """Archive `ARCHIVE_PROJECT` by filter, undo it, merge the `MERGE_PROJECT` memories two
+    by two, purge the `PURGE_PROJECT` memory and verify it again alone; the timings."""
+    import numpy as np
+    from tqdm import tqdm
+
+    from memory_core.curation import archive, delete, merge, undo, verify_deleted
+
+    archive_s, archived = _timed(lambda: archive(store, Filter(project=ARCHIVE_PROJECT),
+                                                 reason="bench curate"))
+    batch_id = archived.batch_id
+    if batch_id is None:  # only a preview has none
+        raise RuntimeError("the timed archive wrote no batch to undo")
+    undo_s, restored = _timed(lambda: undo(store, batch_id))
+    ids = sorted(store.ids(Filter(project=MERGE_PROJECT)))[: 2 * pairs]
+    merges: list[float] = []
+    for a, b in tqdm(list(zip(ids[::2], ids[1::2], strict=True)), desc="merging",
+                     unit="merge", disable=None, leave=False):
+        start = time.perf_counter()
+        merge(store, [a, b], a)
+        merges.append(time.perf_counter() - start)
+    (target,) = store.get_many(sorted(store.ids(Filter(project=PURGE_PROJECT))),
+                               with_vectors=True).values()
+    compaction: list[float] = []
+    with _time_calls(store, "drop_old_versions", compaction):
+        purge_s, purged = _timed(lambda: delete(store, [target.id], purge=True,
+                                                reason="bench curate"))
+    verify_s, _ = _timed(lambda: verify_deleted(store, target.id, known=[target]))
+    ms = np.asarray(merges) * 1000.0
+    return {"archived": archived.count, "archive_s": archive_s, "restored": restored.count,
+            "undo_s": undo_s, "pairs": len(merges), "merge_s": float(sum(merges)),
+            "merge_p50_ms": float(np.percentile(ms, 50)), "merge_max_ms": float(ms.max()),
+            "purge_s": purge_s, "compaction_s": sum(compaction), "verify_s": verify_s,
+            "purge_verified": bool(purged.verification.passed)}
+
+
+def check_sizes(memories: int, archive: int, pairs: int) -> None:
+    """`ValueError` unless the store has room for the archived, merged and purged memories."""
+    if archive < 1 or pairs < 1:
+        raise ValueError("--archive and --pairs must be at least 1")
+    if archive + 2 * pairs + 1 > memories:
+        raise ValueError(f"--memories must be at least --archive + 2 * --pairs + 1 "
+                         f"({archive + 2 * pairs + 1})")
+
+
+def run_curate_bench(memories: int = 100_000, *, archive: int = 10_000, pairs: int = 100,
+                     embedder: Embedder | None = None, settings: Settings | None = None,
+                     folder: Path | None = None) -> CurateBench:
+    """Build and index the synthetic store (in `folder`, kept, or a temporary folder) and time
+    the curation steps. `embedder` (default: the configured model) embeds what the purge's
+    verification searches for; the store's own vectors are synthetic."""
+    check_sizes(memories, archive, pairs)
+    from tqdm import tqdm
+
+    from memory_core.store.indexes import ensure_indexes, index_steps
+
+    settings = settings or Settings.from_env()
+    embedder = embedder or load_embedder(settings)
+    try:  # load the model before anything is timed
+        embedder.embed_one("load the model")
+    except EmbedderUnavailableError:
+        pass  # the verification's searches by text then say they were skipped
+    with tempfile.TemporaryDirectory(prefix="memlens-bench-") as tmp:
+        root = folder or Path(tmp)
+        store = MemoryStore.open(str(root / "store"), embedder=embedder, settings=settings)
+        start = time.perf_counter()
+        with tqdm(total=memories, desc="writing", unit="memory", disable=None,
+                  leave=False) as bar:
+            edges = build_store(store, memories, archive=archive, pairs=pairs,
+                                progress=bar.update)
+        write_s = time.perf_counter() - start
+        with tqdm(total=index_steps(), desc="indexing", unit="step", disable=None,
+                  leave=False) as bar:
+            index_s = ensure_indexes(store, progress=bar.update).total_seconds
+        figures = time_curation(store, pairs)
+    return CurateBench(memories=memories, edges=edges, write_s=write_s, index_s=index_s,
+                       **figures)
