@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
+
 from memory_core.errors import CurationError, EmbedderUnavailableError
 from memory_core.filters import Filter, sql_string
 from memory_core.records import Memory
@@ -226,10 +228,13 @@ class _Verifier:
     def files(self) -> Check:
         if is_remote(self.store.uri):
             return Check("files on disk", SKIP, "the store is on object storage")
+        # the text may be stored compressed, the vector is stored as it is: look for both
         needles = [c.encode("utf-8") for c in self.contents if len(c) >= 12]
+        needles += [np.asarray(m.vector[:32], dtype=np.float32).tobytes()
+                    for m in self.known.values() if m.vector]
         if not needles:
-            return Check("files on disk", SKIP, "the content is not known or too short to "
-                                                "search for")
+            return Check("files on disk", SKIP, "neither the content nor the vector is known "
+                                                "(or long enough) to search for")
         root = Path(self.store.uri.removeprefix("file://")).expanduser()
         hits = []
         for path in sorted(root.rglob("*")):
@@ -239,7 +244,8 @@ class _Verifier:
                     hits.append(str(path.relative_to(root)))
         if hits:
             return Check("files on disk", FAIL, _found(hits, "the content is in"))
-        return Check("files on disk", PASS, "no file of the store holds the content's bytes")
+        return Check("files on disk", PASS, "no file of the store holds the bytes of its "
+                                            "content or its vector")
 
 
 def _purged_ids(store: MemoryStore, ids: Sequence[str]) -> dict[str, str]:

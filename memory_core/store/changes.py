@@ -154,19 +154,27 @@ def records_at(store: MemoryStore, kind: str, version: int, ids: Sequence[str]
 
 
 def drop_old_versions(store: MemoryStore) -> dict[str, int]:
-    """Rebuild the full-text index, compact the three tables and remove every version but
-    the latest from disk, old index files included (a purge; the caller holds
-    `store.writing`). Returns how many versions each table had before."""
+    """Rewrite every data file holding a deleted row, rebuild the full-text index, and
+    remove every version but the latest from disk, old index files included (a purge; the
+    caller holds `store.writing`). Returns how many versions each table had before."""
     from lancedb.index import FTS
 
+    names = (MEMORIES, EDGES, AUDIT)
+    counts = {}
+    for name in names:
+        table = getattr(store.tables, name)
+        counts[name] = len(table.list_versions())
+        # LanceDB's own compaction leaves a data file alone until over 10% of its rows are
+        # deleted: rewrite every file holding a deleted row, or the row stays on disk (the
+        # indexes are remapped to the new files as part of it)
+        table.to_lance().optimize.compact_files(materialize_deletions_threshold=0.0)
+        table.checkout_latest()
     # a fresh index holds no token of deleted rows (the old one's files go below); made
     # even when there was none, since the next search would make one after the cleanup
     store.tables.memories.create_index(FTS_COLUMN, config=FTS(), replace=True)
     store.fts_ready = True
-    counts = {}
-    for name in (MEMORIES, EDGES, AUDIT):
+    for name in names:
         table = getattr(store.tables, name)
-        counts[name] = len(table.list_versions())
         with warnings.catch_warnings():
             # LanceDB warns that readers of older versions fail: dropping them is the point
             warnings.simplefilter("ignore", UserWarning)

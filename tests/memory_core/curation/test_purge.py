@@ -132,3 +132,20 @@ def test_the_verification_report_quotes_no_deleted_content(corpus: Corpus) -> No
     report = delete(corpus.store, [secret], purge=True)
     text = json.dumps(report.to_dict(), default=str)
     assert not any(word in text for word in ("hunter2", "quokka", "staging", "password"))
+
+
+def test_a_purge_rewrites_big_data_files_too(store: MemoryStore) -> None:
+    """LanceDB's compaction leaves a file alone under 10% deleted rows: one of 60 rows is
+    still rewritten away, its vector's bytes gone from every file."""
+    import numpy as np
+
+    ids = store.add([Memory.new(f"row {i} of a large data file, marker{i}", "fact")
+                     for i in range(60)]).inserted
+    target = store.get(ids[17], with_vectors=True)
+    assert target.vector is not None
+    needle = np.asarray(target.vector[:32], dtype=np.float32).tobytes()
+    assert needle in _store_bytes(store)
+    report = delete(store, [ids[17]], purge=True)
+    assert needle not in _store_bytes(store)
+    assert {c.name: c.status for c in report.verification.checks}["files on disk"] == "pass"
+    assert store.count() == 59
