@@ -84,7 +84,7 @@ def _from_cell(c: Column) -> Callable[[Any], Any]:
     if c.kind is Kind.JSON:
         return lambda v: json.loads(v) if v else None
     if c.kind is Kind.VECTOR:
-        return lambda v: None if v is None else tuple(float(x) for x in v)
+        return lambda v: None if v is None else tuple(map(float, v))
     if c.kind is Kind.FLOAT32:
         return lambda v: c.fill(None) if v is None else float(v)
     return c.fill

@@ -16,9 +16,9 @@ from memory_core.canonical import edge_doc, memory_doc
 from memory_core.curation.plan import Plan
 from memory_core.curation.report import CurationReport
 from memory_core.errors import CurationConflictError, CurationError
-from memory_core.records import Edge, Memory, utcnow
+from memory_core.records import AuditEntry, Edge, Memory, utcnow
 from memory_core.store import MemoryStore
-from memory_core.store.audit import record_snapshot
+from memory_core.store.audit import FULL_RECORD_LIMIT, record_snapshot
 from memory_core.untrusted import shown
 
 #: The `before["kind"]` of a batch's audit rows: which table the row's records belong to.
@@ -31,14 +31,27 @@ def tombstone(memory: Memory, *, actor: str, reason: str | None) -> dict[str, An
             "purged_by": actor, "purged_at": utcnow().isoformat(), "why": reason}
 
 
-def _memory_docs(memories: list[Memory], plan: Plan, actor: str, reason: str | None) -> Any:
+def _memory_docs(memories: list[Memory], plan: Plan, store: MemoryStore,
+                 reason: str | None) -> Any:
     if plan.purge:
-        return [tombstone(m, actor=actor, reason=reason) for m in memories]
+        return [tombstone(m, actor=store.actor, reason=reason) for m in memories]
+    if len(memories) > FULL_RECORD_LIMIT:
+        return {"count": len(memories)}  # what record_snapshot keeps, without the copies
     return record_snapshot([memory_doc(m) for m in memories])
 
 
 def _edge_docs(edges: list[Edge]) -> Any:
+    if len(edges) > FULL_RECORD_LIMIT:
+        return {"count": len(edges)}
     return record_snapshot([edge_doc(e) for e in edges])
+
+
+def _entry(action: str, target_ids: list[str], batch_id: str, reason: str | None, *,
+           before: Any, after: Any, table_version: int | None) -> AuditEntry:
+    """One audit row of a batch (the store fills in its tenant and actor)."""
+    return AuditEntry(id=str(uuid.uuid4()), at=utcnow(), tenant="", actor="", action=action,
+                      target_ids=tuple(target_ids), before=before, after=after, reason=reason,
+                      table_version=table_version, batch_id=batch_id)
 
 
 def run(store: MemoryStore, action: str, build: Callable[[], Plan], *, dry_run: bool,
@@ -62,28 +75,28 @@ def run(store: MemoryStore, action: str, build: Callable[[], Plan], *, dry_run: 
         applied = store.changes.apply(plan.changeset())
         batch_id = str(uuid.uuid4())
         touched = plan.touched
-        store.append_audit(
-            plan.action, touched, batch_id=batch_id, reason=reason,
-            before={"kind": MEMORY_ROWS, "versions": versions,
-                    "records": _memory_docs([plan.before[i] for i in touched
-                                             if i in plan.before], plan, store.actor, reason)},
-            after={"kind": MEMORY_ROWS,
-                   "records": _memory_docs([plan.after[i] for i in touched if i in plan.after],
-                                           plan, store.actor, reason)},
-            table_version=applied.versions.get("memories"),
-        )
+        rows = [_entry(plan.action, touched, batch_id, reason,
+                       before={"kind": MEMORY_ROWS, "versions": versions,
+                               "records": _memory_docs([plan.before[i] for i in touched
+                                                        if i in plan.before], plan, store,
+                                                       reason)},
+                       after={"kind": MEMORY_ROWS,
+                              "records": _memory_docs([plan.after[i] for i in touched
+                                                       if i in plan.after], plan, store,
+                                                      reason)},
+                       table_version=applied.versions.get("memories"))]
         edge_ids = plan.touched_edges
         if edge_ids:
-            store.append_audit(
-                plan.action, edge_ids, batch_id=batch_id, reason=reason,
+            rows.append(_entry(
+                plan.action, edge_ids, batch_id, reason,
                 before={"kind": EDGE_ROWS, "versions": versions,
                         "records": _edge_docs([plan.edges_before[i] for i in edge_ids
                                                if i in plan.edges_before])},
                 after={"kind": EDGE_ROWS,
                        "records": _edge_docs([plan.edges_after[i] for i in edge_ids
                                               if i in plan.edges_after])},
-                table_version=applied.versions.get("edges"),
-            )
+                table_version=applied.versions.get("edges")))
+        store.append_audit_entries(rows)  # one commit for the batch's rows
         if after_write is not None:
             after_write(plan, batch_id)
         return plan.report(dry_run=False, batch_id=batch_id, versions=store.table_versions())

@@ -414,6 +414,13 @@ class MemoryStore:
                 table_version=table_version, batch_id=batch_id,
             )
 
+    def append_audit_entries(self, entries: Sequence[AuditEntry]) -> int:
+        """Append audit rows built by the caller (this tenant's) in one commit; returns the
+        audit table's version."""
+        with self.writing("audit"):
+            return self._audit.append_many(
+                [replace(e, tenant=self.tenant, actor=self.actor) for e in entries])
+
     def rewrite_audit(self, entries: Sequence[AuditEntry]) -> int:
         """Overwrite audit rows by id: only a purge does this, to scrub record copies."""
         with self.writing("scrub audit"):

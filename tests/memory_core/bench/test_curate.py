@@ -12,6 +12,7 @@ from memory_core.bench.curate import (
     ARCHIVE_PROJECT,
     MERGE_PROJECT,
     PURGE_PROJECT,
+    SINGLE_MERGES,
     run_curate_bench,
 )
 from memory_core.filters import Filter
@@ -35,7 +36,8 @@ def test_bench_leaves_archive_undone_pairs_merged_and_the_purged_memory_gone(
     assert len(archived) == 200 and {m.status for m in archived} == {"active"}
     merged = sorted(store.list(Filter(project=MERGE_PROJECT, status=STATUSES)), key=lambda m: m.id)
     survivors = merged[::2]  # the bench merges the sorted ids two by two into the first
-    assert [m.status for m in merged] == ["active", "superseded"] * 5
+    # the batch's 5 pairs and the single merges after it
+    assert [m.status for m in merged] == ["active", "superseded"] * (5 + SINGLE_MERGES)
     assert [m.metadata["merged_from"] for m in survivors] == [[m.id] for m in merged[1::2]]
     assert store.list(Filter(project=PURGE_PROJECT, status=STATUSES)) == []
     assert store.count(Filter(status=STATUSES)) == 2000 - 1
@@ -69,5 +71,5 @@ def test_help_and_a_store_too_small_for_the_steps(capsys: pytest.CaptureFixture[
     assert code == 0 and "--memories" in out and "--pairs" in out
     code, _, err = run_cli(["bench", "curate", "--memories", "100", "--archive", "90",
                             "--pairs", "5"], capsys)
-    assert code == 1 and "at least --archive + 2 * --pairs + 1 (101)" in err
+    assert code == 1 and "at least --archive + 2 * (--pairs + 10) + 1 (121)" in err
     assert len(err.strip().splitlines()) == 1
