@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from memory_core.cli.curation_flow import act, fail_if_leaked, print_checks
 from memory_core.cli.options import (
     echo,
     emit_json,
     filter_from_options,
     filter_options,
     json_option,
-    memory_line,
     open_store,
     refuse_empty,
     shorten,
@@ -32,125 +32,9 @@ from memory_core.untrusted import shown
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from memory_core.curation import CurationReport, Selection, Verification
-    from memory_core.records import Memory
-    from memory_core.store import MemoryStore
+    from memory_core.curation import Selection
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
-
-#: How many memories (and edges) a printed report details; `--json` has them all.
-SHOWN = 20
-#: Characters of a field value a diff line shows.
-VALUE_CHARS = 60
-#: Fields a diff line leaves to `--json`: the hash follows the content shown above it.
-UNSHOWN = frozenset({"content_hash"})
-
-
-# -- output --------------------------------------------------------------------------------
-
-def _print_report(report: CurationReport, rows: dict[str, Memory], *, err: bool = False,
-                  skip_notes: tuple[str, ...] = ()) -> None:
-    """The summary, then per memory its field diffs, created and deleted ids, edges, notes."""
-    echo(report.summary(), err=err)
-    gone = "purged" if report.action == "purge" else "deleted"
-    new = "back" if report.action == "undo" else "created"
-    for memory_id in report.memory_ids[:SHOWN]:
-        for c in report.changed_fields(memory_id):
-            if c.field in UNSHOWN:
-                continue
-            echo(f"  {memory_id}  {c.field}: {shown(c.before, VALUE_CHARS)} -> "
-                 f"{shown(c.after, VALUE_CHARS)}", err=err)
-        if memory_id in report.created:
-            echo(f"  {memory_id}  {new}", err=err)
-        if memory_id in report.deleted:
-            row = rows.get(memory_id)
-            echo(f"  {gone}: {memory_line(row, 50) if row else memory_id}", err=err)
-    _more(len(report.memory_ids), "memories", err)
-    for e in report.edges[:SHOWN]:
-        what = {"added": e.after, "removed": e.before}.get(e.change, f"{e.before} => {e.after}")
-        echo(f"  edge {e.edge_id}  {e.change}: {what}", err=err)
-    _more(len(report.edges), "edges", err)
-    for note in report.notes:
-        if note not in skip_notes:
-            echo(f"  note: {note}", err=err)
-
-
-def _more(total: int, what: str, err: bool) -> None:
-    if total > SHOWN:
-        echo(f"  … and {total - SHOWN} more {what} (--dry-run --json lists them all)", err=err)
-
-
-def _print_checks(verification: Verification) -> None:
-    for c in verification.checks:
-        echo(f"  {c.status:<4}  {c.name:<22}  {c.detail}")
-    failed = len(verification.failures)
-    echo(f"verification {'passed' if verification.passed else f'FAILED ({failed} checks)'} "
-         f"for {len(verification.memory_ids)} memor"
-         f"{'y' if len(verification.memory_ids) == 1 else 'ies'}")
-
-
-def _fail_if_leaked(ctx: click.Context, verification: Verification | None) -> None:
-    """Exit 1 when a check failed, so scripts notice a memory that could come back."""
-    if verification is not None and not verification.passed:
-        first = verification.failures[0]
-        echo(f"Error: {first.name}: {first.detail}", err=True)
-        ctx.exit(1)
-
-
-# -- the preview, confirm, apply flow ------------------------------------------------------
-
-def _confirm(preview: CurationReport, *, err: bool) -> None:
-    """Ask before writing: yes/no, or for a purge the number of memories typed out."""
-    from memory_core.curation import PURGE_NOTE
-
-    n = preview.count
-    if preview.action != "purge":
-        click.confirm(f"{preview.action} {n} memor{'y' if n == 1 else 'ies'}?", abort=True,
-                      err=err)
-        return
-    echo(f"warning: {PURGE_NOTE}", err=True)
-    typed = click.prompt(f"type {n} (the number of memories) to purge them", default="",
-                         show_default=False, err=err)
-    if typed.strip() != str(n):
-        raise click.ClickException(f"you typed {shown(typed)}, not {n}: nothing was purged")
-
-
-def _act(ctx: click.Context, store: MemoryStore, action: Callable[..., CurationReport],
-         *args: Any, yes: bool, dry_run: bool, as_json: bool, expect: bool = True,
-         **kwargs: Any) -> None:
-    """Preview `action`; print it and stop (`dry_run`), or confirm, apply and print."""
-    from memory_core.curation import PURGE_NOTE
-
-    if not dry_run:  # refuse before showing a preview and asking
-        name = "purge" if kwargs.get("purge") else action.__name__
-        store.check_writable(name, hint="--dry-run previews it")
-    preview = action(store, *args, dry_run=True, **kwargs)
-    rows = store.get_many(list(preview.deleted[:SHOWN])) if preview.deleted else {}
-    if dry_run:
-        emit_json(preview.to_dict()) if as_json else _print_report(preview, rows)
-        return
-    asked = not yes and bool(preview.memory_ids or preview.edges)  # else the engine refuses
-    if asked:
-        _print_report(preview, rows, err=as_json, skip_notes=(PURGE_NOTE,))
-        _confirm(preview, err=as_json)
-    if expect:
-        kwargs["expect"] = preview
-    report = action(store, *args, **kwargs)
-    if as_json:
-        emit_json(report.to_dict())
-    elif asked:  # the diffs were just shown
-        echo(report.summary())
-        for note in report.notes[len(preview.notes):]:
-            echo(f"  note: {note}")
-    else:
-        _print_report(report, rows)
-    if not as_json and report.batch_id and not report.purged:
-        echo(f"undo it with: memlens undo {report.batch_id}")
-    if report.verification is not None:
-        if not as_json:
-            _print_checks(report.verification)
-        _fail_if_leaked(ctx, report.verification)
-
 
 def write_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """`--reason`, `--dry-run`, `--yes` and `--json` of every curation write."""
@@ -234,7 +118,7 @@ def edit(ctx: click.Context, memory_id: str, tags: tuple[str, ...], metadata: st
     if metadata is not None:
         changes["metadata"] = _json_object(metadata)
     store = open_store(ctx, require_tenant=True)
-    _act(ctx, store, edit_memory, memory_id, allow_duplicate=allow_duplicate, reason=reason,
+    act(ctx, store, edit_memory, memory_id, allow_duplicate=allow_duplicate, reason=reason,
          yes=yes, dry_run=dry_run, as_json=as_json, **changes)
 
 
@@ -251,7 +135,7 @@ def _status_command(name: str, status: str, doc: str) -> click.Command:
 
         selection = _selection(ctx, ids, filters, status)
         store = open_store(ctx, require_tenant=True)
-        _act(ctx, store, getattr(curation, name), selection, reason=reason, yes=yes,
+        act(ctx, store, getattr(curation, name), selection, reason=reason, yes=yes,
              dry_run=dry_run, as_json=as_json)
 
     return command
@@ -289,7 +173,7 @@ def supersede(ctx: click.Context, old_id: str, content: str | None, by: str | No
     if (content is None) == (by is None):
         raise click.UsageError("give --content or --by, not both or neither", ctx=ctx)
     store = open_store(ctx, require_tenant=True)
-    _act(ctx, store, supersede_memory, old_id, content=content, by=by, reason=reason,
+    act(ctx, store, supersede_memory, old_id, content=content, by=by, reason=reason,
          yes=yes, dry_run=dry_run, as_json=as_json)
 
 
@@ -309,7 +193,7 @@ def merge(ctx: click.Context, ids: tuple[str, ...], survivor: str, reason: str |
     from memory_core.curation import merge as merge_memories
 
     store = open_store(ctx, require_tenant=True)
-    _act(ctx, store, merge_memories, list(ids), survivor, reason=reason, yes=yes,
+    act(ctx, store, merge_memories, list(ids), survivor, reason=reason, yes=yes,
          dry_run=dry_run, as_json=as_json)
 
 
@@ -337,7 +221,7 @@ def delete(ctx: click.Context, ids: tuple[str, ...], purge: bool, reason: str | 
 
     selection = _selection(ctx, ids, filters, "active")
     store = open_store(ctx, require_tenant=True)
-    _act(ctx, store, delete_memories, selection, purge=purge, reason=reason, yes=yes,
+    act(ctx, store, delete_memories, selection, purge=purge, reason=reason, yes=yes,
          dry_run=dry_run, as_json=as_json)
 
 
@@ -356,7 +240,7 @@ def undo(ctx: click.Context, batch_id: str, reason: str | None, dry_run: bool, y
     from memory_core.curation import undo as undo_batch
 
     store = open_store(ctx)  # the batch may have deleted the tenant's last memories
-    _act(ctx, store, undo_batch, batch_id, reason=reason, yes=yes, dry_run=dry_run,
+    act(ctx, store, undo_batch, batch_id, reason=reason, yes=yes, dry_run=dry_run,
          as_json=as_json, expect=False)
 
 
@@ -438,8 +322,8 @@ def verify_deleted(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> N
     if as_json:
         emit_json(verification.to_dict())
     else:
-        _print_checks(verification)
-    _fail_if_leaked(ctx, verification)
+        print_checks(verification)
+    fail_if_leaked(ctx, verification)
 
 
 #: What `memory_core.cli` registers from this family.
