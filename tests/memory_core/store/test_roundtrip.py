@@ -88,7 +88,10 @@ def test_a_memory_replaced_with_upsert_reads_back_equal(first: Memory, second: M
         store.upsert([first])
         _equal_field_by_field(first, store.get(first.id, with_vectors=True))
         store.upsert([replacement])
-        _equal_field_by_field(replacement, store.get(first.id, with_vectors=True))
+        # upsert skips a record equal but for updated_at (it reports it unchanged)
+        same = dataclasses.replace(replacement, updated_at=first.updated_at) == first
+        _equal_field_by_field(first if same else replacement,
+                              store.get(first.id, with_vectors=True))
 
 
 @SETTINGS
