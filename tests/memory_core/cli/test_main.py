@@ -21,7 +21,8 @@ CLI_DIR = Path(memory_core.cli.__file__).parent
 COMMANDS = {"init", "serve", "stats", "add", "ls", "show", "search", "recall", "index",
             "reembed", "export", "import", "drill", "diff", "eval", "bench", "bench ingest",
             "bench search", "bench exchange", "bench curate", "edit", "archive", "restore",
-            "supersede", "merge", "delete", "undo", "audit", "verify-deleted"}
+            "supersede", "merge", "delete", "undo", "audit", "verify-deleted", "why", "link",
+            "unlink", "graph", "graph health", "graph export", "bench graph"}
 
 
 def _commands(group: click.Group, prefix: tuple[str, ...] = ()
