@@ -1,4 +1,4 @@
-"""`memlens bench ingest | search | exchange | curate`: benchmarks that print figures and
+"""`memlens bench ingest | search | exchange | curate | graph`: benchmarks that print figures and
 ratios."""
 
 from __future__ import annotations
@@ -115,6 +115,37 @@ def curate_bench(memories: int, archive: int, pairs: int, as_json: bool) -> None
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
     result = run_curate_bench(memories, archive=archive, pairs=pairs)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    for line in result.lines():
+        echo(line)
+
+
+@bench.command(name="graph")
+@click.option("--memories", default=100_000, show_default=True, type=click.IntRange(min=2),
+              help="Memories in the store graph_health and why are timed on.")
+@click.option("--edges", default=10_000, show_default=True, type=click.IntRange(min=1),
+              help="Edges in that store.")
+@click.option("--nodes", default=1000, show_default=True, type=click.IntRange(min=2),
+              help="Memories in the store whose neighbourhood (and its HTML) is built.")
+@click.option("--node-edges", default=3000, show_default=True, type=click.IntRange(min=1),
+              help="Edges in that store (at least --nodes - 1).")
+@click.option("--calls", default=200, show_default=True, type=click.IntRange(min=1),
+              help="Memories whose lineage (depth 3) is timed.")
+@json_option("Print every figure, its target and its ratio as JSON.")
+def graph_bench(memories: int, edges: int, nodes: int, node_edges: int, calls: int,
+                as_json: bool) -> None:
+    """Neighbourhood and its HTML at N nodes, graph_health and why (lineage, depth 3) on a
+    large store, vs the targets."""
+    from memory_core.bench.graph import check_sizes, run_graph_bench
+
+    try:
+        check_sizes(memories, edges, nodes, node_edges, calls)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    result = run_graph_bench(memories, edges=edges, nodes=nodes, node_edges=node_edges,
+                             calls=calls)
     if as_json:
         emit_json(result.to_dict())
         return
