@@ -116,3 +116,8 @@ class CurationConflictError(CurationError):
 
 class VersionGoneError(CurationConflictError):
     """A table version an undo needs is no longer on disk (a purge removes older versions)."""
+
+
+class GraphError(MemlensError, ValueError):
+    """A graph request or edge is not valid: an unknown relation, a depth or hop count out
+    of range, a self loop, an edge already there."""

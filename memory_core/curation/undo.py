@@ -99,8 +99,7 @@ def undo(store: MemoryStore, batch_id: str, *, reason: str | None = None,
         if edge_ids:
             edges_then = store.changes.records_at("edge", int(versions["edges"]), edge_ids)
             wanted = set(edge_ids)
-            plan.edges_before.update({e.id: e for e in store.changes.edges_touching(memory_ids)
-                                      if e.id in wanted})
+            plan.edges_before.update(store.changes.edges_by_id(sorted(wanted)))
             plan.edges_after.update(edges_then)
         plan.notes.append(f"undo of batch {batch_id} ({head.action} by {head.actor} at "
                           f"{head.at:%Y-%m-%d %H:%M:%S} UTC)")

@@ -123,6 +123,18 @@ def edges_touching(store: MemoryStore, ids: Sequence[str]) -> list[Edge]:
     return [found[k] for k in sorted(found)]
 
 
+def edges_by_id(store: MemoryStore, ids: Sequence[str]) -> dict[str, Edge]:
+    """The edges of the store's tenant (any status) with these ids."""
+    found: dict[str, Edge] = {}
+    tenant = f"tenant = {sql_string(store.tenant)}"
+    for chunk in _chunks(list(dict.fromkeys(ids))):
+        rows = store.tables.edges.search().where(f"{tenant} AND {_in('id', chunk)}") \
+            .limit(None).to_arrow()
+        for row in rows.to_pylist():
+            found[row["id"]] = edge_from_row(row)
+    return found
+
+
 def _versions_of(table: Any) -> set[int]:
     return {int(v["version"]) for v in table.list_versions()}
 
@@ -215,6 +227,10 @@ class ChangeTables:
     def edges_touching(self, ids: Sequence[str]) -> list[Edge]:
         """Every edge of the tenant, any status, with an end among `ids` (sorted by id)."""
         return edges_touching(self._store, ids)
+
+    def edges_by_id(self, ids: Sequence[str]) -> dict[str, Edge]:
+        """The edges of the tenant (any status) with these ids."""
+        return edges_by_id(self._store, ids)
 
     def records_at(self, kind: str, version: int, ids: Sequence[str]) -> dict[str, Any]:
         """Records of `kind` ("memory", "edge") with these ids as they were at `version`."""

@@ -1,0 +1,60 @@
+"""`write_graph`: the tenant's graph as GraphML (Gephi, yEd) or JSON, written atomically."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from memory_core.errors import GraphError
+from memory_core.filters import Filter
+from memory_core.records import Memory
+from memory_core.store import MemoryStore
+from memory_core.untrusted import shown
+
+FORMATS = ("graphml", "json")
+LABEL_CHARS = 80
+
+
+def _node_attrs(memory: Memory) -> dict[str, Any]:
+    # GraphML takes text and numbers only: a missing value is the empty string
+    return {"label": memory.content[:LABEL_CHARS], "content": memory.content,
+            "memory_type": memory.memory_type, "project": memory.project or "",
+            "agent": memory.agent or "", "status": memory.status,
+            "importance": memory.importance, "created_at": memory.created_at.isoformat(),
+            "tags": ", ".join(memory.tags)}
+
+
+def write_graph(store: MemoryStore, path: Path | str, *, format: str = "graphml",
+                filter: Filter | None = None) -> int:
+    """Write the memories `filter` selects (active ones by default) and the active edges
+    between them to `path`; returns how many edges were written."""
+    import networkx as nx
+
+    if format not in FORMATS:
+        raise GraphError(f"unknown graph format {shown(format)}; use one of: "
+                         f"{', '.join(FORMATS)}")
+    memories = {m.id: m for m in store.iter_memories(filter)}
+    graph = nx.MultiDiGraph()
+    for memory_id in sorted(memories):
+        graph.add_node(memory_id, **_node_attrs(memories[memory_id]))
+    count = 0
+    for edge in store.edges():
+        if edge.source_id in memories and edge.target_id in memories:
+            graph.add_edge(edge.source_id, edge.target_id, key=edge.id, id=edge.id,
+                           relation=edge.relation, strength=float(edge.strength),
+                           decay_rate=float(edge.decay_rate),
+                           evidence="; ".join(edge.evidence),
+                           created_at=edge.created_at.isoformat())
+            count += 1
+    target = Path(path)
+    partial = target.with_name(f".{target.name}.partial")
+    if format == "graphml":
+        nx.write_graphml(graph, partial)
+    else:
+        data = nx.node_link_data(graph, edges="edges")
+        partial.write_text(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1),
+                           encoding="utf-8")
+    os.replace(partial, target)
+    return count
