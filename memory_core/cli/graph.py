@@ -115,9 +115,9 @@ def _print_why(store: MemoryStore, found: Lineage, chain: SupersessionChain,
     relations = ", ".join(found.relations)
     echo(f"what led to it ({len(found.ancestors)} ancestors, depth {found.depth}; "
          f"{relations}):")
-    _tree(focus, found.ancestors, rows, "<-{relation} {strength:.2f}-")
+    _tree(focus, found.ancestors, rows, "<-[{relation} {strength:.2f}]-")
     echo(f"what it led to ({len(found.descendants)} descendants):")
-    _tree(focus, found.descendants, rows, "-{relation} {strength:.2f}->")
+    _tree(focus, found.descendants, rows, "-[{relation} {strength:.2f}]->")
     _print_chain(chain, focus)
     _print_contradictions(disagree, focus)
     if found.cycles:
