@@ -38,7 +38,9 @@ if TYPE_CHECKING:
 #: Characters of content a tree line shows (the first line of the memory).
 CONTENT_CHARS = 60
 #: Ids a health finding lists before "... and N more" (`--json` has them all).
-FIRST_IDS = 5
+FIRST_IDS = 3
+#: Entries of a finding's breakdown (orphans by type) printed.
+FIRST_KINDS = 8
 #: What `graph export` writes, and the file it writes without --output.
 FORMATS = {"graphml": "graph.graphml", "json": "graph.json"}
 
@@ -99,8 +101,10 @@ def _print_contradictions(found: Sequence[Contradiction], focus: str) -> None:
     for c in found:
         other = c.b if c.a.memory_id == focus else c.a
         text = shorten(other.content.strip().replace("\n", " "), CONTENT_CHARS)
-        state = "both active" if c.both_active else f"other side {other.status}"
-        echo(f"  {other.memory_id}  {state}; newer {c.newer}, stronger {c.stronger}  "
+        state = "both active" if c.both_active else f"it is {other.status}"
+        newer = "newer" if c.newer == focus else "older"
+        stronger = "stronger" if c.stronger == focus else "weaker"
+        echo(f"  {other.memory_id}  {state}; this one is {newer} and {stronger}  "
              f"(edge {c.edge_id})  {text}")
 
 
@@ -248,9 +252,26 @@ def health(ctx: click.Context, as_json: bool) -> None:
     width = max((len(f.kind) for f in report.findings), default=0)
     for f in report.findings:
         echo(f"{f.kind:<{width}}  {f.count:>7}  {f.description}")
-        if f.ids:
-            more = f" … and {f.count - FIRST_IDS} more" if f.count > FIRST_IDS else ""
-            echo(f"{'':<{width}}           {', '.join(f.ids[:FIRST_IDS])}{more}")
+        if not f.ids:
+            continue
+        for line in _breakdown(f.detail):
+            echo(f"    {line}")
+        more = f" … and {f.count - FIRST_IDS} more" if f.count > FIRST_IDS else ""
+        echo(f"    {', '.join(f.ids[:FIRST_IDS])}{more}")
+
+
+def _breakdown(detail: dict[str, Any]) -> list[str]:
+    """A finding's detail as lines: counts by name (`by_type: decision 4, ...`), the
+    length of a list (`groups: 2`)."""
+    lines = []
+    for key, value in detail.items():
+        if isinstance(value, dict):
+            parts = [f"{name} {n}" for name, n in list(value.items())[:FIRST_KINDS]]
+            more = f" … and {len(value) - FIRST_KINDS} more" if len(value) > FIRST_KINDS else ""
+            lines.append(f"{key.replace('_', ' ')}: {', '.join(parts)}{more}")
+        elif isinstance(value, list | tuple):
+            lines.append(f"{key.replace('_', ' ')}: {len(value)}")
+    return lines
 
 
 @graph.command()
