@@ -6,12 +6,13 @@ Pages, the CLI and notebooks read these; `Neighbourhood.to_networkx()` gives not
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import networkx as nx
+    import polars as pl
 
 #: Relations that say what led to what (seed 003 ADR-004), and for each whether the cause is
 #: the edge's source (`A caused B`) or its target (`R derived_from O`: O led to R).
@@ -158,6 +159,20 @@ class Neighbourhood:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def to_frame(self) -> pl.DataFrame:
+        """The nodes as a polars frame (one row per memory, focus first, then by hops)."""
+        import polars as pl
+
+        rows = [asdict(n) for n in self.nodes]
+        return pl.DataFrame(rows, schema=None if rows else [f.name for f in fields(GraphNode)])
+
+    def edges_frame(self) -> pl.DataFrame:
+        """The edges as a polars frame."""
+        import polars as pl
+
+        rows = [{**asdict(e), "evidence": "; ".join(e.evidence)} for e in self.edges]
+        return pl.DataFrame(rows, schema=None if rows else [f.name for f in fields(GraphEdge)])
+
     def to_networkx(self) -> nx.MultiDiGraph:
         """The subgraph as a networkx multigraph (node and edge attributes from the fields)."""
         import networkx as nx
@@ -197,6 +212,13 @@ class GraphHealth:
 
     def finding(self, kind: str) -> Finding:
         return next(f for f in self.findings if f.kind == kind)
+
+    def to_frame(self) -> pl.DataFrame:
+        """kind, description and count of each finding, as a polars frame."""
+        import polars as pl
+
+        return pl.DataFrame([{"kind": f.kind, "description": f.description, "count": f.count}
+                             for f in self.findings])
 
     def to_dict(self) -> dict[str, Any]:
         return {"memories": self.memories, "edges": self.edges,
