@@ -154,15 +154,16 @@ def legend_html(hood: Neighbourhood, edges: Sequence[GraphEdge]) -> str:
     if len(known) < len(types):
         parts.append(_swatch(OTHER_COLOUR, "other type"))
     statuses = [s for s in STATUS_BORDERS if any(n.status == s for n in hood.nodes)]
-    parts += ["<br>"] + [_swatch("#ffffff", s, STATUS_BORDERS[s][0],
+    parts += ["<span class=\"sep\"></span>"] + [_swatch("#ffffff", s, STATUS_BORDERS[s][0],
                                  "dashed" if STATUS_BORDERS[s][2] else "")
                          for s in statuses]
     parts.append(_swatch("#ffffff", "focus", FOCUS_GLOW))
     relations = sorted({e.relation for e in edges})
     if relations:
-        parts.append("<br>")
+        parts.append("<span class=\"sep\"></span>")
         parts += [_line(*RELATION_STYLES.get(r, OTHER_RELATION), for_html(r)) for r in relations]
-    parts.append("<br><small>size: decay composite · edge width: decayed strength</small>")
+    parts.append("<span class=\"sep\"></span><small>size: decay composite · edge width: "
+                 "decayed strength</small>")
     return "".join(parts)
 
 
@@ -189,21 +190,26 @@ _PAGE = """<!DOCTYPE html>
 <style>{vis_css}</style>
 <style>
 html, body {{ margin: 0; padding: 0; font-family: sans-serif; }}
-#graph {{ width: 100%; height: {height}px; border: 1px solid #e0e0e0; box-sizing: border-box; }}
-#legend {{ position: absolute; top: 6px; left: 6px; max-width: 46%; font-size: 11px;
-  background: rgba(255,255,255,0.9); border: 1px solid #e0e0e0; border-radius: 4px;
-  padding: 4px 6px; line-height: 1.7; }}
-#legend summary {{ cursor: pointer; font-weight: bold; }}
+#wrap {{ display: flex; flex-direction: column; height: {height}px; border: 1px solid #e0e0e0;
+  box-sizing: border-box; }}
+#graph {{ flex: 1; min-height: 0; }}
+#legend {{ flex: none; font-size: 11px; border-bottom: 1px solid #eeeeee; padding: 3px 6px;
+  line-height: 1.7; background: #fafafa; }}
+#legend summary {{ cursor: pointer; font-weight: bold; display: inline; margin-right: 8px; }}
 #legend .item {{ margin-right: 8px; white-space: nowrap; }}
 #legend .dot {{ display: inline-block; width: 10px; height: 10px; border-radius: 50%;
   margin-right: 3px; vertical-align: middle; }}
+#legend .sep {{ display: inline-block; width: 1px; height: 10px; background: #bdbdbd;
+  margin: 0 8px 0 0; vertical-align: middle; }}
 #legend svg {{ vertical-align: middle; margin-right: 3px; }}
 div.vis-tooltip {{ max-width: 380px; white-space: normal; font: 12px sans-serif; }}
 div.vis-tooltip .content {{ margin: 4px 0; white-space: pre-wrap; overflow-wrap: anywhere; }}
 </style></head>
 <body>
-<div id="graph"></div>
+<div id="wrap">
 <details id="legend" open><summary>Legend</summary>{legend}</details>
+<div id="graph"></div>
+</div>
 <script>{vis_js}</script>
 <script>
 (function () {{
@@ -230,10 +236,11 @@ div.vis-tooltip .content {{ margin: 4px 0; white-space: pre-wrap; overflow-wrap:
 
 
 def neighbourhood_html(hood: Neighbourhood, *, height: int = 620) -> str:
-    """`hood` drawn as a standalone HTML page `height` pixels high (plus nothing: the legend
-    floats over the drawing). Node colour is the memory type, size the decay composite,
-    border the status; edge colour and dashes the relation, width the decayed strength; the
-    focus glows. Edges whose ends are not both in `hood` are left out."""
+    """`hood` drawn as a standalone HTML page `height` pixels high, legend included.
+
+    Node colour is the memory type, size the decay composite, border the status; edge colour
+    and dashes the relation, width the decayed strength; the focus glows. Edges whose ends
+    are not both in `hood` are left out."""
     if not isinstance(height, int) or height < 100:
         raise ValueError(f"height must be a whole number of pixels, at least 100, not "
                          f"{height!r}")
