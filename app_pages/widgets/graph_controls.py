@@ -30,7 +30,7 @@ def controls(focus: str) -> View | None:
                              key="graph_min_strength",
                              help="Edges weaker than this (strength decayed to now) are not "
                                   "followed or drawn.")
-    limit = int(row[3].number_input("Max nodes", 10, MAX_NODES, 200, 10, key="graph_limit",
+    limit = int(row[3].number_input("Max nodes", 2, MAX_NODES, 200, 10, key="graph_limit",
                                     help="Above the cap the nearest, most strongly joined "
                                          "memories are kept; the page says how many were "
                                          "left out."))

@@ -48,7 +48,7 @@ def longest(paths: tuple[LineagePath, ...]) -> list[LineagePath]:
 
 def _paths(title: str, paths: tuple[LineagePath, ...], focus: str,
            known: Mapping[str, Memory]) -> None:
-    st.markdown(f"**{title}** ({len(paths)} memories)")
+    st.markdown(f"**{title}** ({len(paths)} {'memory' if len(paths) == 1 else 'memories'})")
     if not paths:
         st.caption("None within the depth.")
         return

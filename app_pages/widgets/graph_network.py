@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import streamlit as st
-import streamlit.components.v1 as components
 
 from app_pages.widgets.graph_data import get_html, short
 from app_pages.widgets.graph_focus import refocus
@@ -17,14 +16,17 @@ HEIGHT = 600
 
 
 def network(hood: Neighbourhood, limit: int) -> None:
-    """The neighbourhood drawn (offline HTML), and what the node cap left out."""
+    """The neighbourhood drawn (offline HTML, `neighbourhood_html`), and what the node cap
+    left out."""
     st.caption(f"{len(hood.nodes)} memories, {len(hood.edges)} edges · hover a node or an "
                f"edge for details, drag to move, scroll to zoom")
     if hood.left_out:
         st.warning(f"{hood.left_out} more memories are within reach but left out above the "
                    f"cap of {limit} nodes: {md(hood.rule)}. Raise *Max nodes*, fewer hops or "
                    f"a higher minimum strength show the rest.")
-    components.html(get_html(hood, HEIGHT), height=HEIGHT + 4)
+    # st.iframe is what st.components.v1.html became (deprecated in this Streamlit): the
+    # HTML runs in an iframe with the app's origin, hence every memory value escaped in it
+    st.iframe(get_html(hood, HEIGHT), height=HEIGHT + 4)
 
 
 def node_table(store: MemoryStore, hood: Neighbourhood) -> None:
