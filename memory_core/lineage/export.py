@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,19 @@ from memory_core.untrusted import shown
 
 FORMATS = ("graphml", "json")
 LABEL_CHARS = 80
+#: Characters XML 1.0 cannot hold at all (not even escaped): written out as <U+XXXX>.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_safe(value: Any) -> Any:
+    """`value` with the characters XML cannot hold written out (text only).
+
+    >>> xml_safe("bell\x07")
+    'bell<U+0007>'
+    """
+    if not isinstance(value, str):
+        return value
+    return _NOT_XML.sub(lambda m: f"<U+{ord(m.group()):04X}>", value)
 
 
 def _node_attrs(memory: Memory) -> dict[str, Any]:
@@ -51,6 +65,10 @@ def write_graph(store: MemoryStore, path: Path | str, *, format: str = "graphml"
     target = Path(path)
     partial = target.with_name(f".{target.name}.partial")
     if format == "graphml":
+        for _, attrs in graph.nodes(data=True):
+            attrs.update({k: xml_safe(v) for k, v in attrs.items()})
+        for _, _, attrs in graph.edges(data=True):
+            attrs.update({k: xml_safe(v) for k, v in attrs.items()})
         nx.write_graphml(graph, partial)
     else:
         data = nx.node_link_data(graph, edges="edges")

@@ -185,3 +185,13 @@ def test_write_graph_graphml_and_json(story: MemoryStore, tmp_path: Path) -> Non
                        filter=Filter(ids=["o1", "d1"])) == 1
     with pytest.raises(GraphError, match="unknown graph format"):
         write_graph(story, tmp_path / "g.gexf", format="gexf")
+
+
+def test_graphml_holds_control_characters_written_out(store: MemoryStore,
+                                                      tmp_path: Path) -> None:
+    store.add([Memory.new("bell\x07 and escape\x1b[31m red", "fact", id="ctl"),
+               Memory.new("plain neighbour", "fact", id="n")])
+    store.add_edges([Edge.new("ctl", "n", "relates_to", evidence=["ev\x00il"])])
+    write_graph(store, tmp_path / "g.graphml")
+    graph = nx.read_graphml(tmp_path / "g.graphml")
+    assert graph.nodes["ctl"]["content"] == "bell<U+0007> and escape<U+001B>[31m red"
