@@ -56,9 +56,9 @@ def contradictions_queue(pairs: Sequence[Contradiction]) -> None:
         st.caption("No contradicts edge in this tenant.")
         return
     rows = [{"both active": p.both_active,
-             "a": short(p.a.content, 80), "a status": p.a.status,
+             "a": short(p.a.content, 60), "a status": p.a.status,
              "a created": p.a.created_at.date().isoformat(),
-             "b": short(p.b.content, 80), "b status": p.b.status,
+             "b": short(p.b.content, 60), "b status": p.b.status,
              "b created": p.b.created_at.date().isoformat(),
              "newer": "a" if p.newer == p.a.memory_id else "b",
              "stronger": "a" if p.stronger == p.a.memory_id else "b",

@@ -24,7 +24,7 @@ def _memory(memory_id: str, focus: str, known: Mapping[str, Memory]) -> str:
     if m is None:
         return f"{md(memory_id)} (not in this tenant)"
     marks = [("blue", m.memory_type)] + ([("red", m.status)] if m.status != "active" else [])
-    return f"{badges(marks)} {md(short(m.content, 60))}"
+    return f"{badges(marks)} {md(short(m.content, 48))}"
 
 
 def path_line(path: LineagePath, focus: str, known: Mapping[str, Memory]) -> str:

@@ -56,6 +56,8 @@ OTHER_RELATION: tuple[str, list[int] | bool] = ("#bdbdbd", [2, 5])
 FOCUS_GLOW = "rgba(255, 179, 0, 0.95)"
 CONTENT_CHARS = 200
 LABEL_CHARS = 24
+#: The decay composite drawn largest: tier anchors lift important memories above 1.
+COMPOSITE_TOP = 1.5
 #: Above this many nodes the layout settles in fewer steps and edges are drawn straight.
 LARGE = 300
 
@@ -84,6 +86,10 @@ def _label(text: str) -> str:
     return line if len(line) <= LABEL_CHARS else line[:LABEL_CHARS - 1] + "…"
 
 
+def _hops(hops: int) -> str:
+    return f"{hops} hop{'' if hops == 1 else 's'} from the focus"
+
+
 def node_tooltip(node: GraphNode) -> str:
     """The tooltip of a node as HTML: type, status, date, project/agent, first 200
     characters of content, id; every value escaped."""
@@ -93,7 +99,7 @@ def node_tooltip(node: GraphNode) -> str:
             f"{for_html(node.importance)}<br>"
             f"{node.created_at:%Y-%m-%d %H:%M} UTC{' · ' + where if where else ''}<br>"
             f"decay composite {node.composite:.2f} · "
-            f"{'the focus' if node.focus else f'{node.hops} hop(s) from the focus'}"
+            f"{'the focus' if node.focus else _hops(node.hops)}"
             f"<div class=\"content\">{for_html(node.content[:CONTENT_CHARS])}</div>"
             f"<small>{for_html(node.id)}</small>")
 
@@ -111,7 +117,7 @@ def _node_record(node: GraphNode) -> dict[str, Any]:
     fill = TYPE_COLOURS.get(node.memory_type, OTHER_COLOUR)
     record: dict[str, Any] = {
         "label": _label(node.content), "title": node_tooltip(node), "shape": "dot",
-        "size": 10 + 22 * min(max(node.composite, 0.0), 1.0),
+        "size": 10 + 22 * min(max(node.composite, 0.0), COMPOSITE_TOP) / COMPOSITE_TOP,
         "color": {"background": fill, "border": border,
                   "highlight": {"background": fill, "border": "#000000"},
                   "hover": {"background": fill, "border": "#000000"}},
@@ -120,6 +126,7 @@ def _node_record(node: GraphNode) -> dict[str, Any]:
     }
     if node.focus:
         record["borderWidth"] = max(width, 4.0)
+        record["size"] = max(record["size"], 36.0)  # found at a glance, however faded
         record["shadow"] = {"enabled": True, "color": FOCUS_GLOW, "size": 28, "x": 0, "y": 0}
         record["font"] = {"size": 16, "face": "sans-serif", "bold": {"size": 16}}
         record["label"] = f"★ {record['label']}"
@@ -223,6 +230,7 @@ div.vis-tooltip .content {{ margin: 4px 0; white-space: pre-wrap; overflow-wrap:
   edges.forEach(function (e) {{ e.title = tip(e.title); }});
   var network = new vis.Network(document.getElementById("graph"),
     {{nodes: new vis.DataSet(nodes), edges: new vis.DataSet(edges)}}, options);
+  window.memlensNetwork = network;  // for notebooks and browser checks
   function ready() {{
     network.setOptions({{physics: false}});  // settled: stop using the CPU
     document.body.setAttribute("data-ready", "1");

@@ -92,7 +92,9 @@ def test_tooltip_says_type_date_and_first_200_characters() -> None:
     title = str(n["title"])
     assert "<b>decision</b> · active · normal" in title
     assert "2026-09-01 12:30 UTC · project atlas · agent mason" in title
-    assert "x" * 150 + "y" * 50 + "</div>" in title
+    assert "x" * 150 + "y" * 50 + "</div>" in title and "the focus" in title
+    [n] = data(neighbourhood_html(hood(node("n", hops=2))), "nodes")
+    assert "2 hops from the focus" in str(n["title"])
 
 
 def test_styles_follow_type_status_relation_and_strength() -> None:
@@ -101,7 +103,7 @@ def test_styles_follow_type_status_relation_and_strength() -> None:
     assert nodes["f"]["color"]["background"] == TYPE_COLOURS["decision"]  # type: ignore[index]
     assert nodes["x"]["color"]["background"] == OTHER_COLOUR  # type: ignore[index]
     assert nodes["o"]["color"]["border"] == STATUS_BORDERS["superseded"][0]  # type: ignore[index]
-    assert nodes["o"]["size"] == 10 + 22 * 0.5
+    assert nodes["o"]["size"] == 10 + 22 * 0.5 / 1.5 and nodes["f"]["size"] == 36
     assert "shadow" in nodes["f"] and "shadow" not in nodes["o"]  # the focus glows
     edges = {e["id"]: e for e in data(html, "edges")}
     assert set(edges) == {"e1", "e2"}  # e3's target is not drawn
