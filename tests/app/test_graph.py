@@ -186,7 +186,7 @@ def test_lineage_chain_and_contradictions_beside_the_drawing(store: MemoryStore)
     words = re.sub(r":\w+-badge\[([^]]*)\]", r"\1", text).replace("*", "")
     # 0.72 = 0.9 (caused) x 0.8 (enabled): the edges are fresh, nothing has decayed yet
     assert ("1. 2 hops, strength 0.72: event Load test ran at five thousand requests per "
-            "second caused observation Redis evicted session keys under load enabled this "
+            "sec… caused observation Redis evicted session keys under load enabled this "
             "memory" in words)
     assert "What led to it (3 memories)" in words  # evict, far, old (archived: still a cause)
     assert "What it led to (1 memory)" in words  # lesson, derived from it
