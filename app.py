@@ -54,6 +54,7 @@ pages = [
     st.Page("app_pages/ranking_lab.py", title="Ranking Lab", icon=":material/science:"),
     st.Page("app_pages/export_diff.py", title="Export Diff", icon=":material/difference:"),
     st.Page("app_pages/curate.py", title="Curate", icon=":material/edit_note:"),
+    st.Page("app_pages/graph.py", title="Graph", icon=":material/hub:"),
 ]
 navigation = st.navigation(pages)
 sidebar()

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from memory_core.errors import DiffError as DiffError
     from memory_core.errors import EmbedderUnavailableError as EmbedderUnavailableError
     from memory_core.errors import ExportFormatError as ExportFormatError
+    from memory_core.errors import GraphError as GraphError
     from memory_core.errors import ImportConflictError as ImportConflictError
     from memory_core.errors import InvalidConfigError as InvalidConfigError
     from memory_core.errors import InvalidFilterError as InvalidFilterError
@@ -88,6 +89,23 @@ if TYPE_CHECKING:
     from memory_core.exchange.readers import register_reader as register_reader
     from memory_core.exchange.readers.memlens import read_export as read_export
     from memory_core.filters import Filter as Filter
+    from memory_core.lineage import CAUSAL as CAUSAL
+    from memory_core.lineage import Contradiction as Contradiction
+    from memory_core.lineage import Finding as Finding
+    from memory_core.lineage import Fork as Fork
+    from memory_core.lineage import GraphEdge as GraphEdge
+    from memory_core.lineage import GraphHealth as GraphHealth
+    from memory_core.lineage import GraphNode as GraphNode
+    from memory_core.lineage import Lineage as Lineage
+    from memory_core.lineage import LineagePath as LineagePath
+    from memory_core.lineage import Neighbourhood as Neighbourhood
+    from memory_core.lineage import Side as Side
+    from memory_core.lineage import Step as Step
+    from memory_core.lineage import SupersessionChain as SupersessionChain
+    from memory_core.lineage import contradictions as contradictions
+    from memory_core.lineage import graph_health as graph_health
+    from memory_core.lineage import neighbourhood as neighbourhood
+    from memory_core.lineage import supersession_chain as supersession_chain
     from memory_core.records import AuditEntry as AuditEntry
     from memory_core.records import Edge as Edge
     from memory_core.records import Memory as Memory
@@ -138,6 +156,7 @@ if TYPE_CHECKING:
     from memory_core.viz.evaluation import win_tie_loss_bar as win_tie_loss_bar
     from memory_core.viz.explain import score_parts as score_parts
     from memory_core.viz.explain import score_waterfall as score_waterfall
+    from memory_core.viz.graph_html import neighbourhood_html as neighbourhood_html
     from memory_core.viz.overview import counts_bar as counts_bar
     from memory_core.viz.overview import written_over_time as written_over_time
 
@@ -269,6 +288,25 @@ _EXPORTS: dict[str, str] = {
     "win_tie_loss_bar": "memory_core.viz.evaluation",
     "tag_heatmap": "memory_core.viz.evaluation",
     "written_over_time": "memory_core.viz.overview",
+    "CAUSAL": "memory_core.lineage",
+    "Contradiction": "memory_core.lineage",
+    "Finding": "memory_core.lineage",
+    "Fork": "memory_core.lineage",
+    "GraphEdge": "memory_core.lineage",
+    "GraphHealth": "memory_core.lineage",
+    "GraphNode": "memory_core.lineage",
+    "Lineage": "memory_core.lineage",
+    "LineagePath": "memory_core.lineage",
+    "Neighbourhood": "memory_core.lineage",
+    "Side": "memory_core.lineage",
+    "Step": "memory_core.lineage",
+    "SupersessionChain": "memory_core.lineage",
+    "contradictions": "memory_core.lineage",
+    "graph_health": "memory_core.lineage",
+    "neighbourhood": "memory_core.lineage",
+    "supersession_chain": "memory_core.lineage",
+    "GraphError": "memory_core.errors",
+    "neighbourhood_html": "memory_core.viz.graph_html",
 }
 
 __all__ = sorted(_EXPORTS)

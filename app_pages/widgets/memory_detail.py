@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app_pages.widgets.graph_link import graph_button
 from app_pages.widgets.markup import cells
 from app_pages.widgets.result_cards import field_rows, select_memory
 from app_pages.widgets.state import show_error
@@ -33,8 +34,10 @@ def detail_view(store: MemoryStore, memory_id: str | None) -> None:
     except MemlensError as exc:
         show_error(exc)
         return
-    head, close = st.columns([4, 1], vertical_alignment="center")
+    head, graph, close = st.columns([3, 1, 1], vertical_alignment="center")
     head.subheader("Memory", anchor=False)
+    with graph:
+        graph_button(memory_id, key="detail_graph", label="Open in graph")
     close.button("Close", key="detail_close", on_click=select_memory, args=(None,))
     st.text(visible(memory.content))
     st.dataframe(field_rows(memory_doc(memory), {"kind", "content"}), hide_index=True,

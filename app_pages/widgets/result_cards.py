@@ -14,6 +14,7 @@ from typing import Any
 
 import streamlit as st
 
+from app_pages.widgets.graph_link import graph_button
 from app_pages.widgets.markup import age, badges, md
 from memory_core import Hit, render_tier, score_waterfall, visible
 
@@ -38,11 +39,12 @@ def field_rows(doc: Mapping[str, Any], skip: set[str]) -> list[dict[str, str]]:
 
 
 def result_card(hit: Hit, tier: str, now: datetime) -> None:
-    """One hit in `tier`: rank, score, badges, content as text, 'Why this rank', Details."""
+    """One hit in `tier`: rank, score, badges, content as text, 'Why this rank', Details,
+    and Graph (opens the Graph page centred on it)."""
     m = hit.memory
     item = render_tier(m, tier, hit)
     with st.container(border=True):
-        head, button = st.columns([6, 1], vertical_alignment="center")
+        head, graph, button = st.columns([5, 1, 1], vertical_alignment="center")
         marks: list[tuple[str, object]] = [("blue", m.memory_type)]
         if tier != "minimal":
             marks += [("green", m.project), ("violet", m.agent), ("gray", age(m.created_at, now))]
@@ -50,6 +52,8 @@ def result_card(hit: Hit, tier: str, now: datetime) -> None:
             marks.append(("red", m.status))
         head.markdown(f"**#{hit.rank}** · score `{hit.score:.4f}` &nbsp; {badges(marks)}")
         button.button("Details", key=f"detail_{m.id}", on_click=select_memory, args=(m.id,))
+        with graph:
+            graph_button(m.id, key=f"graph_{m.id}")
         st.caption(f"id {md(m.id)}")
         st.text(visible(item.get("line") or item.get("content") or ""))
         if tier in ("standard", "full") and m.why:

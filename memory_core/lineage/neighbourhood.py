@@ -96,6 +96,12 @@ def neighbourhood(store: MemoryStore, ids: str | Sequence[str], *, hops: int = 1
     kept = order[:max(limit, len(focus))]
     keep = set(kept)
     nodes = tuple(_node(memories[i], now, focus=i in focus, hops=reached[i][0]) for i in kept)
+    # every edge joining two kept memories, those between the outermost ones included
+    for node in kept:
+        for edge in adjacency.get(node, ()):
+            if ((wanted is None or edge.relation in wanted) and edge.source_id in keep
+                    and edge.target_id in keep and decayed(edge, now) >= min_strength):
+                kept_edges[edge.id] = edge
     edges = tuple(_edge(e, now) for e in sorted(kept_edges.values(), key=lambda e: e.id)
                   if e.source_id in keep and e.target_id in keep)
     left_out = len(order) - len(kept)

@@ -195,3 +195,10 @@ def test_graphml_holds_control_characters_written_out(store: MemoryStore,
     write_graph(store, tmp_path / "g.graphml")
     graph = nx.read_graphml(tmp_path / "g.graphml")
     assert graph.nodes["ctl"]["content"] == "bell<U+0007> and escape<U+001B>[31m red"
+
+
+def test_neighbourhood_draws_edges_between_its_outermost_memories(story: MemoryStore) -> None:
+    link(story, "o1", "contradicts", "d2")  # both one hop from d1
+    one = neighbourhood(story, "d1", hops=1)
+    assert ("o1", "d2", "contradicts") in {(e.source_id, e.target_id, e.relation)
+                                           for e in one.edges}
