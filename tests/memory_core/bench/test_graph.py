@@ -41,13 +41,15 @@ def test_bench_builds_both_stores_and_prints_every_figure(
     large = MemoryStore.open(str(tmp_path / "large"), embedder=fake_embedder)
     assert large.count_edges() == result.edges and 0 < result.edges <= 60
     assert result.findings["orphans"] > 0 and result.why_calls == 7
-    assert set(result.ratios()) == {"neighbourhood_html", "health", "why_p95"}
+    assert set(result.ratios()) == {"neighbourhood_html", "health", "why_p95", "why_all_p95"}
     assert result.ratios()["health"] == result.health_s / HEALTH_TARGET_S
     lines = result.lines()
-    for label in ("neighbourhood + HTML", "graph_health", "why (lineage, depth 3)"):
+    assert result.why_all.p50_ms >= result.why.p50_ms  # the lineage is part of it
+    for label in ("neighbourhood + HTML", "graph_health", "why (lineage, depth 3)",
+                  "  + chain + contradictions"):
         (line,) = [x for x in lines if x.startswith(label)]
         assert "target <=" in line and "ratio" in line and ("PASS" in line or "FAIL" in line)
-    assert any(f"(medians of {REPEATS})" in x for x in lines)
+    assert any(f"; medians of {REPEATS})" in x for x in lines)
     assert any("over 7 memories with edges" in x for x in lines)
     assert WARMUP >= 1
 
@@ -64,10 +66,11 @@ def test_cli_prints_every_figure_with_its_ratio_as_json(
         300, 20, 3)
     assert figures["neighbourhood_nodes"] == 20
     assert set(figures["ratios"]) == set(figures["within_target"]) == {
-        "neighbourhood_html", "health", "why_p95"}
+        "neighbourhood_html", "health", "why_p95", "why_all_p95"}
     assert figures["ratios"]["why_p95"] == (figures["why"]["p95_ms"]
                                             / figures["targets"]["why_p95_ms"])
-    assert figures["page_s"] == figures["neighbourhood_s"] + (figures["html_s"] or 0.0)
+    assert figures["page_s"] == figures["neighbourhood_s"] + figures["html_s"]
+    assert figures["html_chars"] > 0
 
 
 @pytest.mark.parametrize("argv, message", [
