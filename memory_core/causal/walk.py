@@ -13,9 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from memory_core.errors import GraphError
-from memory_core.graph import decayed
-from memory_core.lineage.model import (
+from memory_core.causal.model import (
     CAUSAL,
     Fork,
     Lineage,
@@ -23,6 +21,8 @@ from memory_core.lineage.model import (
     Step,
     SupersessionChain,
 )
+from memory_core.errors import GraphError
+from memory_core.graph import decayed
 from memory_core.records import Edge, utcnow
 from memory_core.schema import normalise_relation
 from memory_core.store import MemoryStore

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
+from memory_core.causal.model import Contradiction, Side
 from memory_core.decay import composite
 from memory_core.filters import Filter
-from memory_core.lineage.model import Contradiction, Side
 from memory_core.records import Memory, utcnow
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
