@@ -14,6 +14,27 @@ if TYPE_CHECKING:
     # re-export); a test keeps this block and `_EXPORTS` naming the same names from the
     # same modules.
     from memory_core.canonical import memory_doc as memory_doc
+    from memory_core.causal import CAUSAL as CAUSAL
+    from memory_core.causal import Contradiction as Contradiction
+    from memory_core.causal import Finding as Finding
+    from memory_core.causal import Fork as Fork
+    from memory_core.causal import GraphEdge as GraphEdge
+    from memory_core.causal import GraphHealth as GraphHealth
+    from memory_core.causal import GraphNode as GraphNode
+    from memory_core.causal import Lineage as Lineage
+    from memory_core.causal import LineagePath as LineagePath
+    from memory_core.causal import Neighbourhood as Neighbourhood
+    from memory_core.causal import Side as Side
+    from memory_core.causal import Step as Step
+    from memory_core.causal import SupersessionChain as SupersessionChain
+    from memory_core.causal import contradictions as contradictions
+    from memory_core.causal import graph_health as graph_health
+    from memory_core.causal import lineage as lineage
+    from memory_core.causal import link as link
+    from memory_core.causal import neighbourhood as neighbourhood
+    from memory_core.causal import supersession_chain as supersession_chain
+    from memory_core.causal import unlink as unlink
+    from memory_core.causal import write_graph as write_graph
     from memory_core.config import Settings as Settings
     from memory_core.curation import EDITABLE as EDITABLE
     from memory_core.curation import PURGE_NOTE as PURGE_NOTE
@@ -89,23 +110,6 @@ if TYPE_CHECKING:
     from memory_core.exchange.readers import register_reader as register_reader
     from memory_core.exchange.readers.memlens import read_export as read_export
     from memory_core.filters import Filter as Filter
-    from memory_core.lineage import CAUSAL as CAUSAL
-    from memory_core.lineage import Contradiction as Contradiction
-    from memory_core.lineage import Finding as Finding
-    from memory_core.lineage import Fork as Fork
-    from memory_core.lineage import GraphEdge as GraphEdge
-    from memory_core.lineage import GraphHealth as GraphHealth
-    from memory_core.lineage import GraphNode as GraphNode
-    from memory_core.lineage import Lineage as Lineage
-    from memory_core.lineage import LineagePath as LineagePath
-    from memory_core.lineage import Neighbourhood as Neighbourhood
-    from memory_core.lineage import Side as Side
-    from memory_core.lineage import Step as Step
-    from memory_core.lineage import SupersessionChain as SupersessionChain
-    from memory_core.lineage import contradictions as contradictions
-    from memory_core.lineage import graph_health as graph_health
-    from memory_core.lineage import neighbourhood as neighbourhood
-    from memory_core.lineage import supersession_chain as supersession_chain
     from memory_core.records import AuditEntry as AuditEntry
     from memory_core.records import Edge as Edge
     from memory_core.records import Memory as Memory
@@ -288,23 +292,27 @@ _EXPORTS: dict[str, str] = {
     "win_tie_loss_bar": "memory_core.viz.evaluation",
     "tag_heatmap": "memory_core.viz.evaluation",
     "written_over_time": "memory_core.viz.overview",
-    "CAUSAL": "memory_core.lineage",
-    "Contradiction": "memory_core.lineage",
-    "Finding": "memory_core.lineage",
-    "Fork": "memory_core.lineage",
-    "GraphEdge": "memory_core.lineage",
-    "GraphHealth": "memory_core.lineage",
-    "GraphNode": "memory_core.lineage",
-    "Lineage": "memory_core.lineage",
-    "LineagePath": "memory_core.lineage",
-    "Neighbourhood": "memory_core.lineage",
-    "Side": "memory_core.lineage",
-    "Step": "memory_core.lineage",
-    "SupersessionChain": "memory_core.lineage",
-    "contradictions": "memory_core.lineage",
-    "graph_health": "memory_core.lineage",
-    "neighbourhood": "memory_core.lineage",
-    "supersession_chain": "memory_core.lineage",
+    "CAUSAL": "memory_core.causal",
+    "lineage": "memory_core.causal",
+    "link": "memory_core.causal",
+    "unlink": "memory_core.causal",
+    "write_graph": "memory_core.causal",
+    "Contradiction": "memory_core.causal",
+    "Finding": "memory_core.causal",
+    "Fork": "memory_core.causal",
+    "GraphEdge": "memory_core.causal",
+    "GraphHealth": "memory_core.causal",
+    "GraphNode": "memory_core.causal",
+    "Lineage": "memory_core.causal",
+    "LineagePath": "memory_core.causal",
+    "Neighbourhood": "memory_core.causal",
+    "Side": "memory_core.causal",
+    "Step": "memory_core.causal",
+    "SupersessionChain": "memory_core.causal",
+    "contradictions": "memory_core.causal",
+    "graph_health": "memory_core.causal",
+    "neighbourhood": "memory_core.causal",
+    "supersession_chain": "memory_core.causal",
     "GraphError": "memory_core.errors",
     "neighbourhood_html": "memory_core.viz.graph_html",
 }

@@ -7,7 +7,6 @@ Decayed strengths are computed when an entry is made, so entries also expire aft
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -24,6 +23,7 @@ from memory_core import (
     SupersessionChain,
     contradictions,
     graph_health,
+    lineage,
     neighbourhood,
     neighbourhood_html,
     supersession_chain,
@@ -69,13 +69,7 @@ def get_html(hood: Neighbourhood, height: int) -> str:
 @st.cache_data(show_spinner=False, max_entries=32, ttl=FRESH_S)
 def get_lineage(uri: str, tenant: str, stamp: tuple[int, int], focus: str, depth: int,
                 relations: tuple[str, ...]) -> Lineage:
-    # WORKAROUND: `memory_core.lineage` is both the subpackage and its main function, and
-    # importing the subpackage binds the name to the module, so `from memory_core import
-    # lineage` cannot be exported reliably. Until the engine gives the function a name of
-    # its own, it is taken from the subpackage here, in this one place.
-    walk = importlib.import_module("memory_core.lineage").lineage
-    result: Lineage = walk(get_store(uri, tenant), focus, depth=depth, relations=relations)
-    return result
+    return lineage(get_store(uri, tenant), focus, depth=depth, relations=relations)
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=FRESH_S)

@@ -24,7 +24,7 @@ from memory_core.schema import MEMORY_TYPES
 from memory_core.untrusted import for_html, visible
 
 if TYPE_CHECKING:
-    from memory_core.lineage.model import GraphEdge, GraphNode, Neighbourhood
+    from memory_core.causal.model import GraphEdge, GraphNode, Neighbourhood
 
 #: Fill colour of each known memory type (an open vocabulary: others are OTHER_COLOUR).
 TYPE_COLOURS: dict[str, str] = dict(zip(MEMORY_TYPES, (

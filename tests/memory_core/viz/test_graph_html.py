@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory_core.lineage.model import GraphEdge, GraphNode, Neighbourhood
+from memory_core.causal.model import GraphEdge, GraphNode, Neighbourhood
 from memory_core.viz.graph_html import (
     OTHER_COLOUR,
     RELATION_STYLES,

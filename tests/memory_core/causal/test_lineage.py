@@ -10,10 +10,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from memory_core.curation import archive, undo
-from memory_core.errors import GraphError, MemoryNotFoundError
-from memory_core.filters import Filter
-from memory_core.lineage import (
+from memory_core.causal import (
     contradictions,
     graph_health,
     lineage,
@@ -23,6 +20,9 @@ from memory_core.lineage import (
     unlink,
     write_graph,
 )
+from memory_core.curation import archive, undo
+from memory_core.errors import GraphError, MemoryNotFoundError
+from memory_core.filters import Filter
 from memory_core.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder

@@ -13,11 +13,11 @@ neighbourhoods, graph health, and writing edges (DESIGN.md section 10). No Strea
     write_graph(store, path, *, format="graphml"|"json", filter=None) -> int (edges written)
 """
 
-from memory_core.lineage.contradictions import contradictions
-from memory_core.lineage.export import write_graph
-from memory_core.lineage.health import graph_health
-from memory_core.lineage.links import link, unlink
-from memory_core.lineage.model import (
+from memory_core.causal.contradictions import contradictions
+from memory_core.causal.export import write_graph
+from memory_core.causal.health import graph_health
+from memory_core.causal.links import link, unlink
+from memory_core.causal.model import (
     CAUSAL,
     Contradiction,
     Finding,
@@ -32,8 +32,8 @@ from memory_core.lineage.model import (
     Step,
     SupersessionChain,
 )
-from memory_core.lineage.neighbourhood import neighbourhood
-from memory_core.lineage.walk import lineage, supersession_chain
+from memory_core.causal.neighbourhood import neighbourhood
+from memory_core.causal.walk import lineage, supersession_chain
 
 __all__ = [
     "CAUSAL", "Contradiction", "Finding", "Fork", "GraphEdge", "GraphHealth", "GraphNode",

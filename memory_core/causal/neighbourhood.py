@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from memory_core.causal.model import GraphEdge, GraphNode, Neighbourhood
 from memory_core.decay import composite
 from memory_core.errors import GraphError, MemoryNotFoundError
 from memory_core.graph import decayed
-from memory_core.lineage.model import GraphEdge, GraphNode, Neighbourhood
 from memory_core.records import Edge, Memory, as_utc, utcnow
 from memory_core.schema import normalise_relation
 from memory_core.store import MemoryStore

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from memory_core.causal.model import CAUSAL, Finding, GraphHealth
 from memory_core.filters import Filter
-from memory_core.lineage.model import CAUSAL, Finding, GraphHealth
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
+from memory_core.causal.model import Contradiction, Side
 from memory_core.decay import composite
 from memory_core.filters import Filter
-from memory_core.lineage.model import Contradiction, Side
 from memory_core.records import Memory, utcnow
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
@@ -32,12 +32,14 @@ def contradictions(store: MemoryStore, filter: Filter | None = None, *,
     now = as_of or utcnow()
     edges = {e.id: e for edges in store.adjacency().values() for e in edges
              if e.relation == "contradicts"}
-    ends = sorted({i for e in edges.values() for i in (e.source_id, e.target_id)})
-    memories = store.get_many(ends)
     wanted = None
     if filter is not None:  # any status unless the filter names some
         wanted = store.ids(filter if filter.status is not None else
                            replace(filter, status=STATUSES))
+        edges = {k: e for k, e in edges.items()
+                 if e.source_id in wanted or e.target_id in wanted}
+    ends = sorted({i for e in edges.values() for i in (e.source_id, e.target_id)})
+    memories = store.get_many(ends)
     out = []
     for edge in edges.values():
         a, b = memories.get(edge.source_id), memories.get(edge.target_id)

@@ -13,9 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from memory_core.errors import GraphError
-from memory_core.graph import decayed
-from memory_core.lineage.model import (
+from memory_core.causal.model import (
     CAUSAL,
     Fork,
     Lineage,
@@ -23,6 +21,8 @@ from memory_core.lineage.model import (
     Step,
     SupersessionChain,
 )
+from memory_core.errors import GraphError
+from memory_core.graph import decayed
 from memory_core.records import Edge, utcnow
 from memory_core.schema import normalise_relation
 from memory_core.store import MemoryStore
@@ -132,11 +132,13 @@ def supersession_chain(store: MemoryStore, memory_id: str) -> SupersessionChain:
             if edge.relation == "supersedes":
                 older.setdefault(edge.source_id, []).append(edge.target_id)
                 newer.setdefault(edge.target_id, []).append(edge.source_id)
-    members = {memory_id}
-    for table in (older, newer):
-        for key, values in table.items():
-            members.add(key)
-            members.update(values)
+    members, todo = {memory_id}, [memory_id]
+    while todo:  # the memories linked to this one by supersedes, however far
+        node = todo.pop()
+        for other in (*older.get(node, ()), *newer.get(node, ())):
+            if other not in members:
+                members.add(other)
+                todo.append(other)
     created = {i: m.created_at for i, m in store.get_many(sorted(members)).items()}
 
     def by_age(ids: list[str]) -> list[str]:
