@@ -174,7 +174,7 @@ def _median(values: list[float]) -> float:
 def time_neighbourhood(store: MemoryStore, focus: str, limit: int) -> dict[str, Any]:
     """Build the neighbourhood of `focus` (3 hops, every status, up to `limit` nodes) and its
     HTML `REPEATS` times: the median seconds of each and the sizes."""
-    from memory_core.lineage import neighbourhood
+    from memory_core.causal import neighbourhood
     from memory_core.viz.graph_html import neighbourhood_html
 
     built: list[float] = []
@@ -197,8 +197,8 @@ def time_health_and_why(store: MemoryStore, calls: int, *, seed: int = 0,
     """`graph_health` twice, then for `calls` memories drawn from the edges' ends
     `lineage(depth=3)`, and it with the memory's supersession chain and contradictions (after
     `WARMUP` untimed memories; the very first lineage is reported apart)."""
+    from memory_core.causal import contradictions, graph_health, lineage, supersession_chain
     from memory_core.filters import Filter
-    from memory_core.lineage import contradictions, graph_health, lineage, supersession_chain
     from memory_core.schema import STATUSES
 
     start = time.perf_counter()

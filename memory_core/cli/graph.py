@@ -31,7 +31,7 @@ from memory_core.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from memory_core.lineage import Contradiction, Lineage, LineagePath, SupersessionChain
+    from memory_core.causal import Contradiction, Lineage, LineagePath, SupersessionChain
     from memory_core.records import Memory
     from memory_core.store import MemoryStore
 
@@ -132,8 +132,8 @@ def _print_why(store: MemoryStore, found: Lineage, chain: SupersessionChain,
 
 def _contradictions_of(store: MemoryStore, memory_id: str) -> list[Contradiction]:
     """The `contradicts` pairs with `memory_id` on one side, whatever the sides' status."""
+    from memory_core.causal import contradictions
     from memory_core.filters import Filter
-    from memory_core.lineage import contradictions
     from memory_core.schema import STATUSES
 
     if not any(e.relation == "contradicts" for e in store.edges(memory_id=memory_id)):
@@ -158,7 +158,7 @@ def why(ctx: click.Context, memory_id: str, depth: int, relations: tuple[str, ..
     """Why the agents believe MEMORY_ID: what led to it and what it led to (with each edge's
     relation and decayed strength), what replaced it or what it replaced, and which memories
     contradict it. Causal cycles are reported, never followed round."""
-    from memory_core.lineage import CAUSAL, lineage, supersession_chain
+    from memory_core.causal import CAUSAL, lineage, supersession_chain
 
     store = open_store(ctx, require_tenant=True)
     found = lineage(store, memory_id, depth=depth, relations=relations or tuple(CAUSAL))
@@ -201,7 +201,7 @@ def link(ctx: click.Context, source: str, relation: str, target: str, strength: 
 
     Both memories must be in the tenant and differ. The edge is an audited batch:
     `memlens undo BATCH` removes it again."""
-    from memory_core.lineage import link as link_edge
+    from memory_core.causal import link as link_edge
 
     store = open_store(ctx, require_tenant=True)
     act(ctx, store, link_edge, source, relation, target, strength=strength,
@@ -219,7 +219,7 @@ def unlink(ctx: click.Context, edge_id: str, reason: str | None, dry_run: bool,
     """Remove the edge EDGE_ID (ids: `memlens show MEMORY_ID`, `memlens why --json`).
 
     The removal is an audited batch: `memlens undo BATCH` brings the edge back."""
-    from memory_core.lineage import unlink as unlink_edge
+    from memory_core.causal import unlink as unlink_edge
 
     store = open_store(ctx, require_tenant=True)
     act(ctx, store, unlink_edge, edge_id, reason=reason, yes=True, dry_run=dry_run,
@@ -241,7 +241,7 @@ def health(ctx: click.Context, as_json: bool) -> None:
     """Orphans, dangling edges, edges touching archived or superseded memories, causal
     cycles, self loops, duplicate edges and superseded memories with no successor: how many
     of each, and the first ids."""
-    from memory_core.lineage import graph_health
+    from memory_core.causal import graph_health
 
     store = open_store(ctx, require_tenant=True)
     report = graph_health(store)
@@ -287,7 +287,7 @@ def export(ctx: click.Context, fmt: str, output: Path | None, as_json: bool,
            **filters: Any) -> None:
     """Write the tenant's graph (the memories the filter options select, and the edges
     between them) as GraphML for Gephi or yEd, or as JSON."""
-    from memory_core.lineage import write_graph
+    from memory_core.causal import write_graph
 
     flt = filter_from_options(filters) if any(filters.values()) else None
     path = output or Path(FORMATS[fmt])
