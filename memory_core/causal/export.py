@@ -50,29 +50,33 @@ def write_graph(store: MemoryStore, path: Path | str, *, format: str = "graphml"
         raise GraphError(f"unknown graph format {shown(format)}; use one of: "
                          f"{', '.join(FORMATS)}")
     memories = {m.id: m for m in store.iter_memories(filter)}
+    # GraphML (XML) cannot hold some characters at all, ids included: written out there
+    safe = xml_safe if format == "graphml" else (lambda value: value)
     graph = nx.MultiDiGraph()
     for memory_id in sorted(memories):
-        graph.add_node(memory_id, **_node_attrs(memories[memory_id]))
+        graph.add_node(safe(memory_id), **{k: safe(v) for k, v in
+                                           _node_attrs(memories[memory_id]).items()})
     count = 0
     for edge in store.edges():
         if edge.source_id in memories and edge.target_id in memories:
-            graph.add_edge(edge.source_id, edge.target_id, key=edge.id, id=edge.id,
-                           relation=edge.relation, strength=float(edge.strength),
-                           decay_rate=float(edge.decay_rate),
-                           evidence="; ".join(edge.evidence),
-                           created_at=edge.created_at.isoformat())
+            attrs = {"id": edge.id, "relation": edge.relation,
+                     "strength": float(edge.strength), "decay_rate": float(edge.decay_rate),
+                     "evidence": "; ".join(edge.evidence),
+                     "created_at": edge.created_at.isoformat()}
+            graph.add_edge(safe(edge.source_id), safe(edge.target_id), key=safe(edge.id),
+                           **{k: safe(v) for k, v in attrs.items()})
             count += 1
     target = Path(path)
     partial = target.with_name(f".{target.name}.partial")
-    if format == "graphml":
-        for _, attrs in graph.nodes(data=True):
-            attrs.update({k: xml_safe(v) for k, v in attrs.items()})
-        for _, _, attrs in graph.edges(data=True):
-            attrs.update({k: xml_safe(v) for k, v in attrs.items()})
-        nx.write_graphml(graph, partial)
-    else:
-        data = nx.node_link_data(graph, edges="edges")
-        partial.write_text(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1),
-                           encoding="utf-8")
+    try:
+        if format == "graphml":
+            nx.write_graphml(graph, partial)
+        else:
+            data = nx.node_link_data(graph, edges="edges")
+            partial.write_text(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1),
+                               encoding="utf-8")
+    except (OSError, ValueError) as exc:
+        partial.unlink(missing_ok=True)
+        raise GraphError(f"cannot write the graph to {shown(str(target))}: {exc}") from exc
     os.replace(partial, target)
     return count

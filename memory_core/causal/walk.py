@@ -111,6 +111,14 @@ def lineage(store: MemoryStore, memory_id: str, *, depth: int = 3,
     now = as_of or utcnow()
     ancestors, up_cycles = _walk(memory_id, adjacency, chosen, depth, now, up=True)
     descendants, down_cycles = _walk(memory_id, adjacency, chosen, depth, now, up=False)
+    # a dangling edge's missing end (graph_health reports those) is no memory to show
+    reached = {i for p in (*ancestors, *descendants) for s in p.steps
+               for i in (s.cause_id, s.effect_id)}
+    present = set(store.get_many(sorted(reached))) | {memory_id}
+    ancestors = [p for p in ancestors if all(s.cause_id in present and s.effect_id in present
+                                             for s in p.steps)]
+    descendants = [p for p in descendants if all(s.cause_id in present
+                                                 and s.effect_id in present for s in p.steps)]
     cycles = list(up_cycles)
     cycles += [c for c in down_cycles if not any(set(c) == set(u) for u in up_cycles)]
     return Lineage(memory_id, depth, chosen, tuple(ancestors), tuple(descendants),

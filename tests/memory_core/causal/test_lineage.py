@@ -202,3 +202,19 @@ def test_neighbourhood_draws_edges_between_its_outermost_memories(story: MemoryS
     one = neighbourhood(story, "d1", hops=1)
     assert ("o1", "d2", "contradicts") in {(e.source_id, e.target_id, e.relation)
                                            for e in one.edges}
+
+
+def test_graphml_ids_are_safe_and_a_failed_write_leaves_no_file(store: MemoryStore,
+                                                                tmp_path: Path) -> None:
+    store.add([Memory.new("odd id", "fact", id="id\x01x"), Memory.new("other", "fact", id="o")])
+    store.add_edges([Edge.new("id\x01x", "o", "caused")])
+    assert write_graph(store, tmp_path / "g.graphml") == 1
+    assert "id<U+0001>x" in nx.read_graphml(tmp_path / "g.graphml").nodes
+    with pytest.raises(GraphError, match="cannot write the graph"):
+        write_graph(store, tmp_path / "missing-folder" / "g.graphml")
+    assert not list(tmp_path.glob("missing-folder/.*"))
+
+
+def test_lineage_leaves_out_dangling_ends(story: MemoryStore) -> None:
+    story.add_edges([Edge.new("ghost", "d2", "caused", id="dangling")], check_endpoints=False)
+    assert "ghost" not in {p.memory_id for p in lineage(story, "d2").ancestors}
