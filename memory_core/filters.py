@@ -7,7 +7,7 @@ escape DataFusion's string literals have (backslashes are literal characters the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -69,7 +69,18 @@ def _as_tuple(name: str, value: Values) -> tuple[str, ...] | None:
     return items or None
 
 
-def _in(column: str, values: tuple[str, ...]) -> str:
+#: Values per `IN (...)` list: longer lists are split (`in_chunks`).
+IN_CHUNK = 1000
+
+
+def in_chunks(values: Sequence[str], size: int = IN_CHUNK) -> Iterator[Sequence[str]]:
+    """`values` in slices short enough for one `IN (...)` list each."""
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def sql_in(column: str, values: Sequence[str]) -> str:
+    """`column IN (...)` of `values` as escaped SQL strings (`=` for one value)."""
     if len(values) == 1:
         return f"{column} = {sql_string(values[0])}"
     return f"{column} IN ({', '.join(sql_string(v) for v in values)})"
@@ -161,11 +172,11 @@ class Filter:
         if self.tenant == "":
             raise InvalidFilterError("tenant is empty; leave it None for the store's tenant")
         tenant = self.tenant if self.tenant is not None else default_tenant
-        parts = [f"tenant = {sql_string(tenant)}", _in("status", self.statuses())]
+        parts = [f"tenant = {sql_string(tenant)}", sql_in("status", self.statuses())]
         for name in ("project", "repo", "agent", "session_id", "ids"):
             values = _as_tuple(name, getattr(self, name))
             if values:
-                parts.append(_in("id" if name == "ids" else name, values))
+                parts.append(sql_in("id" if name == "ids" else name, values))
         normalisers = {
             "memory_type": normalise_memory_type,
             "importance": normalise_importance,
@@ -175,7 +186,7 @@ class Filter:
             values = _as_tuple(name, getattr(self, name))
             if values:
                 try:
-                    parts.append(_in(name, tuple(normalise(v) for v in values)))
+                    parts.append(sql_in(name, tuple(normalise(v) for v in values)))
                 except ValueError as exc:
                     raise InvalidFilterError(str(exc)) from exc
         tags = _as_tuple("tags", self.tags)

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from memory_core.errors import CurationError, EmbedderUnavailableError
-from memory_core.filters import Filter, sql_string
+from memory_core.filters import Filter, sql_in, sql_string
 from memory_core.records import Memory
 from memory_core.retrieval.config import DEFAULT_PRESET, RECALL_PRESET, preset
 from memory_core.retrieval.recall import session_db_path
@@ -66,10 +66,6 @@ class Verification:
                 "passed": self.passed, "checks": [asdict(c) for c in self.checks]}
 
 
-def _in(column: str, values: Sequence[str]) -> str:
-    return f"{column} IN ({', '.join(sql_string(v) for v in values)})"
-
-
 def _found(hits: Sequence[str], what: str) -> str:
     return f"{what}: {shown(hits[0])}" + (f" and {len(hits) - 1} more" if len(hits) > 1 else "")
 
@@ -93,9 +89,9 @@ class _Verifier:
         return out
 
     def live(self) -> Check:
-        by_id = self.store.bulk.count("memory", _in("id", self.ids))
+        by_id = self.store.bulk.count("memory", sql_in("id", self.ids))
         by_hash = (self.store.bulk.count("memory", f"{self.tenant} AND "
-                                         f"{_in('content_hash', self.hashes)}")
+                                         f"{sql_in('content_hash', self.hashes)}")
                    if self.hashes else 0)
         if by_id or by_hash:
             return Check("live table", FAIL, f"{by_id} row(s) with the id, {by_hash} with the "
@@ -197,9 +193,9 @@ class _Verifier:
     def versions(self, purged: bool) -> list[Check]:
         leaks: list[str] = []
         queries = {
-            MEMORIES: (f"{_in('id', self.ids)}" + (f" OR {_in('content_hash', self.hashes)}"
+            MEMORIES: (f"{sql_in('id', self.ids)}" + (f" OR {sql_in('content_hash', self.hashes)}"
                                                     if self.hashes else ""), ["id"]),
-            EDGES: (f"{_in('source_id', self.ids)} OR {_in('target_id', self.ids)}", ["id"]),
+            EDGES: (f"{sql_in('source_id', self.ids)} OR {sql_in('target_id', self.ids)}", ["id"]),
             AUDIT: (f"array_has_any(target_ids, [{', '.join(sql_string(i) for i in self.ids)}])",
                     ["before", "after"]),
         }

@@ -10,7 +10,7 @@ as they were at an older table version: what undo puts back.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -23,26 +23,15 @@ from memory_core.codec import (
     rows_to_table,
 )
 from memory_core.errors import StoreBusyError, VersionGoneError
-from memory_core.filters import sql_string
+from memory_core.filters import in_chunks, sql_in, sql_string
 from memory_core.records import Edge, Memory
 from memory_core.schema import AUDIT, EDGES, MEMORIES
 from memory_core.store.bulk import KEEP_VERSIONS
 from memory_core.store.queries import FTS_COLUMN
+from memory_core.store.reports import VersionInfo
 
 if TYPE_CHECKING:
     from memory_core.store.memory_store import MemoryStore
-
-_CHUNK = 1000  # values per IN (...) list
-
-
-
-def _chunks(values: Sequence[str], size: int = _CHUNK) -> Iterator[Sequence[str]]:
-    for start in range(0, len(values), size):
-        yield values[start : start + size]
-
-
-def _in(column: str, values: Sequence[str]) -> str:
-    return f"{column} IN ({', '.join(sql_string(v) for v in values)})"
 
 
 @dataclass(frozen=True)
@@ -95,8 +84,8 @@ def _write(table: Any, rows: list[dict[str, Any]], deleted: Sequence[str], tenan
         table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
             .execute(data, on_bad_vectors="null")
         commits += 1
-    for chunk in _chunks(list(deleted)):
-        table.delete(f"tenant = {sql_string(tenant)} AND {_in('id', chunk)}")
+    for chunk in in_chunks(list(deleted)):
+        table.delete(f"tenant = {sql_string(tenant)} AND {sql_in('id', chunk)}")
         commits += 1
     return commits
 
@@ -116,8 +105,8 @@ def edges_touching(store: MemoryStore, ids: Sequence[str]) -> list[Edge]:
     """Every edge of the store's tenant (any status) with an end among `ids`, sorted by id."""
     found: dict[str, Edge] = {}
     tenant = f"tenant = {sql_string(store.tenant)}"
-    for chunk in _chunks(list(dict.fromkeys(ids))):
-        where = f"{tenant} AND ({_in('source_id', chunk)} OR {_in('target_id', chunk)})"
+    for chunk in in_chunks(list(dict.fromkeys(ids))):
+        where = f"{tenant} AND ({sql_in('source_id', chunk)} OR {sql_in('target_id', chunk)})"
         for row in store.tables.edges.search().where(where).limit(None).to_arrow().to_pylist():
             found[row["id"]] = edge_from_row(row)
     return [found[k] for k in sorted(found)]
@@ -127,8 +116,8 @@ def edges_by_id(store: MemoryStore, ids: Sequence[str]) -> dict[str, Edge]:
     """The edges of the store's tenant (any status) with these ids."""
     found: dict[str, Edge] = {}
     tenant = f"tenant = {sql_string(store.tenant)}"
-    for chunk in _chunks(list(dict.fromkeys(ids))):
-        rows = store.tables.edges.search().where(f"{tenant} AND {_in('id', chunk)}") \
+    for chunk in in_chunks(list(dict.fromkeys(ids))):
+        rows = store.tables.edges.search().where(f"{tenant} AND {sql_in('id', chunk)}") \
             .limit(None).to_arrow()
         for row in rows.to_pylist():
             found[row["id"]] = edge_from_row(row)
@@ -158,8 +147,8 @@ def records_at(store: MemoryStore, kind: str, version: int, ids: Sequence[str]
     decode = memory_from_row if kind == "memory" else edge_from_row
     found: dict[str, Any] = {}
     tenant = f"tenant = {sql_string(store.tenant)}"
-    for chunk in _chunks(list(dict.fromkeys(ids))):
-        rows = handle.search().where(f"{tenant} AND {_in('id', chunk)}").limit(None).to_arrow()
+    for chunk in in_chunks(list(dict.fromkeys(ids))):
+        rows = handle.search().where(f"{tenant} AND {sql_in('id', chunk)}").limit(None).to_arrow()
         for row in rows.to_pylist():
             found[row["id"]] = decode(row)
     return found
@@ -241,6 +230,16 @@ class ChangeTables:
         disk (a purge: nothing older can be restored or undone afterwards)."""
         with self._store.writing("drop old versions"):
             return drop_old_versions(self._store)
+
+    def history(self) -> list[VersionInfo]:
+        """Every version of the memories table, oldest first, with its row count."""
+        out = []
+        for v in self._store.tables.memories.list_versions():
+            meta = v.get("metadata", {}) if isinstance(v, dict) else {}
+            rows = meta.get("total_rows")
+            out.append(VersionInfo(version=int(v["version"]), timestamp=v.get("timestamp"),
+                                   rows=int(rows) if rows is not None else None))
+        return out
 
     def versions_on_disk(self, name: str) -> list[int]:
         """The versions of table `name` (memories, edges, audit) still on disk."""

@@ -34,7 +34,7 @@ from memory_core.errors import (
     ReadOnlyError,
     TenantNotFoundError,
 )
-from memory_core.filters import Filter
+from memory_core.filters import Filter, in_chunks
 from memory_core.records import AuditEntry, Edge, Memory
 from memory_core.store.audit import AuditLog
 from memory_core.store.bulk import BulkTables
@@ -52,12 +52,6 @@ from memory_core.store.writes import MemoryWrites
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int], None]
-_CHUNK = 1000  # values per IN (...) list
-
-
-def _chunks(values: Sequence[str], size: int = _CHUNK) -> Iterator[Sequence[str]]:
-    for start in range(0, len(values), size):
-        yield values[start : start + size]
 
 
 class MemoryStore:
@@ -162,18 +156,7 @@ class MemoryStore:
 
     def history(self) -> builtins.list[VersionInfo]:
         """Every version of the memories table, oldest first."""
-        out = []
-        for v in self.tables.memories.list_versions():
-            meta = v.get("metadata", {}) if isinstance(v, dict) else {}
-            rows = meta.get("total_rows")
-            out.append(
-                VersionInfo(
-                    version=int(v["version"]),
-                    timestamp=v.get("timestamp"),
-                    rows=int(rows) if rows is not None else None,
-                )
-            )
-        return out
+        return self.changes.history()
 
     def tenants(self) -> builtins.list[str]:
         """Every tenant that has memories in this store, sorted."""
@@ -244,7 +227,7 @@ class MemoryStore:
         """The memories of this tenant with these ids, whatever their status."""
         found: dict[str, Memory] = {}
         statuses = ("active", "archived", "superseded")
-        for chunk in _chunks(list(dict.fromkeys(ids))):
+        for chunk in in_chunks(list(dict.fromkeys(ids))):
             where = Filter(ids=chunk, status=statuses).to_predicate(self.tenant)
             for row in self._query(where, with_vectors=with_vectors).to_arrow().to_pylist():
                 found[row["id"]] = memory_from_row(row)
