@@ -3,12 +3,23 @@ ratios."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from memory_core.cli.options import echo, emit_json, json_option
 
 PASS_FAIL = {True: "PASS", False: "FAIL"}
 
+
+
+def _report(result: Any, as_json: bool) -> None:
+    """A bench result with `to_dict()` and `lines()`: as JSON, or its lines."""
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    for line in result.lines():
+        echo(line)
 
 @click.group()
 def bench() -> None:
@@ -60,11 +71,7 @@ def bench_search(n: int, queries: int, edges: int | None, as_json: bool) -> None
     from memory_core.bench.search import run_search_bench
 
     result = run_search_bench(n, queries=queries, edges=edges)
-    if as_json:
-        emit_json(result.to_dict())
-        return
-    for line in result.lines():
-        echo(line)
+    _report(result, as_json)
 
 
 @bench.command(name="exchange")
@@ -115,11 +122,7 @@ def curate_bench(memories: int, archive: int, pairs: int, as_json: bool) -> None
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
     result = run_curate_bench(memories, archive=archive, pairs=pairs)
-    if as_json:
-        emit_json(result.to_dict())
-        return
-    for line in result.lines():
-        echo(line)
+    _report(result, as_json)
 
 
 @bench.command(name="graph")
@@ -146,11 +149,7 @@ def graph_bench(memories: int, edges: int, nodes: int, node_edges: int, calls: i
         raise click.BadParameter(str(exc)) from None
     result = run_graph_bench(memories, edges=edges, nodes=nodes, node_edges=node_edges,
                              calls=calls)
-    if as_json:
-        emit_json(result.to_dict())
-        return
-    for line in result.lines():
-        echo(line)
+    _report(result, as_json)
 
 
 #: What `memory_core.cli` registers from this family (the `bench` group holds the rest).
