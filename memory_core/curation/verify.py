@@ -14,7 +14,9 @@ import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -30,6 +32,9 @@ from memory_core.store import MemoryStore
 from memory_core.store.queries import full_text, nearest
 from memory_core.store.tables import is_remote
 from memory_core.untrusted import shown
+
+if TYPE_CHECKING:
+    import polars as pl
 
 PASS, FAIL, SKIP, INFO = "pass", "fail", "skip", "info"
 _WORD = re.compile(r"\w{3,}")
@@ -113,13 +118,19 @@ class _Verifier:
             return Check("vector search", FAIL, _found(ours, "returned"))
         return Check("vector search", PASS, "its own vector finds other memories only")
 
+    @cached_property
+    def _texts(self) -> pl.Series:
+        """The tenant's contents, lower-cased, read once for every rarity count."""
+        import polars as pl
+
+        column = self.store.scan(["content"], _ANY_STATUS)["content"]
+        return cast(pl.Series, pl.from_arrow(column)).str.to_lowercase()  # a column: a Series
+
     def rarest_words(self, content: str) -> str:
         words = list(dict.fromkeys(w.lower() for w in _WORD.findall(content)))
         if not words:
             return ""
-        texts = self.store.scan(["content"], _ANY_STATUS)["content"].to_pylist()
-        lowered = [t.lower() for t in texts]
-        counts = {w: sum(1 for t in lowered if w in t) for w in words[:40]}
+        counts = {w: int(self._texts.str.contains(w, literal=True).sum()) for w in words[:40]}
         return " ".join(sorted(counts, key=lambda w: (counts[w], -len(w)))[:6])
 
     def bm25(self) -> Check:
