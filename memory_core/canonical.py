@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from memory_core.columns import Column, Kind, columns
-from memory_core.records import AuditEntry, Edge, Memory, as_utc
+from memory_core.records import AuditEntry, Edge, Event, Memory, as_utc
 from memory_core.schema import DEFAULT_TENANT
 
 
@@ -61,7 +61,7 @@ def _to_json(kind: Kind) -> Callable[[Any], Any]:
     return lambda v: v
 
 
-def _doc(kind_name: str, record: Memory | Edge | AuditEntry, with_vector: bool
+def _doc(kind_name: str, record: Memory | Edge | AuditEntry | Event, with_vector: bool
          ) -> dict[str, Any]:
     doc: dict[str, Any] = {"kind": kind_name}
     for c in columns(type(record)):
@@ -84,6 +84,12 @@ def edge_doc(edge: Edge) -> dict[str, Any]:
 def audit_doc(entry: AuditEntry) -> dict[str, Any]:
     """An audit row as its canonical JSON object (`kind` = "audit"); before/after as JSON."""
     return _doc("audit", entry, False)
+
+
+def event_doc(event: Event) -> dict[str, Any]:
+    """An event as its canonical JSON object (`kind` = "event"; recall/cite/correct is its
+    `event_kind`)."""
+    return _doc("event", event, False)
 
 
 def _from_json(c: Column, value: Any) -> Any:
@@ -125,6 +131,14 @@ def memory_from_doc(doc: Mapping[str, Any], **overrides: Any) -> Memory:
     fields["embedding_status"] = "ok" if fields["vector"] is not None else "pending"
     fields.update(overrides)
     return Memory(**fields)
+
+
+def event_from_doc(doc: Mapping[str, Any], **overrides: Any) -> Event:
+    """An `Event` from its canonical JSON object (unvalidated), with `overrides`."""
+    fields = _fields_from_doc(Event, doc)
+    fields["tenant"] = fields["tenant"] or DEFAULT_TENANT
+    fields.update(overrides)
+    return Event(**fields)
 
 
 def edge_from_doc(doc: Mapping[str, Any], **overrides: Any) -> Edge:

@@ -13,10 +13,10 @@ from typing import Any, TypeVar
 import pyarrow as pa
 
 from memory_core.columns import Column, Kind, columns
-from memory_core.records import AuditEntry, Edge, Memory, canonical_json
+from memory_core.records import AuditEntry, Edge, Event, Memory, canonical_json
 from memory_core.schema import META_DIMENSION, META_MODEL_ID, META_SCHEMA_VERSION, SCHEMA_VERSION
 
-R = TypeVar("R", Memory, Edge, AuditEntry)
+R = TypeVar("R", Memory, Edge, AuditEntry, Event)
 
 _UTC_US = pa.timestamp("us", tz="UTC")
 _ARROW: dict[Kind, pa.DataType] = {
@@ -64,6 +64,11 @@ def audit_schema() -> pa.Schema:
     return _schema(AuditEntry)
 
 
+def events_schema() -> pa.Schema:
+    """The Arrow schema of the append-only `events` table (schema v2)."""
+    return _schema(Event)
+
+
 def _to_cell(kind: Kind) -> Callable[[Any], Any] | None:
     if kind is Kind.TEXTS:
         return list
@@ -90,7 +95,7 @@ def _from_cell(c: Column) -> Callable[[Any], Any]:
     return c.fill
 
 
-def to_row(record: Memory | Edge | AuditEntry) -> dict[str, Any]:
+def to_row(record: Memory | Edge | AuditEntry | Event) -> dict[str, Any]:
     """A table row of `record` (metadata and JSON columns as canonical JSON text)."""
     row = {}
     for c in columns(type(record)):
@@ -138,6 +143,16 @@ def audit_to_row(entry: AuditEntry) -> dict[str, Any]:
 def audit_from_row(row: dict[str, Any]) -> AuditEntry:
     """An `AuditEntry` from an `audit` row (before/after parsed from JSON)."""
     return from_row(AuditEntry, row)
+
+
+def event_to_row(event: Event) -> dict[str, Any]:
+    """An `events` row (metadata as canonical JSON)."""
+    return to_row(event)
+
+
+def event_from_row(row: dict[str, Any]) -> Event:
+    """An `Event` from an `events` row."""
+    return from_row(Event, row)
 
 
 def rows_to_table(rows: Sequence[dict[str, Any]], schema: pa.Schema) -> pa.Table:

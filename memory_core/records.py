@@ -1,4 +1,4 @@
-"""The record types of a store: `Memory`, `Edge`, `AuditEntry` (DESIGN.md section 2).
+"""The record types of a store: `Memory`, `Edge`, `AuditEntry`, `Event` (DESIGN.md 2, 11).
 
 Records are frozen dataclasses. `Memory.new` / `Edge.new` build valid new records (uuid4 id,
 content hash, timestamps, vocabulary normalisation, default stability); `validate_memory`
@@ -22,6 +22,7 @@ from memory_core.errors import InvalidRecordError
 from memory_core.schema import (
     DEFAULT_TENANT,
     normalise_embedding_status,
+    normalise_event_kind,
     normalise_importance,
     normalise_memory_type,
     normalise_relation,
@@ -332,6 +333,65 @@ class AuditEntry:
     #: Rows written by one curation action (and its undo) share a batch id; `memlens undo`
     #: takes it. Added after schema v1 shipped: older stores gain the column when opened.
     batch_id: str | None = field(default=None, metadata=_TEXT)
+
+
+#: The longest `query` an event keeps (a recall's query text, cut at a word-safe length).
+EVENT_QUERY_LIMIT = 500
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    """One row of the append-only `events` table (DESIGN.md section 11): a memory was
+    recalled, cited in an agent's answer, or corrected. Events feed the citation factor of
+    the decay composite and the Decay page's timeline of one memory.
+
+    `metadata` holds what the kind needs: a recall's rank, a correction's verdict, kind,
+    note and replacement.
+    """
+
+    id: str = field(metadata=_TEXT_REQ)
+    tenant: str = field(default=DEFAULT_TENANT, metadata=_TEXT_REQ)
+    at: datetime = field(metadata=_TIME_REQ)
+    #: recall, cite or correct (not `kind`: that key names the line of an export)
+    event_kind: str = field(metadata=_TEXT_REQ)
+    memory_id: str = field(metadata=_TEXT_REQ)
+    actor: str = field(default="memlens", metadata=_TEXT_REQ)
+    session_id: str | None = field(default=None, metadata=_TEXT)
+    query: str | None = field(default=None, metadata=_TEXT)
+    metadata: Mapping[str, Any] = field(default_factory=dict, metadata=col(Kind.OBJECT))
+
+    @classmethod
+    def new(cls, kind: str, memory_id: str, *, tenant: str = DEFAULT_TENANT,
+            actor: str = "memlens", at: datetime | None = None, session_id: str | None = None,
+            query: str | None = None, metadata: Mapping[str, Any] | None = None) -> Event:
+        """A new, valid event (uuid4 id, `at` now unless given).
+
+        >>> Event.new("cite", "m1").event_kind
+        'cite'
+        """
+        return validate_event(cls(
+            id=str(uuid.uuid4()), tenant=tenant, at=as_utc(at) or utcnow(), event_kind=kind,
+            memory_id=memory_id, actor=actor, session_id=session_id,
+            query=None if query is None else query[:EVENT_QUERY_LIMIT],
+            metadata=dict(metadata or {}),
+        ))
+
+
+def validate_event(event: Event) -> Event:
+    """`event` with its kind normalised; an error naming the problem otherwise."""
+    for name in ("id", "tenant", "memory_id", "actor"):
+        value = getattr(event, name)
+        if not isinstance(value, str) or not value.strip():
+            raise InvalidRecordError(f"event {shown(event.id)} needs a non-empty {name}, "
+                                     f"got {shown(value)}")
+    if not isinstance(event.metadata, Mapping):
+        raise InvalidRecordError(f"event {shown(event.id)} metadata must be a JSON object")
+    at = as_utc(event.at)
+    if at is None:
+        raise InvalidRecordError(f"event {shown(event.id)} needs a time (`at`)")
+    return replace(event, event_kind=normalise_event_kind(event.event_kind), at=at,
+                   session_id=_optional_text("session_id", event.session_id),
+                   query=_optional_text("query", event.query))
 
 
 #: The columns `memories_to_frame` leaves out: long or nested values a table cell can't show.

@@ -1,12 +1,13 @@
-"""Schema v1 of a memlens store: table names, vocabularies with aliases, `SCHEMA_VERSION`.
+"""Schema v2 of a memlens store: table names, vocabularies with aliases, `SCHEMA_VERSION`.
 
 The tables and columns are those of DESIGN.md section 2: `memories` (one table, metadata
-filters; seed 000), `edges` (causal links; seed 003 ADR-004, seed 004) and an append-only
-`audit`. The schema version lives in each table's schema metadata; the embedding model id and
-dimension live in the metadata of the `memories.vector` field, so a model change rewrites that
-field and nothing else. The columns themselves are the fields of the record dataclasses
-(`memory_core.records`, read by `memory_core.columns`); `memory_core.codec` builds the Arrow
-schemas from them.
+filters; seed 000), `edges` (causal links; seed 003 ADR-004, seed 004), an append-only
+`audit` and, since v2, an append-only `events` table (recall, cite and correct events;
+DESIGN.md section 11). The schema version lives in each table's schema metadata; the
+embedding model id and dimension live in the metadata of the `memories.vector` field, so a
+model change rewrites that field and nothing else. The columns themselves are the fields of
+the record dataclasses (`memory_core.records`, read by `memory_core.columns`);
+`memory_core.codec` builds the Arrow schemas from them.
 """
 
 from __future__ import annotations
@@ -17,18 +18,23 @@ from functools import lru_cache
 from memory_core.errors import InvalidRecordError
 from memory_core.untrusted import shown
 
-SCHEMA_VERSION = 1
+#: v1: memories, edges, audit. v2 adds the `events` table (a v1 store gains it in place when
+#: opened with write access; a v1 export imports unchanged: it has no events).
+SCHEMA_VERSION = 2
 
 MEMORIES = "memories"
 EDGES = "edges"
 AUDIT = "audit"
+EVENTS = "events"
 
 META_SCHEMA_VERSION = b"memlens.schema_version"
 META_MODEL_ID = b"memlens.embedding_model"
 META_DIMENSION = b"memlens.embedding_dimension"
 
 #: The table holding each record kind (the kinds of export lines and staged batches).
-TABLE_OF_KIND: dict[str, str] = {"memory": MEMORIES, "edge": EDGES, "audit": AUDIT}
+TABLE_OF_KIND: dict[str, str] = {
+    "memory": MEMORIES, "edge": EDGES, "audit": AUDIT, "event": EVENTS,
+}
 
 DEFAULT_TENANT = "default"
 
@@ -90,6 +96,10 @@ RELATION_ALIASES: dict[str, str] = {
     "supported_by": "supports",
 }
 
+#: Event kinds (DESIGN.md section 11): a memory was returned by `recall`, an agent's answer
+#: cited it (`cite`: the citation factor of the decay composite), or someone corrected it.
+EVENT_KINDS: tuple[str, ...] = ("recall", "cite", "correct")
+
 SOURCES: tuple[str, ...] = ("user_statement", "agent_inference", "code_analysis", "transcript")
 
 
@@ -149,3 +159,8 @@ def normalise_relation(value: str) -> tuple[str, bool]:
     key = _key(value) if isinstance(value, str) else ""
     swap = key == "superseded_by"
     return _closed(value, "relation", RELATIONS, RELATION_ALIASES), swap
+
+
+def normalise_event_kind(value: str) -> str:
+    """Canonical event kind (recall, cite, correct); anything else is an error."""
+    return _closed(value, "event kind", EVENT_KINDS, {})

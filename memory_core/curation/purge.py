@@ -70,9 +70,12 @@ def finish_purge(store: MemoryStore, plan: Plan, batch_id: str) -> None:
     reason = next((e.reason for e in store.audit_query(batch_id=batch_id, limit=1)), None)
     scrubbed = scrub_audit(store, memories, reason)
     dropped = forget_sessions(store, memories)
+    events = store.event_log.scan(memory_ids=[m.id for m in memories], columns=["id"]).num_rows
+    store.delete_events([m.id for m in memories])
     versions = store.changes.drop_old_versions()
     plan.notes.append(f"audit rows scrubbed to tombstones: {scrubbed}; recall-session "
-                      f"entries dropped: {dropped}; older versions removed: "
+                      f"entries dropped: {dropped}; events deleted: {events}; older versions "
+                      f"removed: "
                       + ", ".join(f"{name} {n - 1}" for name, n in versions.items()))
 
 

@@ -27,7 +27,7 @@ from memory_core.retrieval.config import DEFAULT_PRESET, RECALL_PRESET, preset
 from memory_core.retrieval.recall import session_db_path
 from memory_core.retrieval.search import search
 from memory_core.retrieval.session_dedup import SessionDedup
-from memory_core.schema import AUDIT, EDGES, MEMORIES, STATUSES
+from memory_core.schema import AUDIT, EDGES, EVENTS, MEMORIES, STATUSES
 from memory_core.store import MemoryStore
 from memory_core.store.queries import full_text, nearest
 from memory_core.store.tables import is_remote
@@ -181,6 +181,12 @@ class _Verifier:
             return Check("recall sessions", FAIL, f"{held} session {entries} still name it")
         return Check("recall sessions", PASS, "no session entry names it")
 
+    def events(self) -> Check:
+        held = self.store.event_log.scan(memory_ids=self.ids, columns=["id"]).num_rows
+        if held:
+            return Check("events", FAIL, f"{held} recall/cite/correct event(s) still name it")
+        return Check("events", PASS, "no recall, cite or correct event names it")
+
     def export(self) -> Check:
         with tempfile.TemporaryDirectory(prefix="memlens-verify-") as folder:
             from memory_core.exchange.export import export_store
@@ -210,6 +216,8 @@ class _Verifier:
             AUDIT: (f"array_has_any(target_ids, [{', '.join(sql_string(i) for i in self.ids)}])",
                     ["before", "after"]),
         }
+        if self.store.event_log.present:
+            queries[EVENTS] = (sql_in("memory_id", self.ids), ["id"])
         total = 0
         for name, (where, columns) in queries.items():
             for version in self.store.changes.versions_on_disk(name):
@@ -302,7 +310,7 @@ def verify_deleted(store: MemoryStore, memory_ids: str | Sequence[str], *,
         check.hashes = sorted(set(purged.values()))
     is_purged = bool(purged)
     checks = [check.live(), check.vector(), check.bm25(), *check.graph(),
-              check._searches("recall", RECALL_PRESET), check.sessions(),
+              check._searches("recall", RECALL_PRESET), check.sessions(), check.events(),
               Check("map caches", SKIP, "this memlens keeps no map or projection cache"),
               check.export(), *check.versions(is_purged)]
     if is_purged:

@@ -1,12 +1,15 @@
 """`export_store`: a store's tenant as a canonical NDJSON export, streamed (DESIGN.md 5).
 
-Memories (every status unless the filter names some), then edges, then optionally audit rows,
-each sorted by id, from one snapshot of the tables. Two exports of an unchanged store have
-byte-identical bodies and the same `body_sha256`; only `exported_at` differs.
+Memories (every status unless the filter names some), then edges, then events (recall, cite,
+correct: they feed the decay composite, so a restored store ranks as the original did), then
+optionally audit rows, each sorted by id, from one snapshot of the tables. Two exports of an
+unchanged store have byte-identical bodies and the same `body_sha256`; only `exported_at`
+differs.
 
 With a filter, the edges exported are those whose two endpoints are both exported, so the
-file imports on its own. Without one, every edge of the tenant is exported, dangling ones
-included: an export is the recovery copy and must not lose anything.
+file imports on its own, and the events exported are those of the exported memories. Without
+one, every edge of the tenant is exported, dangling ones included: an export is the recovery
+copy and must not lose anything.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from memory_core.exchange.store_lines import (
     Progress,
     audit_lines,
     edge_lines,
+    event_lines,
     memory_lines,
 )
 from memory_core.filters import Filter
@@ -63,7 +67,7 @@ def export_store(
     snap = store.snapshot()
     embedding = ({"model": store.model_id, "dimension": store.dimension}
                  if with_vectors else None)
-    kinds = ("memory", "edge", "audit") if with_audit else ("memory", "edge")
+    kinds = ("memory", "edge", "event", "audit") if with_audit else ("memory", "edge", "event")
     with ExportWriter(path, tenant=store.tenant, exported_at=exported_at or utcnow(),
                       record_types=kinds, embedding=embedding) as writer:
         ids: list[str] = []
@@ -75,6 +79,8 @@ def export_store(
         endpoints = pa.array(ids, pa.string()) if restrict else None
         for _, line in edge_lines(snap, store.tenant, endpoints=endpoints):
             writer.write("edge", line)
+        for _, line in event_lines(snap, store.tenant, memory_ids=endpoints):
+            writer.write("event", line)
         if with_audit:
             for _, line in audit_lines(snap, store.tenant):
                 writer.write("audit", line)

@@ -24,6 +24,8 @@ class ImportReport:
     dangling_edges: int = 0
     audit_added: int = 0
     audit_skipped: int = 0
+    events_added: int = 0
+    events_skipped: int = 0
     vectors_kept: int = 0
     embedded: int = 0
     pending: int = 0

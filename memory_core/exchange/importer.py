@@ -264,6 +264,7 @@ def import_file(
         _check_memories(store, staged, mode)
         old_edges = _existing(store, staged.edge_ids, "edge")
         old_audit = _existing(store, staged.audit_ids, "audit")
+        old_events = _existing(store, staged.event_ids, "event")
         dangling = _dangling_edges(store, staged)
         common: dict[str, Any] = dict(
             path=str(path), format=info.format, schema_version=info.schema_version,
@@ -280,7 +281,8 @@ def import_file(
                 edges_added=staged.counts["edge"] - len(old_edges),
                 edges_skipped=len(old_edges),
                 audit_added=staged.counts["audit"] - len(old_audit),
-                audit_skipped=len(old_audit), pending=staged.to_embed,
+                audit_skipped=len(old_audit), events_added=staged.counts.get("event", 0) -
+                len(old_events), events_skipped=len(old_events), pending=staged.to_embed,
                 queries=len(source.queries), table_versions=store.table_versions())
         name = Path(path).name
         reason = f"import {name} ({info.format}, mode {mode})"
@@ -292,13 +294,14 @@ def import_file(
             written = _commit_merge(store, staged, reason, progress)
         edges_added = _append_new(store, staged, "edge", old_edges)
         audit_added = _append_new(store, staged, "audit", old_audit)
-        if record_audit and (mode == "empty" or edges_added or audit_added):
+        events_added = _append_new(store, staged, "event", old_events)
+        if record_audit and (mode == "empty" or edges_added or audit_added or events_added):
             store.append_audit(
                 "import", written.inserted if mode == "empty" else [],
                 after=record_snapshot(staged.preview) if staged.counts["memory"] <= 100
                 else {"count": staged.counts["memory"]},
                 reason=f"{reason}: {staged.counts['memory']} memories, {edges_added} "
-                       f"edges, {audit_added} audit rows",
+                       f"edges, {events_added} events, {audit_added} audit rows",
                 table_version=store.version,
             )
     written_queries = 0
@@ -311,6 +314,7 @@ def import_file(
         unchanged=tuple(written.unchanged), edges_added=edges_added,
         edges_skipped=staged.counts["edge"] - edges_added,
         audit_added=audit_added, audit_skipped=staged.counts["audit"] - audit_added,
+        events_added=events_added, events_skipped=staged.counts.get("event", 0) - events_added,
         embedded=written.embedded, pending=written.pending,
         embedding_error=written.embedding_error, queries=written_queries,
         queries_path=str(queries_out) if written_queries else None,

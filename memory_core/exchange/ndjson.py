@@ -31,7 +31,7 @@ from memory_core.schema import SCHEMA_VERSION
 EXPORT_FORMAT = 1
 KIND_ORDER = ("memory", "edge")
 #: Every kind an export body may hold, in the order they are written.
-ALL_KINDS = ("memory", "edge", "audit")
+ALL_KINDS = ("memory", "edge", "event", "audit")
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from memory_core.canonical import edge_from_doc, memory_doc, memory_from_doc
-from memory_core.codec import audit_to_row, edge_to_row, memory_to_row
+from memory_core.canonical import edge_from_doc, event_from_doc, memory_doc, memory_from_doc
+from memory_core.codec import audit_to_row, edge_to_row, event_to_row, memory_to_row
 from memory_core.errors import InvalidRecordError, MemlensError
 from memory_core.exchange.readers import ExportSource, SourceRecord
 from memory_core.records import (
@@ -27,6 +27,7 @@ from memory_core.records import (
     as_utc,
     content_hash,
     validate_edge,
+    validate_event,
     validate_memory,
 )
 from memory_core.schema import normalise_embedding_status
@@ -40,8 +41,9 @@ REQUIRED = {
     "memory": ("id", "content", "memory_type", "created_at"),
     "edge": ("id", "source_id", "target_id", "relation", "created_at"),
     "audit": ("id", "at", "actor", "action"),
+    "event": ("id", "at", "event_kind", "memory_id"),
 }
-LISTS = {"memory": ("tags",), "edge": ("evidence",), "audit": ("target_ids",)}
+LISTS = {"memory": ("tags",), "edge": ("evidence",), "audit": ("target_ids",), "event": ()}
 Progress = Callable[[int], None]
 
 
@@ -96,11 +98,13 @@ class StagedImport:
 
     folder: Path
     schemas: dict[str, pa.Schema]
+    #: Records staged by kind; `event` appears only when the input has events.
     counts: dict[str, int] = field(default_factory=lambda: {"memory": 0, "edge": 0,
                                                              "audit": 0})
     memory_ids: dict[str, int] = field(default_factory=dict)
     edge_ids: dict[str, int] = field(default_factory=dict)
     audit_ids: dict[str, int] = field(default_factory=dict)
+    event_ids: dict[str, int] = field(default_factory=dict)
     #: Edge endpoints that are not memories of the file.
     outside_endpoints: set[str] = field(default_factory=set)
     vectors_kept: int = 0
@@ -113,7 +117,8 @@ class StagedImport:
 
     def ids(self, kind: str) -> dict[str, int]:
         """Ids of the staged records of `kind`, with their lines."""
-        return {"memory": self.memory_ids, "edge": self.edge_ids, "audit": self.audit_ids}[kind]
+        return {"memory": self.memory_ids, "edge": self.edge_ids, "audit": self.audit_ids,
+                "event": self.event_ids}[kind]
 
     def batches(self, kind: str) -> Iterator[pa.RecordBatch]:
         """The staged rows of `kind`, in file order."""
@@ -296,7 +301,13 @@ def _stage_one(record: SourceRecord, staged: StagedImport, writers: dict[str, _W
         edge = validate_edge(edge_from_doc(doc, tenant=tenant, **ends))
         staged.outside_endpoints.update((edge.source_id, edge.target_id))
         writers["edge"].add(edge_to_row(edge))
+    elif kind == "event":
+        _seen(staged.event_ids, "event", record)
+        moved = dedup.replaced if dedup is not None else {}
+        event = validate_event(event_from_doc(
+            doc, tenant=tenant, memory_id=moved.get(str(doc["memory_id"]), doc["memory_id"])))
+        writers["event"].add(event_to_row(event))
     else:
         _seen(staged.audit_ids, "audit", record)
         writers["audit"].add(_audit_row(doc, tenant))
-    staged.counts[kind] += 1
+    staged.counts[kind] = staged.counts.get(kind, 0) + 1

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memory_core.canonical import audit_doc
-from memory_core.codec import audit_from_row
+from memory_core.canonical import audit_doc, event_doc
+from memory_core.codec import audit_from_row, event_from_row
 from memory_core.exchange.row_docs import edge_docs, memory_docs
 from memory_core.exchange.vector_text import splice_vector, vector_json
 from memory_core.filters import sql_string
@@ -64,3 +64,17 @@ def audit_lines(snap: Snapshot, tenant: str, *, chunk_rows: int = CHUNK_ROWS
     for chunk in snap.chunks("audit", where, chunk_rows=chunk_rows):
         for row in chunk.to_pylist():
             yield row["id"], canonical_json(audit_doc(audit_from_row(row)))
+
+
+def event_lines(snap: Snapshot, tenant: str, *, memory_ids: pa.Array | None = None,
+                chunk_rows: int = CHUNK_ROWS) -> Iterator[tuple[str, str]]:
+    """(id, canonical line) of each event of `tenant`, sorted by id; with `memory_ids`, only
+    the events of those memories. A v1 store opened read-only has none."""
+    if not snap.has("event"):
+        return
+    where = f"tenant = {sql_string(tenant)}"
+    for chunk in snap.chunks("event", where, chunk_rows=chunk_rows):
+        if memory_ids is not None:
+            chunk = chunk.filter(pc.is_in(chunk["memory_id"], value_set=memory_ids))
+        for row in chunk.to_pylist():
+            yield row["id"], canonical_json(event_doc(event_from_row(row)))

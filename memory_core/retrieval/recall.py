@@ -2,7 +2,8 @@
 
 `recall(query, limit, record_type, project_tag)` runs `search` with the `full` preset, drops
 memories this session was already sent (seed 003 ADR-003), renders the rest in an output tier
-(ADR-006) and records the access (access_count, last_accessed_at), which `search` never does.
+(ADR-006) and records the access (access_count, last_accessed_at, and a `recall` event with
+the session and the query), which `search` never does.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def recall(
     hits = hits[:limit]
     if hits and not store.read_only:
         store.record_access([h.memory.id for h in hits], at=now,
-                            reason=f"recall: {query[:80]}")
+                            reason=f"recall: {query[:80]}", session_id=session_id, query=query)
     if session_id is not None and dedup is not None and hits:
         dedup.mark_sent(session_id, [(h.memory.id, h.memory.content_hash) for h in hits], now)
     items = [render_tier(h.memory, tier, h) for h in hits]

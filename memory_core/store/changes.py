@@ -25,7 +25,7 @@ from memory_core.codec import (
 from memory_core.errors import StoreBusyError, VersionGoneError
 from memory_core.filters import in_chunks, sql_in, sql_string
 from memory_core.records import Edge, Memory
-from memory_core.schema import AUDIT, EDGES, MEMORIES
+from memory_core.schema import EDGES, MEMORIES
 from memory_core.store.bulk import KEEP_VERSIONS
 from memory_core.store.queries import FTS_COLUMN
 from memory_core.store.reports import VersionInfo
@@ -160,7 +160,7 @@ def drop_old_versions(store: MemoryStore) -> dict[str, int]:
     caller holds `store.writing`). Returns how many versions each table had before."""
     from lancedb.index import FTS
 
-    names = (MEMORIES, EDGES, AUDIT)
+    names = tuple(store.tables.named())
     counts = {}
     for name in names:
         table = getattr(store.tables, name)

@@ -35,11 +35,12 @@ from memory_core.errors import (
     TenantNotFoundError,
 )
 from memory_core.filters import Filter, in_chunks
-from memory_core.records import AuditEntry, Edge, Memory
+from memory_core.records import AuditEntry, Edge, Event, Memory
 from memory_core.store.audit import AuditLog
 from memory_core.store.bulk import BulkTables
 from memory_core.store.changes import ChangeTables
 from memory_core.store.edges import EdgeTable
+from memory_core.store.events import EventLog
 from memory_core.store.guard import WriteGuard
 from memory_core.store.keys import KeyIndex
 from memory_core.store.lock import WriteLock, control_folder
@@ -73,6 +74,7 @@ class MemoryStore:
         self.read_only = read_only
         self.actor = actor
         self._audit = AuditLog(tables.audit)
+        self.event_log = EventLog(tables.events, tenant)
         self._keys = KeyIndex(tables.memories)
         self._edges = EdgeTable(tables.edges, tenant)
         self._writes = MemoryWrites(self)
@@ -146,10 +148,9 @@ class MemoryStore:
         return int(self.tables.memories.version)
 
     def table_versions(self) -> dict[str, int]:
-        """The current version of each of the three tables."""
+        """The current version of each table (`events` absent from a read-only v1 store)."""
         out = {}
-        for name in ("memories", "edges", "audit"):
-            table = getattr(self.tables, name)
+        for name, table in self.tables.named().items():
             table.checkout_latest()
             out[name] = int(table.version)
         return out
@@ -245,9 +246,13 @@ class MemoryStore:
 
     # ---------------------------------------------------- Arrow-level views
     def schemas(self) -> dict[str, pa.Schema]:
-        """The Arrow schema of each table, by record kind (memory, edge, audit)."""
+        """The Arrow schema of each table, by record kind (memory, edge, audit, event)."""
+        from memory_core.codec import events_schema
+
+        events = self.tables.events
         return {"memory": self.tables.memories.schema, "edge": self.tables.edges.schema,
-                "audit": self.tables.audit.schema}
+                "audit": self.tables.audit.schema,
+                "event": events.schema if events is not None else events_schema()}
 
     def scan(self, columns: Sequence[str], filter: Filter | None = None) -> pa.Table:
         """`columns` of the memories matching `filter` (active only unless it asks
@@ -337,13 +342,40 @@ class MemoryStore:
             return self._writes.upsert(memories, reason=reason, progress=progress)
 
     def record_access(self, ids: Sequence[str], *, at: datetime | None = None,
-                      reason: str | None = None) -> int:
-        """Count one recall of each memory: access_count + 1, last_accessed_at = `at`.
+                      reason: str | None = None, session_id: str | None = None,
+                      query: str | None = None) -> int:
+        """Count one recall of each memory: access_count + 1, last_accessed_at = `at`, and a
+        `recall` event (with `session_id` and `query`).
 
         Only `recall` calls this; searching and browsing never change access statistics.
         """
         with self.writing("record access"):
-            return self._writes.record_access(ids, at=at, reason=reason)
+            return self._writes.record_access(ids, at=at, reason=reason,
+                                              session_id=session_id, query=query)
+
+    def record_events(self, events: Iterable[Event]) -> int:
+        """Append `events` (validated, put in this tenant) in one commit; returns how many."""
+        from memory_core.records import validate_event
+
+        batch = [validate_event(replace(e, tenant=self.tenant)) for e in events]
+        if not batch:
+            return 0
+        with self.writing("record events"):
+            self.event_log.append(batch)
+        return len(batch)
+
+    def delete_events(self, memory_ids: Sequence[str]) -> None:
+        """Delete every event of `memory_ids` (a purge: events name the memory)."""
+        with self.writing("delete events"):
+            self.event_log.delete_for(memory_ids)
+
+    def events(self, *, memory_ids: Sequence[str] | None = None, kinds: Sequence[str] = (),
+               session_id: str | None = None, since: datetime | None = None,
+               until: datetime | None = None, limit: int | None = None
+               ) -> builtins.list[Event]:
+        """This tenant's events matching every criterion given, newest first."""
+        return self.event_log.query(memory_ids=memory_ids, kinds=kinds, session_id=session_id,
+                                    since=since, until=until, limit=limit)
 
     # ----------------------------------------------------------------- edges
     def add_edges(self, edges: Iterable[Edge], *, check_endpoints: bool = True,

@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memory_core.schema import AUDIT, EDGES, MEMORIES, TABLE_OF_KIND
+from memory_core.schema import MEMORIES, TABLE_OF_KIND
 from memory_core.store.tables import StoreTables
 
 
@@ -51,6 +51,11 @@ class Snapshot:
     handles: dict[str, Any]
     versions: dict[str, int]
 
+    def has(self, kind: str) -> bool:
+        """Whether the snapshot holds a table of `kind` (a v1 store opened read-only has
+        no events table)."""
+        return TABLE_OF_KIND[kind] in self.handles
+
     def columns(self, kind: str) -> list[str]:
         """The column names of the table holding records of `kind`."""
         return list(self.handles[TABLE_OF_KIND[kind]].schema.names)
@@ -74,9 +79,10 @@ class Snapshot:
 
 
 def snapshot(tables: StoreTables, *, memories_version: int | None = None) -> Snapshot:
-    """The three tables at their current versions (memories at `memories_version` when
-    given); the store's own handles are untouched."""
+    """The tables at their current versions (memories at `memories_version` when given);
+    the store's own handles are untouched. A v1 store opened read-only has no events."""
     handles, versions = {}, {}
-    for name, version in ((MEMORIES, memories_version), (EDGES, None), (AUDIT, None)):
+    for name in tables.named():
+        version = memories_version if name == MEMORIES else None
         handles[name], versions[name] = _pinned(tables, name, version)
     return Snapshot(handles, versions)

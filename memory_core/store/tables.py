@@ -1,8 +1,13 @@
-"""Connecting to a store location and opening (or creating) its three tables, checked.
+"""Connecting to a store location and opening (or creating) its four tables, checked.
 
 Checks made here, before anything is read or written: the location is a folder (or an
 object-storage URI), the tables' schema version is one this memlens reads, and the vectors
 were made by the model memlens is configured to embed with.
+
+A schema v1 store (memories, edges, audit; no `events` table) opens: with write access it is
+upgraded in place (`upgrade_v1`: the empty `events` table is created, then each table's schema
+version is set to 2, so a process killed half way just upgrades again); a read-only open
+reads it as it is, with no events.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from memory_core.codec import audit_schema, edges_schema, memories_schema
+from memory_core.codec import audit_schema, edges_schema, events_schema, memories_schema
 from memory_core.errors import (
     ModelMismatchError,
     SchemaVersionError,
@@ -25,6 +30,7 @@ from memory_core.errors import (
 from memory_core.schema import (
     AUDIT,
     EDGES,
+    EVENTS,
     MEMORIES,
     META_DIMENSION,
     META_MODEL_ID,
@@ -46,6 +52,15 @@ class StoreTables:
     audit: Any
     model_id: str
     dimension: int
+    #: None only for a schema v1 store opened read-only (it has no events yet)
+    events: Any | None = None
+
+    def named(self) -> dict[str, Any]:
+        """The open tables by name (`events` left out when the store has none)."""
+        out = {MEMORIES: self.memories, EDGES: self.edges, AUDIT: self.audit}
+        if self.events is not None:
+            out[EVENTS] = self.events
+        return out
 
 
 def is_remote(uri: str) -> bool:
@@ -102,8 +117,14 @@ def vector_model_of(schema: pa.Schema) -> tuple[str, int]:
     return model, dimension
 
 
+#: Older schema versions a store can be at and still open (and be upgraded in place).
+UPGRADABLE = frozenset({1})
+
+
 def _check_schema_version(uri: str, name: str, schema: pa.Schema) -> None:
     version = schema_version_of(schema)
+    if version in UPGRADABLE:
+        return
     if version > SCHEMA_VERSION:
         raise SchemaVersionError(
             f"table {name!r} in {uri} has schema version {version}, but this memlens reads "
@@ -135,6 +156,31 @@ def add_missing_columns(table: Any, wanted: pa.Schema) -> list[str]:
             if not {f.name for f in missing} <= set(table.schema.names):
                 raise
     return [f.name for f in missing]
+
+
+def _create_or_open(db: Any, name: str, schema: pa.Schema) -> Any:
+    try:
+        return db.create_table(name, schema=schema)
+    except (OSError, ValueError, RuntimeError):
+        # another process opening the store at the same moment may have created it
+        if name not in _list_tables(db):
+            raise
+        return db.open_table(name)
+
+
+def upgrade_v1(db: Any, tables: dict[str, Any]) -> Any:
+    """Upgrade a schema v1 store in place: create its `events` table, then record schema
+    version 2 on each table (the order makes a half-done upgrade safe to run again)."""
+    log.info("upgrading the store to schema version %s (adding the events table)",
+             SCHEMA_VERSION)
+    events = (db.open_table(EVENTS) if EVENTS in _list_tables(db)
+              else _create_or_open(db, EVENTS, events_schema()))
+    for table in (*tables.values(), events):
+        if schema_version_of(table.schema) < SCHEMA_VERSION:
+            table.to_lance().update_schema_metadata(
+                {META_SCHEMA_VERSION.decode(): str(SCHEMA_VERSION)})
+            table.checkout_latest()
+    return events
 
 
 def check_model(uri: str, stored: tuple[str, int], wanted: tuple[str, int]) -> None:
@@ -180,6 +226,7 @@ def open_tables(
         EDGES: edges_schema(),
         AUDIT: audit_schema(),
     }
+    created = MEMORIES not in present
     tables: dict[str, Any] = {}
     for name, schema in wanted.items():
         if name in present:
@@ -194,7 +241,8 @@ def open_tables(
             )
         else:
             log.info("creating table %s in %s", name, uri)
-            tables[name] = db.create_table(name, schema=schema)
+            tables[name] = _create_or_open(db, name, schema)
+    events = _open_events(db, uri, tables, present, create=create, created=created)
     stored = vector_model_of(tables[MEMORIES].schema)
     if check_vectors:
         check_model(uri, stored, (model_id, dimension))
@@ -206,4 +254,21 @@ def open_tables(
         audit=tables[AUDIT],
         model_id=stored[0],
         dimension=stored[1],
+        events=events,
     )
+
+
+def _open_events(db: Any, uri: str, tables: dict[str, Any], present: set[str], *,
+                 create: bool, created: bool) -> Any | None:
+    """The `events` table: created with a new store, added to an older one opened with
+    write access, absent (None) from an older one opened read-only."""
+    old = any(schema_version_of(t.schema) < SCHEMA_VERSION for t in tables.values())
+    if EVENTS in present and not old:
+        events = db.open_table(EVENTS)
+        _check_schema_version(uri, EVENTS, events.schema)
+        return events
+    if created:
+        return _create_or_open(db, EVENTS, events_schema())
+    if not create:
+        return db.open_table(EVENTS) if EVENTS in present else None
+    return upgrade_v1(db, tables)

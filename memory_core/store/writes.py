@@ -19,7 +19,7 @@ import pyarrow as pa
 from memory_core.canonical import edge_doc, memory_doc
 from memory_core.codec import memory_to_row, rows_to_table
 from memory_core.errors import EmbedderUnavailableError, InvalidRecordError
-from memory_core.records import Edge, Memory, utcnow, validate_edge, validate_memory
+from memory_core.records import Edge, Event, Memory, utcnow, validate_edge, validate_memory
 from memory_core.store.audit import record_snapshot
 from memory_core.store.reports import AddReport, UpsertReport
 from memory_core.untrusted import shown
@@ -185,8 +185,10 @@ class MemoryWrites:
 
 
     def record_access(self, ids: Sequence[str], *, at: datetime | None = None,
-                      reason: str | None = None) -> int:
-        """access_count + 1 and last_accessed_at = `at` for each existing memory of `ids`."""
+                      reason: str | None = None, session_id: str | None = None,
+                      query: str | None = None) -> int:
+        """access_count + 1 and last_accessed_at = `at` for each existing memory of `ids`,
+        and one `recall` event each (its rank in `ids` in the event's metadata)."""
         store = self._store
         current = store.get_many(ids)
         if not current:
@@ -204,6 +206,11 @@ class MemoryWrites:
             after={"access_count": {i: current[i].access_count + 1 for i in ordered}},
             reason=reason, table_version=int(store.tables.memories.version),
         )
+        store.event_log.append([
+            Event.new("recall", memory_id, tenant=store.tenant, actor=store.actor, at=when,
+                      session_id=session_id, query=query, metadata={"rank": rank})
+            for rank, memory_id in enumerate(dict.fromkeys(ids), start=1) if memory_id in current
+        ])
         return len(ordered)
 
 

@@ -31,7 +31,7 @@ def test_manifest_first_then_sorted_canonical_body(tmp_path: Path) -> None:
                             exported_at=WHEN)
     lines = (tmp_path / "x.ndjson").read_text(encoding="utf-8").splitlines()
     head = json.loads(lines[0])
-    assert head["memlens_export"] == 1 and head["schema_version"] == 1
+    assert head["memlens_export"] == 1 and head["schema_version"] == 2
     assert head["counts"] == {"memory": 2, "edge": 1}
     assert head["exported_at"] == "2026-10-01T00:00:00Z"
     assert head["body_sha256"] == manifest.body_sha256

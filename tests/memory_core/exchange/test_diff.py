@@ -101,7 +101,7 @@ def test_other_formats_are_diffed_in_canonical_form(tmp_path: Path) -> None:
     result = diff_sides(load_side(str(DATA / "v0_export.ndjson")), load_side("live", store),
                         ignore=["embedding_status"])
     assert result.identical, result.to_dict()
-    assert "migrated (v0_to_v1)" in result.notes[0]
+    assert "migrated (v0_to_v1, v1_to_v2)" in result.notes[0]
 
 
 def test_bad_sides(tmp_path: Path, before: Path) -> None:

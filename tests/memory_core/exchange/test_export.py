@@ -27,8 +27,8 @@ def test_manifest_then_memories_of_every_status_then_edges_then_audit(
     assert head == written.manifest.to_dict()
     assert set(head) == {"memlens_export", "schema_version", "exported_at", "tenant",
                          "record_types", "counts", "body_sha256"}
-    assert head["record_types"] == ["memory", "edge", "audit"]
-    assert head["counts"] == {"memory": 3, "edge": 2, "audit": 2}
+    assert head["record_types"] == ["memory", "edge", "event", "audit"]
+    assert head["counts"] == {"memory": 3, "edge": 2, "event": 0, "audit": 2}
     assert [(r["kind"], r["id"]) for r in records[:5]] == [
         ("memory", "m-a"), ("memory", "m-b"), ("memory", "m-c"), ("edge", "e-1"),
         ("edge", "e-2")]
@@ -49,9 +49,9 @@ def test_two_exports_of_an_unchanged_store_have_identical_bodies(filled: MemoryS
 def test_a_filter_exports_matching_memories_and_the_edges_between_them(
         filled: MemoryStore, tmp_path: Path) -> None:
     written = export_store(filled, tmp_path / "x.ndjson", filter=Filter(project="atlas"))
-    assert written.manifest.counts == {"memory": 2, "edge": 1}  # e-2 reaches m-c (herd)
+    assert written.manifest.counts == {"memory": 2, "edge": 1, "event": 0}  # e-2 reaches m-c
     written = export_store(filled, tmp_path / "y.ndjson", filter=Filter(status="active"))
-    assert written.manifest.counts == {"memory": 1, "edge": 0}
+    assert written.manifest.counts == {"memory": 1, "edge": 0, "event": 0}
 
 
 def test_vectors_and_the_model_they_came_from(filled: MemoryStore, tmp_path: Path) -> None:

@@ -53,8 +53,8 @@ def test_superagents_export_maps_types_agent_and_extra_fields(tmp_path: Path) ->
 
 def test_v0_export_is_migrated_field_by_field(tmp_path: Path) -> None:
     docs, report = _golden("v0_export", tmp_path)
-    assert report.migrations == ("v0_to_v1",)  # type: ignore[attr-defined]
-    assert docs[0]["counts"] == {"edge": 2, "memory": 3}
+    assert report.migrations == ("v0_to_v1", "v1_to_v2")  # type: ignore[attr-defined]
+    assert docs[0]["counts"] == {"edge": 2, "event": 0, "memory": 3}
     by_id = {d["id"]: d for d in docs[1:]}
     first = by_id["m-001"]
     assert first["content"] == "Chose LanceDB over Chroma for embedded vector search"

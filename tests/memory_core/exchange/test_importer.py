@@ -76,8 +76,8 @@ BAD_FILES = [
         "Chroma server", "Chroma serv3r"), encoding="utf-8"), ExportFormatError,
      "does not match the manifest"),
     ("newer schema", lambda p: p.write_text(p.read_text(encoding="utf-8").replace(
-        '"schema_version":1', '"schema_version":7', 1), encoding="utf-8"),
-     SchemaVersionError, r"schema_version 7, newer than this memlens reads \(1\)"),
+        '"schema_version":2', '"schema_version":7', 1), encoding="utf-8"),
+     SchemaVersionError, r"schema_version 7, newer than this memlens reads \(2\)"),
     ("newer export format", lambda p: _manifest_says(p, "2"), SchemaVersionError,
      r"export of format version 2, newer than this memlens reads \(1\); upgrade memlens"),
     ("export format as text", lambda p: _manifest_says(p, '"1"'), ExportFormatError,

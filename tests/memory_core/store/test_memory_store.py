@@ -35,8 +35,9 @@ def test_new_store_records_schema_version_and_model(store: MemoryStore) -> None:
     vector_meta = schema.field("vector").metadata
     assert vector_meta[META_MODEL_ID] == b"test/fake-bow"
     assert vector_meta[META_DIMENSION] == str(FAKE_DIM).encode()
-    assert store.tables.edges.schema.metadata[META_SCHEMA_VERSION] == b"1"
-    assert store.tables.audit.schema.metadata[META_SCHEMA_VERSION] == b"1"
+    assert store.tables.edges.schema.metadata[META_SCHEMA_VERSION] == b"2"
+    assert store.tables.audit.schema.metadata[META_SCHEMA_VERSION] == b"2"
+    assert store.tables.events.schema.metadata[META_SCHEMA_VERSION] == b"2"
 
 
 def test_add_embeds_and_get_returns_the_memory(store: MemoryStore) -> None:
@@ -268,9 +269,9 @@ def test_newer_schema_version_is_refused(store: MemoryStore, store_path: str,
 
     db = lancedb.connect(store_path)
     db.drop_table("audit")
-    schema = audit_schema().with_metadata({META_SCHEMA_VERSION: b"2"})
+    schema = audit_schema().with_metadata({META_SCHEMA_VERSION: b"3"})
     db.create_table("audit", schema=schema)
-    with pytest.raises(SchemaVersionError, match="schema version 2.*reads up to version 1"):
+    with pytest.raises(SchemaVersionError, match="schema version 3.*reads up to version 2"):
         MemoryStore.open(store_path, embedder=fake_embedder)
 
 

@@ -154,7 +154,7 @@ def test_reads_work_read_only(populated: Populated, tmp_path: Path) -> None:
     assert len(ro.edges()) == 1 and ro.audit_entries()
     assert store_stats(ro).memories == 3
     written = export_store(ro, tmp_path / "again.ndjson")
-    assert written.manifest.counts == {"memory": 3, "edge": 1}
+    assert written.manifest.counts == {"memory": 3, "edge": 1, "event": 0}
     assert diff_sides(load_side(str(populated.export), ro), load_side("live", ro)).identical
     query = parse_query({"qid": "q1", "query": "refresh token race",
                          "relevant": {populated.ids[0]: 1}})

@@ -1,0 +1,111 @@
+"""The append-only `events` table: recall, cite and correct events (DESIGN.md section 11).
+
+Events are never changed once written; a purge deletes the events of the memories it purges
+(with the rest of their traces). A schema v1 store opened read-only has no events table: it
+reads as having no events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import pyarrow as pa
+
+from memory_core.codec import event_from_row, event_to_row, events_schema, rows_to_table
+from memory_core.filters import in_chunks, sql_in, sql_string, sql_time
+from memory_core.records import Event
+
+_LATEST = pa.schema([pa.field("memory_id", pa.string()),
+                     pa.field("at", pa.timestamp("us", tz="UTC")),
+                     pa.field("count", pa.int64())])
+
+
+class EventLog:
+    """Appends to and reads the `events` table of one store, scoped to a tenant."""
+
+    def __init__(self, table: Any | None, tenant: str) -> None:
+        self._table = table
+        self.tenant = tenant
+
+    @property
+    def present(self) -> bool:
+        """False for a schema v1 store opened read-only (no events table yet)."""
+        return self._table is not None
+
+    def append(self, events: Sequence[Event]) -> int:
+        """Write `events` in one commit; returns the table's version (0 when none written)."""
+        if not events or self._table is None:
+            return 0 if self._table is None else int(self._table.version)
+        self._table.add(rows_to_table([event_to_row(e) for e in events], events_schema()))
+        return int(self._table.version)
+
+    def _where(self, *, kinds: Sequence[str], session_id: str | None,
+               since: datetime | None, until: datetime | None) -> list[str]:
+        where = [f"tenant = {sql_string(self.tenant)}"]
+        if kinds:
+            where.append(f"event_kind IN ({', '.join(sql_string(k) for k in kinds)})")
+        if session_id is not None:
+            where.append(f"session_id = {sql_string(session_id)}")
+        if since is not None:
+            where.append(f"at >= {sql_time(since)}")
+        if until is not None:
+            where.append(f"at < {sql_time(until)}")
+        return where
+
+    def scan(self, *, memory_ids: Sequence[str] | None = None, kinds: Sequence[str] = (),
+             session_id: str | None = None, since: datetime | None = None,
+             until: datetime | None = None, columns: Sequence[str] | None = None) -> pa.Table:
+        """The matching events as an Arrow table (every column unless `columns`), unsorted.
+
+        `memory_ids=None` means every memory; an empty sequence means none.
+        """
+        names = list(columns) if columns is not None else list(events_schema().names)
+        empty = events_schema().empty_table().select(names)
+        if self._table is None or (memory_ids is not None and not memory_ids):
+            return empty
+        where = self._where(kinds=kinds, session_id=session_id,
+                            since=since, until=until)
+        parts = []
+        for chunk in ([None] if memory_ids is None else in_chunks(list(memory_ids))):
+            clauses = where if chunk is None else [*where, sql_in("memory_id", chunk)]
+            parts.append(self._table.search().where(" AND ".join(clauses)).select(names)
+                         .limit(None).to_arrow())
+        return pa.concat_tables(parts).cast(empty.schema) if parts else empty
+
+    def query(self, *, memory_ids: Sequence[str] | None = None, kinds: Sequence[str] = (),
+              session_id: str | None = None, since: datetime | None = None,
+              until: datetime | None = None, limit: int | None = None) -> list[Event]:
+        """The matching events, newest first (ties by id)."""
+        table = self.scan(memory_ids=memory_ids, kinds=kinds, session_id=session_id,
+                          since=since, until=until)
+        rows = sorted(table.to_pylist(), key=lambda r: (r["at"], r["id"]), reverse=True)
+        return [event_from_row(r) for r in rows[:limit]]
+
+    def latest(self, kind: str, *, memory_ids: Sequence[str] | None = None,
+               since: datetime | None = None, until: datetime | None = None) -> pa.Table:
+        """Per memory with an event of `kind` (in `[since, until)`): its latest event's time
+        and how many it has. Columns `memory_id`, `at`, `count`; one row per memory."""
+        table = self.scan(memory_ids=memory_ids, kinds=(kind,), since=since, until=until,
+                          columns=("memory_id", "at"))
+        if table.num_rows == 0:
+            return _LATEST.empty_table()
+        grouped = table.group_by("memory_id").aggregate([("at", "max"), ("at", "count")])
+        return pa.table({"memory_id": grouped["memory_id"], "at": grouped["at_max"],
+                         "count": grouped["at_count"]}, schema=_LATEST)
+
+    def count(self) -> int:
+        """How many events the tenant has."""
+        if self._table is None:
+            return 0
+        return int(self._table.count_rows(f"tenant = {sql_string(self.tenant)}"))
+
+    def delete_for(self, memory_ids: Sequence[str]) -> int:
+        """Delete every event of `memory_ids` (a purge); returns the table's version."""
+        if self._table is None:
+            return 0
+        for chunk in in_chunks(list(memory_ids)):
+            self._table.delete(f"tenant = {sql_string(self.tenant)} AND "
+                               f"{sql_in('memory_id', chunk)}")
+        return int(self._table.version)
