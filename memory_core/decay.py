@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 FSRS_FACTOR = 0.235
 
 
-def retrievability(days: float, stability: float) -> float:
-    """FSRS retrievability `R(t, S) = (1 + 0.235 * t / S) ** -0.5` (seed 003 ADR-002).
+def retrievability(days: float, stability: float, factor: float = FSRS_FACTOR) -> float:
+    """FSRS retrievability `R(t, S) = (1 + 0.235 * t / S) ** -0.5` (seed 003 ADR-002);
+    `factor` replaces 0.235 in a what-if.
 
     >>> retrievability(0.0, 30.0)
     1.0
@@ -38,7 +39,7 @@ def retrievability(days: float, stability: float) -> float:
     if stability <= 0:
         raise InvalidRecordError(f"stability must be positive days, got {stability!r}")
     t = max(0.0, days)
-    return (1.0 + FSRS_FACTOR * t / stability) ** -0.5
+    return (1.0 + factor * t / stability) ** -0.5
 
 
 #: Tier anchors of the decay composite (seed 003 ADR-002 "importance tier anchor").
@@ -54,7 +55,7 @@ TIER_ANCHOR: dict[str, float] = {
 USAGE_COEFFICIENT = 0.1  # usage = 1 + 0.1 * ln(1 + access_count)
 USAGE_CAP = 1.5
 PATTERN_BOOST = 1.2  # a pattern memory matching the query's context
-CITATION_BOOST = 1.1  # cited (recalled) within CITATION_DAYS
+CITATION_BOOST = 1.1  # cited (a `cite` event) within CITATION_DAYS
 CITATION_DAYS = 7.0
 
 
@@ -81,7 +82,11 @@ def edge_strength(strength: float, decay_rate: float, days_since_reinforced: flo
 
 @dataclass(frozen=True)
 class DecayParams:
-    """Every knob of the decay composite; the defaults are the module constants above."""
+    """Every knob of the decay composite; the defaults are the module constants above.
+
+    `fsrs_factor` and `stability_scale` (every memory's S multiplied by it) exist for
+    what-if questions (the Decay page's sliders); ranking presets keep their defaults.
+    """
 
     usage_coefficient: float = USAGE_COEFFICIENT
     usage_cap: float = USAGE_CAP
@@ -89,6 +94,8 @@ class DecayParams:
     citation_boost: float = CITATION_BOOST
     citation_days: float = CITATION_DAYS
     tier_anchor: dict[str, float] = field(default_factory=lambda: dict(TIER_ANCHOR))
+    fsrs_factor: float = FSRS_FACTOR
+    stability_scale: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -107,26 +114,35 @@ def _days(later: datetime, earlier: datetime) -> float:
     return max(0.0, (later - earlier).total_seconds() / 86400.0)
 
 
+def is_cited(cited_at: datetime | None, now: datetime, params: DecayParams) -> bool:
+    """Whether a `cite` event at `cited_at` earns the citation factor at `now`: it is at
+    most `citation_days` old and not after `now` (a review's decay clock may be earlier)."""
+    if cited_at is None or cited_at > now:
+        return False
+    return _days(now, cited_at) <= params.citation_days
+
+
 def composite(memory: Memory, now: datetime, *, params: DecayParams | None = None,
-              pattern_match: bool = False) -> DecayFactors:
+              pattern_match: bool = False, cited_at: datetime | None = None) -> DecayFactors:
     """Decay composite R x usage x tier anchor x pattern x citation (seed 003 ADR-002).
 
     t is days since the last access, or since creation if never accessed; S is the memory's
-    stability (its type/importance default when missing). Constitutional memories never
-    decay: every factor and the composite are 1.
+    stability (its type/importance default when missing) times `params.stability_scale`;
+    `cited_at` is the time of the memory's latest `cite` event, if any (the events table:
+    `store.event_log.latest("cite")`). Constitutional memories never decay: every factor
+    and the composite are 1.
     """
     params = params or DecayParams()
     if memory.importance == "constitutional":
         return DecayFactors(1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
     stability = memory.stability or default_stability(memory.memory_type, memory.importance)
     since = memory.last_accessed_at or memory.created_at
-    r = retrievability(_days(now, since), stability)
+    r = retrievability(_days(now, since), stability * params.stability_scale,
+                       params.fsrs_factor)
     usage = usage_factor(memory.access_count, coefficient=params.usage_coefficient,
                          cap=params.usage_cap)
     anchor = params.tier_anchor.get(memory.importance, 1.0)
     pattern = params.pattern_boost if pattern_match and memory.memory_type == "pattern" else 1.0
-    cited = (memory.last_accessed_at is not None
-             and _days(now, memory.last_accessed_at) <= params.citation_days)
-    citation = params.citation_boost if cited else 1.0
+    citation = params.citation_boost if is_cited(cited_at, now, params) else 1.0
     value = r * usage * anchor * pattern * citation
     return DecayFactors(r, usage, anchor, pattern, citation, value)

@@ -63,12 +63,15 @@ def _pattern_context(memory: Memory, query_words: set[str], flt: Filter) -> bool
 
 
 def apply_decay(pool: Sequence[Fused], memories: Mapping[str, Memory], config: RankingConfig,
-                *, query: str, flt: Filter, now: datetime) -> list[Scored]:
+                *, query: str, flt: Filter, now: datetime,
+                cited: Mapping[str, datetime] | None = None) -> list[Scored]:
     """The pool's memories scored `fused * decay` (decay 1 when off), best first, ties by id.
 
     A memory is a pattern in context when its project is one the filter asks for or one of its
-    tags is a word of the query. Candidates whose memory is missing are dropped.
+    tags is a word of the query; `cited` maps a memory to its latest `cite` event. Candidates
+    whose memory is missing are dropped.
     """
+    cited = cited or {}
     words = {w.lower() for w in _WORDS.findall(query)}
     scored = []
     for fused in pool:
@@ -76,7 +79,8 @@ def apply_decay(pool: Sequence[Fused], memories: Mapping[str, Memory], config: R
         if memory is None:
             continue
         factors = (composite(memory, now, params=config.decay,
-                             pattern_match=_pattern_context(memory, words, flt))
+                             pattern_match=_pattern_context(memory, words, flt),
+                             cited_at=cited.get(memory.id))
                    if config.use_decay else None)
         scored.append(Scored(fused, memory, factors,
                              fused.score * (factors.composite if factors else 1.0)))
@@ -95,9 +99,10 @@ def diversify(scored: Sequence[Scored], lam: float, limit: int) -> list[Scored]:
 
 
 def rerank(pool: Sequence[Fused], memories: Mapping[str, Memory], config: RankingConfig,
-           *, query: str, flt: Filter, now: datetime, limit: int) -> list[Scored]:
+           *, query: str, flt: Filter, now: datetime, limit: int,
+           cited: Mapping[str, datetime] | None = None) -> list[Scored]:
     """Stage 3: the best `limit` of `pool` after decay (if on) and MMR (if on)."""
-    scored = apply_decay(pool, memories, config, query=query, flt=flt, now=now)
+    scored = apply_decay(pool, memories, config, query=query, flt=flt, now=now, cited=cited)
     if config.use_mmr:
         return diversify(scored, config.mmr_lambda, limit)
     return scored[:limit]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from memory_core.filters import Filter
 from memory_core.records import utcnow
@@ -46,6 +46,15 @@ def explain(ranked: Sequence[Scored], found: Candidates) -> list[Hit]:
     return hits
 
 
+def cited_times(store: MemoryStore, ids: list[str], now: datetime, cfg: RankingConfig
+                ) -> dict[str, datetime]:
+    """The latest `cite` event of each of `ids` within the citation window before `now`."""
+    window = timedelta(days=cfg.decay.citation_days)
+    latest = store.event_log.latest("cite", memory_ids=ids, since=now - window,
+                                    until=now + timedelta(microseconds=1))
+    return dict(zip(latest["memory_id"].to_pylist(), latest["at"].to_pylist(), strict=True))
+
+
 def search(
     store: MemoryStore,
     query: str,
@@ -67,7 +76,9 @@ def search(
     found = candidates(store, query, flt, cfg, max(cfg.candidates, limit), now=now)
     pool = fuse(found.ids(), cfg)[: pool_size(cfg, limit)]
     memories = store.get_many([f.doc_id for f in pool], with_vectors=cfg.use_mmr)
-    ranked = rerank(pool, memories, cfg, query=query, flt=flt, now=now, limit=limit)
+    cited = cited_times(store, list(memories), now, cfg) if cfg.use_decay else {}
+    ranked = rerank(pool, memories, cfg, query=query, flt=flt, now=now, limit=limit,
+                    cited=cited)
     return SearchResults(tuple(explain(ranked, found)), query=query, config=cfg,
                          degraded=bool(found.reasons), reasons=found.reasons,
                          elapsed_ms=(time.perf_counter() - started) * 1000)

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memory_core.decay import (
+    DecayParams,
     composite,
     default_stability,
     edge_strength,
@@ -35,7 +36,7 @@ def test_composite_multiplies_every_factor() -> None:
     memory = Memory.new("a pattern about caches", "pattern", importance="important",
                         stability=30.0, created_at=NOW - timedelta(days=60),
                         access_count=4, last_accessed_at=NOW - timedelta(days=3))
-    factors = composite(memory, NOW, pattern_match=True)
+    factors = composite(memory, NOW, pattern_match=True, cited_at=NOW - timedelta(days=6))
     r = (1 + 0.235 * 3 / 30) ** -0.5
     usage = 1 + 0.1 * math.log(5)
     assert factors.retrievability == pytest.approx(r)
@@ -50,6 +51,24 @@ def test_never_accessed_decays_from_creation_and_gets_no_citation() -> None:
     factors = composite(memory, NOW, pattern_match=True)
     assert factors.retrievability == pytest.approx((1 + 0.235 * 4) ** -0.5)
     assert (factors.pattern, factors.citation, factors.usage) == (1.0, 1.0, 1.0)
+
+
+def test_citation_comes_from_a_cite_event_within_seven_days_not_from_a_recall() -> None:
+    memory = Memory.new("recalled yesterday, never cited", "fact", stability=30.0,
+                        created_at=NOW - timedelta(days=40), access_count=1,
+                        last_accessed_at=NOW - timedelta(days=1))
+    assert composite(memory, NOW).citation == 1.0
+    assert composite(memory, NOW, cited_at=NOW - timedelta(days=7)).citation == 1.1
+    assert composite(memory, NOW, cited_at=NOW - timedelta(days=7, seconds=1)).citation == 1.0
+    # a cite after the decay clock (a review set in the past) does not count yet
+    assert composite(memory, NOW, cited_at=NOW + timedelta(hours=1)).citation == 1.0
+
+
+def test_what_if_knobs_scale_stability_and_the_fsrs_factor() -> None:
+    memory = Memory.new("old fact", "fact", stability=10.0, created_at=NOW - timedelta(days=40))
+    params = DecayParams(stability_scale=2.0, fsrs_factor=0.5)
+    assert composite(memory, NOW, params=params).retrievability == pytest.approx(
+        (1 + 0.5 * 40 / 20) ** -0.5)
 
 
 def test_constitutional_memories_never_decay() -> None:
