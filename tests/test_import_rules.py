@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("embedding", frozenset({"embedding"})),
     ("store", frozenset({"store"})),
     ("engines", frozenset({"retrieval", "decay", "graph", "exchange", "adapters", "reembed",
-                           "stats", "demo", "curation", "causal"})),
+                           "stats", "demo", "curation", "causal", "decay_analysis"})),
     ("evaluation", frozenset({"evaluation", "bench", "viz"})),
     ("edge", frozenset({"cli", "seeding"})),
 )
