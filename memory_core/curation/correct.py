@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from memory_core.canonical import f32
 from memory_core.curation.batch import run
 from memory_core.curation.learning import (
     KINDS,
@@ -83,7 +84,7 @@ class _Correction:
 
     def record(self, side: str, memory: Memory) -> None:
         self.values.setdefault(side, {})[memory.id] = {
-            "confidence": memory.confidence, "stability": memory.stability,
+            "confidence": f32(memory.confidence), "stability": f32(memory.stability),
             "importance": memory.importance}
 
     def audit(self) -> tuple[dict[str, Any], dict[str, Any]]:

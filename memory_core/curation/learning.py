@@ -14,14 +14,14 @@
 * Constitutional memories are exempt from learning penalties (ADR-005's constraint):
   `modified`, `rejected` and the stability penalty are waived for them.
 
-Confidence and stability are float32 columns: results are rounded to float32 here, so a
-report, the audit and the `correct` event show what the store keeps.
+Confidence and stability are float32 columns: results are rounded to float32 here (as the
+shortest decimal that reads back as it, `canonical.f32`), so a report, the audit and the
+`correct` event show what the store keeps: 0.64, not 0.6399999856948853.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
+from memory_core.canonical import f32
 from memory_core.records import Memory
 from memory_core.stability import default_stability
 
@@ -42,12 +42,12 @@ REPLACEMENT_BOOST = VERDICTS["accepted"]
 
 
 def float32(value: float) -> float:
-    """`value` as the store's float32 column keeps it.
+    """`value` as the store's float32 column keeps it, written as its shortest decimal.
 
-    >>> float32(0.64) == 0.64
-    False
+    >>> float32(0.8 * 0.8)
+    0.64
     """
-    return float(np.float32(value))
+    return f32(value) or 0.0  # None only for None: a float in, a float out
 
 
 def stability_of(memory: Memory) -> float:
@@ -61,7 +61,7 @@ def adjusted_confidence(confidence: float | None, factor: float) -> float:
     """`min(1, confidence x factor)`, a null confidence counting as `UNKNOWN_CONFIDENCE`.
 
     >>> adjusted_confidence(None, 0.80)
-    0.4000000059604645
+    0.4
     >>> adjusted_confidence(0.99, 1.05)
     1.0
     """
