@@ -153,6 +153,8 @@ READS: list[tuple[list[str], str]] = [
     (["audit"], "archive"),
     (["correct", "m1", "--verdict", "rejected", "--dry-run"], "would change 1 memory"),
     (["events"], ""),
+    (["decay", "show", "m1"], "refresh token race"),
+    (["decay", "at-risk", "--within", "100000"], "m1"),
 ]
 
 
