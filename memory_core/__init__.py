@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from memory_core.curation import Verification as Verification
     from memory_core.curation import archive as archive
     from memory_core.curation import audit_batches as audit_batches
+    from memory_core.curation import cite as cite
+    from memory_core.curation import correct as correct
     from memory_core.curation import delete as delete
     from memory_core.curation import edit as edit
     from memory_core.curation import merge as merge
@@ -196,6 +198,8 @@ _EXPORTS: dict[str, str] = {
     "Verification": "memory_core.curation",
     "PURGE_NOTE": "memory_core.curation",
     "EDITABLE": "memory_core.curation",
+    "correct": "memory_core.curation",
+    "cite": "memory_core.curation",
     "CurationError": "memory_core.errors",
     "CurationConflictError": "memory_core.errors",
     "VersionGoneError": "memory_core.errors",

@@ -1,5 +1,6 @@
 """Curation: edit, archive, restore, supersede, merge, delete (optionally purge), undo,
-previews and `verify_deleted` (DESIGN.md section 13). No Streamlit here."""
+previews and `verify_deleted` (DESIGN.md section 13); corrections and citations (`correct`,
+`cite`: seed 003 ADR-005, DESIGN.md section 11). No Streamlit here."""
 
 from memory_core.curation.actions import (
     EDITABLE,
@@ -11,7 +12,11 @@ from memory_core.curation.actions import (
     restore,
     supersede,
 )
-from memory_core.curation.history import AuditBatch, audit_batches
+from memory_core.curation.cite import cite
+from memory_core.curation.correct import correct
+from memory_core.curation.history import AuditBatch, audit_batches, undone_batches
+from memory_core.curation.learning import KINDS as CORRECTION_KINDS
+from memory_core.curation.learning import VERDICTS
 from memory_core.curation.plan import Selection
 from memory_core.curation.preview import preview
 from memory_core.curation.purge import PURGE_NOTE
@@ -20,7 +25,8 @@ from memory_core.curation.undo import undo
 from memory_core.curation.verify import Check, Verification, verify_deleted
 
 __all__ = [
-    "EDITABLE", "PURGE_NOTE", "AuditBatch", "Check", "CurationReport", "EdgeChange",
-    "FieldChange", "Selection", "Verification", "archive", "audit_batches", "delete", "edit",
-    "merge", "merge_many", "preview", "restore", "supersede", "undo", "verify_deleted",
+    "CORRECTION_KINDS", "EDITABLE", "PURGE_NOTE", "VERDICTS", "AuditBatch", "Check",
+    "CurationReport", "EdgeChange", "FieldChange", "Selection", "Verification", "archive",
+    "audit_batches", "cite", "correct", "delete", "edit", "merge", "merge_many", "preview",
+    "restore", "supersede", "undo", "undone_batches", "verify_deleted",
 ]

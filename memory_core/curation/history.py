@@ -14,7 +14,8 @@ from memory_core.records import AuditEntry
 from memory_core.store import MemoryStore
 
 #: Actions `undo` can reverse.
-UNDOABLE = frozenset({"edit", "archive", "restore", "supersede", "merge", "delete", "undo"})
+UNDOABLE = frozenset({"edit", "archive", "restore", "supersede", "merge", "delete", "correct",
+                      "undo"})
 
 
 @dataclass(frozen=True)
@@ -73,3 +74,27 @@ def audit_batches(store: MemoryStore, *, since: datetime | None = None,
                                   tuple(members)))
     batches.sort(key=lambda b: b.at, reverse=True)
     return batches[:limit]
+
+
+def undone_batches(store: MemoryStore) -> dict[str, str]:
+    """batch id -> the undo batch that reverses it now, for every batch of the tenant whose
+    undo is in effect (an undo that was itself undone does not count: that batch is back).
+
+    The events table is append-only: a `correct` event stays when its batch is undone, and
+    its metadata's `batch_id` looked up here says so (`memlens events` prints it).
+    """
+    undid: dict[str, list[tuple[datetime, str]]] = {}
+    for row in store.audit_query(action="undo", limit=None):
+        if row.batch_id and isinstance(row.after, dict) and "undone" in row.after:
+            undid.setdefault(str(row.after["undone"]), []).append((row.at, row.batch_id))
+    memo: dict[str, str | None] = {}
+
+    def undone_by(batch_id: str, seen: frozenset[str]) -> str | None:
+        if batch_id not in memo:
+            live = [u for _, u in sorted(undid.get(batch_id, ()), reverse=True)
+                    if u not in seen and undone_by(u, seen | {u}) is None]
+            memo[batch_id] = live[0] if live else None
+        return memo[batch_id]
+
+    found = {b: undone_by(b, frozenset({b})) for b in undid}
+    return {b: u for b, u in found.items() if u is not None}

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from memory_core.canonical import f32
 from memory_core.curation.report import CurationReport, EdgeChange, FieldChange
 from memory_core.errors import CurationError, MemoryNotFoundError
 from memory_core.filters import Filter
@@ -149,7 +150,11 @@ class Plan:
 
 
 def _plain(value: Any) -> Any:
-    """A JSON-ready form of a field value (tuples as lists, times as ISO text)."""
+    """A JSON-ready form of a field value (tuples as lists, times as ISO text, the float32
+    columns as the shortest decimal that reads back as the stored value: 0.8, not
+    0.800000011920929)."""
+    if isinstance(value, float):
+        return f32(value)
     if isinstance(value, tuple):
         return list(value)
     if hasattr(value, "isoformat"):

@@ -27,9 +27,10 @@ from memory_core.store import MemoryStore
 #: The longest horizon a curve runs past the clock (days): ten years.
 MAX_HORIZON_DAYS = 3650
 #: Audit actions that change a memory's status (or undo one), as the timeline words them.
+#: A correction is not one: it never changes status, and its `correct` event (one per
+#: correction; its batch writes two audit rows naming the memory) is what the timeline shows.
 STATUS_ACTIONS = {"archive": "archived", "restore": "restored", "supersede": "superseded",
-                  "merge": "merged", "delete": "deleted", "purge": "purged", "undo": "undone",
-                  "correct": "corrected"}
+                  "merge": "merged", "delete": "deleted", "purge": "purged", "undo": "undone"}
 _KIND_ORDER = {"created": 0, "edit": 1, "status": 2, "edge": 3, "recall": 4, "cite": 5,
                "correct": 6}
 _US = timedelta(microseconds=1)

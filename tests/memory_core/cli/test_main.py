@@ -22,7 +22,9 @@ COMMANDS = {"init", "serve", "stats", "add", "ls", "show", "search", "recall", "
             "reembed", "export", "import", "drill", "diff", "eval", "bench", "bench ingest",
             "bench search", "bench exchange", "bench curate", "edit", "archive", "restore",
             "supersede", "merge", "delete", "undo", "audit", "verify-deleted", "why", "link",
-            "unlink", "graph", "graph health", "graph export", "bench graph", "bench decay"}
+            "unlink", "graph", "graph health", "graph export", "bench graph", "bench decay",
+            "correct", "cite", "events", "decay", "decay at-risk", "decay show",
+            "decay impact", "decay what-if"}
 
 
 def _commands(group: click.Group, prefix: tuple[str, ...] = ()

@@ -84,6 +84,9 @@ WRITES: list[tuple[list[str], str]] = [
     (["delete", "m1", "--yes"], "so delete is"),
     (["delete", "m1", "--purge", "--yes"], "so purge is"),
     (["undo", "BATCH", "--yes"], "so undo is"),
+    (["correct", "m1", "--verdict", "rejected"], "so correct is"),
+    (["correct", "m1", "--kind", "superseded", "--by", "m2"], "so correct is"),
+    (["cite", "m1", "m2"], "so cite is"),
 ]
 
 #: The three ways to ask for read-only mode.
@@ -148,6 +151,10 @@ READS: list[tuple[list[str], str]] = [
     (["import", "EXPORT", "--mode", "merge", "--dry-run"], "dry run, nothing written"),
     (["archive", "m1", "--dry-run"], "would change 1 memory"),
     (["audit"], "archive"),
+    (["correct", "m1", "--verdict", "rejected", "--dry-run"], "would change 1 memory"),
+    (["events"], ""),
+    (["decay", "show", "m1"], "refresh token race"),
+    (["decay", "at-risk", "--within", "100000"], "m1"),
 ]
 
 
