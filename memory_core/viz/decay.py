@@ -114,7 +114,7 @@ def composite_histogram(frame: pl.DataFrame, *, by: str = "memory_type",
     import plotly.graph_objects as go
 
     fig = go.Figure()
-    top = max(1.0, float(frame["composite"].max() or 0.0)) if frame.height else 1.0
+    top = max([1.0, *frame["composite"].drop_nulls().to_list()])
     size = top / bins
     groups = _groups(frame, by) if frame.height else []
     for group, colour in zip(groups, palette(len(groups)), strict=True):
@@ -167,13 +167,12 @@ def _at_values(curve: pl.DataFrame, times: Sequence[object], column: str) -> lis
     """The curve's `column` at each of `times`, linearly interpolated (the curve is sampled
     daily and at every reset, so a recall lands on a sample)."""
     import numpy as np
+    import polars as pl
 
     if curve.height == 0 or not times:
         return [0.0] * len(times)
     xs = curve["at"].dt.epoch("us").to_numpy().astype("float64")
     ys = curve[column].to_numpy().astype("float64")
-    import polars as pl
-
     wanted = pl.Series(list(times)).dt.epoch("us").to_numpy().astype("float64")
     return [float(v) for v in np.interp(wanted, xs, ys)]
 
