@@ -54,6 +54,19 @@ if TYPE_CHECKING:
     from memory_core.curation import verify_deleted as verify_deleted
     from memory_core.decay import DecayParams as DecayParams
     from memory_core.decay import usage_factor as usage_factor
+    from memory_core.decay_analysis import DEFAULT_HORIZONS as DEFAULT_HORIZONS
+    from memory_core.decay_analysis import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
+    from memory_core.decay_analysis import FRAME_COLUMNS as FRAME_COLUMNS
+    from memory_core.decay_analysis import DecayImpact as DecayImpact
+    from memory_core.decay_analysis import ImpactRow as ImpactRow
+    from memory_core.decay_analysis import Timeline as Timeline
+    from memory_core.decay_analysis import TimelineEvent as TimelineEvent
+    from memory_core.decay_analysis import WhatIf as WhatIf
+    from memory_core.decay_analysis import at_risk as at_risk
+    from memory_core.decay_analysis import decay_frame as decay_frame
+    from memory_core.decay_analysis import r_curves as r_curves
+    from memory_core.decay_analysis import threshold_days as threshold_days
+    from memory_core.decay_analysis import what_if as what_if
     from memory_core.embedding import Embedder as Embedder
     from memory_core.embedding import load_embedder as load_embedder
     from memory_core.errors import CurationConflictError as CurationConflictError
@@ -243,6 +256,19 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_PRESET": "memory_core.retrieval.config",
     "preset": "memory_core.retrieval.config",
     "DecayParams": "memory_core.decay",
+    "DEFAULT_HORIZONS": "memory_core.decay_analysis",
+    "DEFAULT_THRESHOLD": "memory_core.decay_analysis",
+    "FRAME_COLUMNS": "memory_core.decay_analysis",
+    "DecayImpact": "memory_core.decay_analysis",
+    "ImpactRow": "memory_core.decay_analysis",
+    "Timeline": "memory_core.decay_analysis",
+    "TimelineEvent": "memory_core.decay_analysis",
+    "WhatIf": "memory_core.decay_analysis",
+    "at_risk": "memory_core.decay_analysis",
+    "decay_frame": "memory_core.decay_analysis",
+    "r_curves": "memory_core.decay_analysis",
+    "threshold_days": "memory_core.decay_analysis",
+    "what_if": "memory_core.decay_analysis",
     "search": "memory_core.retrieval.search",
     "Hit": "memory_core.retrieval.results",
     "SearchResults": "memory_core.retrieval.results",

@@ -1,28 +1,25 @@
-"""Decay analytics over a whole tenant, vectorised (DESIGN.md sections 4 and 11).
+"""Decay analytics over a whole tenant, vectorised with polars and numpy (DESIGN.md sections
+4 and 11): what the Decay page, the CLI and notebooks show about forgetting.
 
-API contract (the helpers implementing it own the modules named):
+* `decay_frame` (frame.py): one row per memory with every decay factor at a clock
+  (`model.FRAME_COLUMNS`) and the day its composite falls below a threshold.
+* `at_risk` (risk.py): the memories about to fall below it, most important first.
+* `what_if` (what_if.py): counts below it at a few horizons under two parameter sets.
+* `decay_impact` (impact.py): one query ranked with decay on and off, and why each memory
+  moved.
+* `memory_timeline` (timeline.py): one memory's events and its decay curve, the clock reset
+  at each recall.
+* `r_curves`, `threshold_days` (curves.py): retrievability curves and the closed form
+  `S / f * ((k / threshold) ** 2 - 1)` of the day a composite `k * R(t)` drops below a
+  threshold.
 
-* `decay_frame(store, filter=None, *, as_of=None, params=None, threshold=DEFAULT_THRESHOLD)
-  -> pl.DataFrame` (frame.py): one row per memory, columns `model.FRAME_COLUMNS`.
-* `at_risk(store, *, threshold=DEFAULT_THRESHOLD, within_days=30, filter=None, as_of=None,
-  params=None, limit=None) -> pl.DataFrame` (risk.py): rows of `decay_frame` not yet below
-  the threshold that fall below within `within_days`, most important first (tier order of
-  `schema.IMPORTANCE_TIERS`, then confidence, then sooner first).
-* `what_if(store, params_a, params_b, *, threshold=DEFAULT_THRESHOLD,
-  horizons=DEFAULT_HORIZONS, filter=None, as_of=None) -> WhatIf` (what_if.py).
-* `decay_impact(store, query, config=None, *, filter=None, as_of=None, limit=10)
-  -> DecayImpact` (impact.py): `config` with `use_decay` on vs off.
-* `memory_timeline(store, memory_id, *, as_of=None, params=None, horizon_days=90)
-  -> Timeline` (timeline.py).
-* `r_curves(stabilities: Mapping[str, float], *, days=365, params=None) -> pl.DataFrame`
-  (curves.py): columns `label`, `day` (0..days), `retrievability` for each S.
-* `threshold_days(k, stability, threshold, fsrs_factor)` (curves.py): the closed form of
-  the day composite `k * R(t)` drops below `threshold`: `S / f * ((k / threshold)^2 - 1)`,
-  0 when already below, inf when S is infinite.
+Heavy libraries (polars, LanceDB) load when a function runs, not on import.
 """
 
 from __future__ import annotations
 
+from memory_core.decay_analysis.curves import r_curves, threshold_days
+from memory_core.decay_analysis.frame import decay_frame
 from memory_core.decay_analysis.model import (
     DEFAULT_HORIZONS,
     DEFAULT_THRESHOLD,
@@ -33,8 +30,11 @@ from memory_core.decay_analysis.model import (
     TimelineEvent,
     WhatIf,
 )
+from memory_core.decay_analysis.risk import at_risk
+from memory_core.decay_analysis.what_if import what_if
 
 __all__ = [
     "DEFAULT_HORIZONS", "DEFAULT_THRESHOLD", "FRAME_COLUMNS", "DecayImpact", "ImpactRow",
-    "Timeline", "TimelineEvent", "WhatIf",
+    "Timeline", "TimelineEvent", "WhatIf", "at_risk", "decay_frame", "r_curves",
+    "threshold_days", "what_if",
 ]
