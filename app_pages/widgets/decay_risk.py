@@ -52,14 +52,12 @@ def narrowed(risk: pl.DataFrame, contains: str) -> pl.DataFrame:
 
 def _table(rows: pl.DataFrame) -> pl.DataFrame:
     return frame_cells(rows.select(
+        clipped("content", CONTENT_CHARS), pl.col("memory_type").alias("type"),
+        "importance", pl.col("composite").round(3),
         pl.col("falls_below_on").dt.date().alias("falls below on"),
         pl.col("days_to_threshold").round(1).alias("in days"),
-        pl.col("composite").round(3),
-        "importance", pl.col("memory_type").alias("type"),
         pl.col("access_count").alias("recalls"),
-        pl.col("days_since").round(0).alias("days idle"),
-        clipped("content", CONTENT_CHARS),
-        "project", "id"))
+        pl.col("days_since").round(0).alias("days idle"), "project", "id"))
 
 
 def risk_summary(frame: pl.DataFrame, risk: pl.DataFrame, ctl: Controls, within: int) -> None:
@@ -89,6 +87,12 @@ def risk_table(store: MemoryStore, risk: pl.DataFrame) -> None:
                 "composite", format="%.3f", min_value=0.0,
                 max_value=top),
             "content": st.column_config.TextColumn("content", width="large"),
+            "falls below on": st.column_config.DateColumn("falls below on",
+                                                          format="YYYY-MM-DD"),
+            "in days": st.column_config.NumberColumn(
+                "in days", help="days after the decay clock until it falls below"),
+            "days idle": st.column_config.NumberColumn(
+                "days idle", help="days since its last recall (or creation)"),
         })
     rows = [i for i in event.selection.rows if i < risk.height]
     if not rows:

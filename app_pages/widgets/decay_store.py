@@ -19,18 +19,22 @@ def _when(horizon: int) -> str:
 
 
 def counts(result: WhatIf, ctl: Controls) -> None:
-    """Two rows of metrics, current then what-if (with its change), one column a horizon."""
+    """One box a horizon, each with the count under the current parameters and under the
+    what-if ones (with its change)."""
     every = result.frame.filter(pl.col("group") == "all")
     by_horizon = {r["horizon"]: r for r in every.iter_rows(named=True)}
-    cols = st.columns(len(result.horizons))
-    for col, horizon in zip(cols, result.horizons, strict=True):
+    st.markdown(f"**Memories below the threshold {ctl.threshold:g}**, of {result.memories}, "
+                f"if nobody recalls them meanwhile")
+    for box, horizon in zip(st.columns(len(result.horizons)), result.horizons, strict=True):
         row = by_horizon.get(horizon, {"below_a": 0, "below_b": 0, "delta": 0})
-        col.metric(f"Below {ctl.threshold:g} {_when(horizon)} · current", row["below_a"],
-                   help=f"of {result.memories} memories, with the current parameters")
-        col.metric(f"Below {ctl.threshold:g} {_when(horizon)} · what-if", row["below_b"],
-                   delta=row["delta"] if ctl.changed else None, delta_color="inverse",
-                   help="with the what-if parameters; the change is against the current "
-                        "ones (fewer is green)")
+        with box.container(border=True):
+            left, right = st.columns(2)
+            left.metric(f"{_when(horizon)} · current", row["below_a"],
+                        help="with the current (default) decay parameters")
+            right.metric(f"{_when(horizon)} · what-if", row["below_b"],
+                         delta=row["delta"] if ctl.changed else None, delta_color="inverse",
+                         help="with the what-if parameters; the change is against the "
+                              "current ones (fewer is green)")
     if not ctl.changed:
         st.caption("The what-if parameters are the current ones: open **What if?** above "
                    "and move a slider to compare.")

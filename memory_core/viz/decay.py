@@ -108,7 +108,7 @@ def _groups(frame: pl.DataFrame, by: str) -> list[str]:
 def composite_histogram(frame: pl.DataFrame, *, by: str = "memory_type",
                         threshold: float | None = None, bins: int = 40,
                         title: str = "Decay composite across the store",
-                        height: int = 380) -> go.Figure:
+                        height: int = 440) -> go.Figure:
     """Stacked histogram of `frame["composite"]` (a `decay_frame`), one colour per value
     of `by` (memory_type or importance), with the threshold as a dotted line."""
     import plotly.graph_objects as go
@@ -128,13 +128,14 @@ def composite_histogram(frame: pl.DataFrame, *, by: str = "memory_type",
         _threshold_line(fig, threshold, vertical=True)
     fig.update_layout(barmode="stack", title=title, height=height, margin=_MARGIN,
                       xaxis_title="composite (R × usage × anchor × citation)",
-                      yaxis_title="memories", legend={"font": {"size": 10}}, bargap=0.05)
+                      yaxis_title="memories", bargap=0.05,
+                      legend={"font": {"size": 10}, "traceorder": "normal"})
     return fig
 
 
 def age_scatter(frame: pl.DataFrame, *, by: str = "memory_type",
                 threshold: float | None = None, title: str = "Age against composite",
-                height: int = 380) -> go.Figure:
+                height: int = 440) -> go.Figure:
     """Each memory of `frame` (a `decay_frame`) as a point: days since its last access
     against its composite, one colour per value of `by`; WebGL (Scattergl) so thousands of
     points stay quick. Hovering shows the memory's type, tier, id and first 80 characters."""
