@@ -64,6 +64,8 @@ if TYPE_CHECKING:
     from memory_core.decay_analysis import WhatIf as WhatIf
     from memory_core.decay_analysis import at_risk as at_risk
     from memory_core.decay_analysis import decay_frame as decay_frame
+    from memory_core.decay_analysis import decay_impact as decay_impact
+    from memory_core.decay_analysis import memory_timeline as memory_timeline
     from memory_core.decay_analysis import r_curves as r_curves
     from memory_core.decay_analysis import threshold_days as threshold_days
     from memory_core.decay_analysis import what_if as what_if
@@ -266,6 +268,8 @@ _EXPORTS: dict[str, str] = {
     "WhatIf": "memory_core.decay_analysis",
     "at_risk": "memory_core.decay_analysis",
     "decay_frame": "memory_core.decay_analysis",
+    "decay_impact": "memory_core.decay_analysis",
+    "memory_timeline": "memory_core.decay_analysis",
     "r_curves": "memory_core.decay_analysis",
     "threshold_days": "memory_core.decay_analysis",
     "what_if": "memory_core.decay_analysis",

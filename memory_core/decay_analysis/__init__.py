@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from memory_core.decay_analysis.curves import r_curves, threshold_days
 from memory_core.decay_analysis.frame import decay_frame
+from memory_core.decay_analysis.impact import decay_impact
 from memory_core.decay_analysis.model import (
     DEFAULT_HORIZONS,
     DEFAULT_THRESHOLD,
@@ -31,10 +32,11 @@ from memory_core.decay_analysis.model import (
     WhatIf,
 )
 from memory_core.decay_analysis.risk import at_risk
+from memory_core.decay_analysis.timeline import memory_timeline
 from memory_core.decay_analysis.what_if import what_if
 
 __all__ = [
     "DEFAULT_HORIZONS", "DEFAULT_THRESHOLD", "FRAME_COLUMNS", "DecayImpact", "ImpactRow",
-    "Timeline", "TimelineEvent", "WhatIf", "at_risk", "decay_frame", "r_curves",
-    "threshold_days", "what_if",
+    "Timeline", "TimelineEvent", "WhatIf", "at_risk", "decay_frame", "decay_impact",
+    "memory_timeline", "r_curves", "threshold_days", "what_if",
 ]

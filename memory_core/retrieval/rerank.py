@@ -62,6 +62,12 @@ def _pattern_context(memory: Memory, query_words: set[str], flt: Filter) -> bool
     return memory.project in projects or bool(query_words & {t.lower() for t in memory.tags})
 
 
+def pattern_in_context(memory: Memory, query: str, flt: Filter) -> bool:
+    """Whether `memory` is in the query's context for the pattern factor (its project is one
+    `flt` asks for, or one of its tags is a word of `query`), as `apply_decay` decides it."""
+    return _pattern_context(memory, {w.lower() for w in _WORDS.findall(query)}, flt)
+
+
 def apply_decay(pool: Sequence[Fused], memories: Mapping[str, Memory], config: RankingConfig,
                 *, query: str, flt: Filter, now: datetime,
                 cited: Mapping[str, datetime] | None = None) -> list[Scored]:

@@ -14,6 +14,7 @@ from memory_core.decay import DecayParams, composite
 from memory_core.decay_analysis import FRAME_COLUMNS, decay_frame
 from memory_core.errors import InvalidConfigError
 from memory_core.filters import Filter
+from memory_core.records import Event
 from memory_core.store import MemoryStore
 from tests.memory_core.decay_analysis.conftest import NOW, aged, cite
 
@@ -44,9 +45,8 @@ def _varied(store: MemoryStore) -> dict[str, float | None]:
         memories.append(memory)
         cites[memory.id] = rng.choice([None, 1.5, 6.99, 7.01, 30.0, -1.0])
     store.add(memories)
-    for memory in memories:
-        if cites[memory.id] is not None:
-            cite(store, memory, cites[memory.id])
+    store.record_events([Event.new("cite", m.id, at=NOW - timedelta(days=cites[m.id]))
+                         for m in memories if cites[m.id] is not None])
     return cites
 
 
