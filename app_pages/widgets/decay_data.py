@@ -22,6 +22,8 @@ from memory_core import (
     WhatIf,
     at_risk,
     decay_frame,
+    decay_impact,
+    memory_timeline,
     r_curves,
     what_if,
 )
@@ -67,8 +69,6 @@ def get_at_risk(uri: str, tenant: str, stamp: Stamp, flt: Filter, as_of: datetim
 @st.cache_data(show_spinner="Reading its history…", max_entries=16)
 def get_timeline(uri: str, tenant: str, stamp: Stamp, memory_id: str, as_of: datetime,
                  params: DecayParams, horizon_days: int) -> Timeline:
-    from memory_core import memory_timeline  # TEMP until the decay branch lands it
-
     return memory_timeline(get_store(uri, tenant), memory_id, as_of=as_of, params=params,
                            horizon_days=horizon_days)
 
@@ -76,8 +76,6 @@ def get_timeline(uri: str, tenant: str, stamp: Stamp, memory_id: str, as_of: dat
 @st.cache_data(show_spinner="Ranking with and without decay…", max_entries=16)
 def get_impact(uri: str, tenant: str, stamp: Stamp, query: str, config: RankingConfig,
                flt: Filter, as_of: datetime, limit: int) -> DecayImpact:
-    from memory_core import decay_impact  # TEMP until the decay branch lands it
-
     return decay_impact(get_store(uri, tenant), query, config, filter=flt, as_of=as_of,
                         limit=limit)
 

@@ -226,7 +226,7 @@ def test_ranking_impact_compares_decay_on_and_off(store: MemoryStore) -> None:
     at = _open()
     at.text_input(key="decay_query").input("session storage Redis Postgres").run()
     assert not at.exception, at.exception
-    impact = _table(at, "decay_impact_table")
+    impact = _table(at, "main factor")
     assert {"without decay", "with decay", "shift", "main factor"} <= set(impact.columns)
     assert set(impact["id"]) >= {"fresh", "cited"}
     assert all(s in ("=", "new", "out") or s[0] in "▲▼" for s in impact["shift"])
