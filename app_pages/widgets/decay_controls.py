@@ -17,16 +17,16 @@ from memory_core import DEFAULT_THRESHOLD, IMPORTANCE_TIERS, DecayParams
 
 CLOCK_KEY, THRESHOLD_KEY = "decay_as_of", "decay_threshold"
 _WI = "decay_wi_"
-#: What-if sliders: (DecayParams field, label, min, max, step, help).
-SLIDERS: tuple[tuple[str, str, float, float, float, str], ...] = (
-    ("stability_scale", "Stability scale", 0.25, 4.0, 0.05,
+#: What-if sliders: (DecayParams field, label, min, max, step, format, help).
+SLIDERS: tuple[tuple[str, str, float, float, float, str, str], ...] = (
+    ("stability_scale", "Stability scale", 0.25, 4.0, 0.05, "×%.2f",
      "Every memory's stability S (days) multiplied by this: 2 means everything is "
      "remembered twice as long."),
-    ("fsrs_factor", "FSRS factor", 0.05, 1.0, 0.005,
+    ("fsrs_factor", "FSRS factor", 0.05, 1.0, 0.005, "%.3f",
      "The constant in R(t) = (1 + f·t/S)^-0.5; 0.235 in FSRS v4. Larger forgets faster."),
-    ("usage_coefficient", "Usage coefficient", 0.0, 0.5, 0.01,
+    ("usage_coefficient", "Usage coefficient", 0.0, 0.5, 0.01, "%.2f",
      "usage = 1 + c·ln(1 + recalls), capped: how much each recall is worth."),
-    ("usage_cap", "Usage cap", 1.0, 3.0, 0.05, "The most usage can multiply by."),
+    ("usage_cap", "Usage cap", 1.0, 3.0, 0.05, "×%.2f", "The most usage can multiply by."),
 )
 #: Tiers with an anchor slider: a constitutional memory's composite is fixed at 1.
 ANCHORED = tuple(t for t in IMPORTANCE_TIERS if t != "constitutional")
@@ -93,16 +93,16 @@ def what_if_panel() -> tuple[DecayParams, DecayParams]:
         st.caption("Move a slider to see what the store would look like under other "
                    "parameters: dashed lines and the *current* numbers keep today's "
                    "defaults. Nothing is written; the store keeps its data.")
-        for col, (name, label, low, high, step, help_text) in zip(
+        for col, (name, label, low, high, step, fmt, help_text) in zip(
                 st.columns(len(SLIDERS)), SLIDERS, strict=True):
             values[name] = col.slider(label, low, high, float(getattr(current, name)), step,
-                                      key=f"{_WI}{name}", help=help_text)
+                                      format=fmt, key=f"{_WI}{name}", help=help_text)
         st.caption("Tier anchors: the composite's multiplier by importance (constitutional "
                    "memories never decay: their composite is 1)")
         anchors = dict(current.tier_anchor)
         for col, tier in zip(st.columns(len(ANCHORED)), ANCHORED, strict=True):
             anchors[tier] = col.slider(tier, 0.0, 3.0, float(current.tier_anchor.get(tier, 1.0)),
-                                       0.05, key=f"{_WI}anchor_{tier}")
+                                       0.05, format="×%.2f", key=f"{_WI}anchor_{tier}")
         st.button("Reset to the current parameters", key="decay_wi_reset", on_click=_reset)
     return current, DecayParams(**{**values, "tier_anchor": anchors,
                                    "pattern_boost": current.pattern_boost,

@@ -66,7 +66,10 @@ def impact_table(impact: DecayImpact) -> None:
         pl.col("score_without").round(4).alias("score without"),
         pl.col("score_with").round(4).alias("score with"),
         "id"))
-    styled = table.to_pandas().style.map(_colour, subset=["shift"])
+    ranks = {"without decay": "{:.0f}", "with decay": "{:.0f}", "composite": "{:.3f}",
+             "score without": "{:.4f}", "score with": "{:.4f}"}
+    styled = (table.to_pandas().style.map(_colour, subset=["shift"])
+              .format(ranks, na_rep="—"))
     st.dataframe(styled, hide_index=True, key="decay_impact_table",
                  column_config={"content": st.column_config.TextColumn("content",
                                                                        width="large")})
@@ -86,10 +89,8 @@ def impact_view(impact: DecayImpact, ctl: Controls) -> None:
     cols[1].metric("Moved down", downs)
     cols[2].metric("New in the top", entered)
     cols[3].metric("Pushed out", sum(1 for r in rows if r.rank_with is None))
-    left, right = st.columns([2, 3])
-    left.plotly_chart(rank_shift_chart(impact), key="decay_rank_shift")
-    with right:
-        impact_table(impact)
+    st.plotly_chart(rank_shift_chart(impact), key="decay_rank_shift")
+    impact_table(impact)
     st.caption(f"Decay at {ctl.as_of:%Y-%m-%d}"
                + (" with the what-if parameters" if ctl.changed else "")
                + ". Main factor: the decay factor farthest from 1 for that memory "

@@ -18,23 +18,25 @@ def _when(horizon: int) -> str:
     return "now" if horizon == 0 else f"in {horizon} days"
 
 
+def _short(horizon: int) -> str:
+    return "now" if horizon == 0 else f"{horizon} d"
+
+
 def counts(result: WhatIf, ctl: Controls) -> None:
     """One box a horizon, each with the count under the current parameters and under the
-    what-if ones (with its change)."""
+    what-if ones (with its change: fewer is green)."""
     every = result.frame.filter(pl.col("group") == "all")
     by_horizon = {r["horizon"]: r for r in every.iter_rows(named=True)}
     st.markdown(f"**Memories below the threshold {ctl.threshold:g}**, of {result.memories}, "
-                f"if nobody recalls them meanwhile")
+                f"if nobody recalls them meanwhile: current parameters and what-if")
     for box, horizon in zip(st.columns(len(result.horizons)), result.horizons, strict=True):
         row = by_horizon.get(horizon, {"below_a": 0, "below_b": 0, "delta": 0})
         with box.container(border=True):
+            st.markdown(f"**{_when(horizon).capitalize()}**")
             left, right = st.columns(2)
-            left.metric(f"{_when(horizon)} · current", row["below_a"],
-                        help="with the current (default) decay parameters")
-            right.metric(f"{_when(horizon)} · what-if", row["below_b"],
-                         delta=row["delta"] if ctl.changed else None, delta_color="inverse",
-                         help="with the what-if parameters; the change is against the "
-                              "current ones (fewer is green)")
+            left.metric(f"current · {_short(horizon)}", row["below_a"])
+            right.metric(f"what-if · {_short(horizon)}", row["below_b"],
+                         delta=row["delta"] if ctl.changed else None, delta_color="inverse")
     if not ctl.changed:
         st.caption("The what-if parameters are the current ones: open **What if?** above "
                    "and move a slider to compare.")

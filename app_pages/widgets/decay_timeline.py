@@ -68,7 +68,9 @@ def _falls_below(timeline: Timeline, threshold: float) -> str:
     if now.height and float(now["composite"][0]) < threshold:
         return "already"
     ahead = curve.filter((pl.col("at") > timeline.as_of) & (pl.col("composite") < threshold))
-    return f"{ahead['at'][0]:%Y-%m-%d}" if ahead.height else "not in view"
+    if ahead.height:
+        return f"{ahead['at'][0]:%Y-%m-%d}"
+    return f"not by {curve['at'][-1]:%Y-%m-%d}" if curve.height else "—"
 
 
 def _at_clock(timeline: Timeline, column: str) -> str:

@@ -204,7 +204,8 @@ def timeline_chart(timeline: Timeline, *, threshold: float | None = None,
             name="composite ahead (no further access)",
             line={"color": "#1f77b4", "width": 2, "dash": "dot"},
             hovertemplate="%{x|%Y-%m-%d}<br>composite %{y:.3f} (projected)<extra></extra>"))
-    kinds = list(dict.fromkeys(e.kind for e in timeline.events))
+    # "created" last, so edges written the same day do not hide its star
+    kinds = sorted(dict.fromkeys(e.kind for e in timeline.events), key=lambda k: k == "created")
     for kind in kinds:
         events = [e for e in timeline.events if e.kind == kind]
         symbol, colour = EVENT_MARKS.get(kind, _OTHER_MARK)
@@ -235,7 +236,7 @@ def rank_shift_chart(impact: DecayImpact, *, title: str = "Rank without and with
                      height: int | None = None) -> go.Figure:
     """A slope chart: each memory's rank with decay off (left) and on (right), joined by a
     line, green when decay moved it up, red when down; a memory in one ranking only is a
-    single point. Labels on the right are the first 40 characters of its content."""
+    single point. Labels on the right are the first 90 characters of its content."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -252,7 +253,7 @@ def rank_shift_chart(impact: DecayImpact, *, title: str = "Rank without and with
         hover = (f"{for_html(short(row.content, 80))}<br>off #{row.rank_without or '—'} → on "
                  f"#{row.rank_with or '—'} · main factor {for_html(row.main_factor)} · "
                  f"composite {row.composite:.3f}")
-        label = for_html(short(row.content, 40))
+        label = for_html(short(row.content, 90))
         fig.add_trace(go.Scatter(
             x=[x for x, _ in points], y=[r for _, r in points], mode="lines+markers+text",
             line={"color": SHIFT_COLOURS[key], "width": 2},
@@ -265,7 +266,7 @@ def rank_shift_chart(impact: DecayImpact, *, title: str = "Rank without and with
     fig.update_layout(title=title, height=height or max(260, 32 * worst + 90),
                       margin={"l": 10, "r": 10, "t": 40, "b": 10})
     # the labels need room on the right of the "decay on" column
-    fig.update_xaxes(tickvals=[0, 1], ticktext=["decay off", "decay on"], range=[-0.15, 2.6],
+    fig.update_xaxes(tickvals=[0, 1], ticktext=["decay off", "decay on"], range=[-0.1, 3.4],
                      showgrid=False, zeroline=False)
     fig.update_yaxes(title="rank", dtick=1, range=[worst + 0.5, 0.5], zeroline=False)
     return fig

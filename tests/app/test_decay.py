@@ -107,9 +107,9 @@ def test_counts_below_the_threshold_now_and_ahead(store: MemoryStore) -> None:
     assert at.header[0].value == "Decay"
     counts = _metrics(at)
     # now: gone; in 30 and 90 days: fading, hostile and session too
-    assert counts["now · current"] == "1" and counts["now · what-if"] == "1"
-    assert counts["in 30 days · current"] == "4" and counts["in 90 days · current"] == "4"
-    assert not _deltas(at)["now · what-if"]  # nothing changed yet
+    assert counts["current · now"] == "1" and counts["what-if · now"] == "1"
+    assert counts["current · 30 d"] == "4" and counts["current · 90 d"] == "4"
+    assert not _deltas(at)["what-if · now"]  # nothing changed yet
     assert "7 memories at 2026-06-01 · 1 below 0.5 · 1 constitutional" in _text(at)
     groups = _table(at, "in 30 days what-if")
     observation = groups[groups["group"] == "observation"].iloc[0]
@@ -123,34 +123,34 @@ def test_what_if_sliders_change_the_counts_not_the_store(store: MemoryStore) -> 
     # in 30 days fading (0.624) and session (0.631) stay above too; hostile 0.620
     at.slider(key="decay_wi_stability_scale").set_value(2.0).run()
     counts, deltas = _metrics(at), _deltas(at)
-    assert counts["now · current"] == "1" and counts["now · what-if"] == "0"
-    assert deltas["now · what-if"] == "-1"
-    assert counts["in 30 days · what-if"] == "0" and deltas["in 30 days · what-if"] == "-4"
+    assert counts["current · now"] == "1" and counts["what-if · now"] == "0"
+    assert deltas["what-if · now"] == "-1"
+    assert counts["what-if · 30 d"] == "0" and deltas["what-if · 30 d"] == "-4"
     assert "What-if: stability\\_scale 1 → 2" in "\n".join(c.value for c in at.caption)
     # a lower anchor for normal memories pushes them down: 0.6 x 0.533 (session) < 0.5
     at.button(key="decay_wi_reset").click().run()
-    assert _metrics(at)["now · what-if"] == "1"
+    assert _metrics(at)["what-if · now"] == "1"
     at.slider(key="decay_wi_anchor_normal").set_value(0.6).run()
     # all but fresh (0.6 x 0.990 = 0.594), rule and cited (0.6 x R 0.975 x usage 1.069 x
     # citation 1.1 = 0.688)
-    assert _metrics(at)["now · what-if"] == "4" and _deltas(at)["now · what-if"] == "3"
+    assert _metrics(at)["what-if · now"] == "4" and _deltas(at)["what-if · now"] == "3"
     assert store.table_versions() == before  # the sliders wrote nothing
 
 
 def test_the_clock_changes_the_numbers(store: MemoryStore) -> None:
     at = _open()
-    assert _metrics(at)["now · current"] == "1"
+    assert _metrics(at)["current · now"] == "1"
     at.date_input(key="decay_as_of").set_value(DAY + timedelta(days=60)).run()
-    assert _metrics(at)["now · current"] == "4"  # fading, hostile and session have fallen
+    assert _metrics(at)["current · now"] == "4"  # fading, hostile and session have fallen
     at.date_input(key="decay_as_of").set_value(DAY - timedelta(days=200)).run()
-    assert _metrics(at)["now · current"] == "0"  # before most of them were written
+    assert _metrics(at)["current · now"] == "0"  # before most of them were written
 
 
 def test_threshold_changes_the_counts(store: MemoryStore) -> None:
     at = _open()
     at.slider(key="decay_threshold").set_value(0.55).run()
     # 0.55: gone, fading, hostile and session are below already
-    assert _metrics(at)["now · current"] == "4"
+    assert _metrics(at)["current · now"] == "4"
 
 
 def test_at_risk_lists_the_memories_about_to_fall_below(store: MemoryStore) -> None:
@@ -248,7 +248,7 @@ def test_empty_tenant_and_a_filter_matching_nothing(store: MemoryStore,
 def test_read_only_store_works(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMLENS_READ_ONLY", "1")
     at = _open(focus="cited")
-    assert _metrics(at)["now · current"] == "1"
+    assert _metrics(at)["current · now"] == "1"
     assert _metrics(at)["Cites"] == "1"
 
 
