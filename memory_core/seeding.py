@@ -1,6 +1,7 @@
 """Seeding a store from an export file: the demo corpus (the embedded default) or any export.
 
-The demo corpus lives in `data/demo/` as a memlens export (vectors left out) plus a query set;
+The demo corpus lives in `data/demo/` as a memlens export (vectors left out; memories, edges,
+then the recall and cite events behind the access histories) plus a query set;
 `write_demo_files` regenerates both from `memory_core.demo` byte for byte.
 """
 
@@ -54,7 +55,7 @@ def write_demo_files(folder: Path, *, seed: int | None = None) -> tuple[Path, Pa
     folder.mkdir(parents=True, exist_ok=True)
     export = folder / DEMO_EXPORT
     write_export(export, corpus.memories, corpus.edges, tenant="default",
-                 exported_at=DEMO_EXPORTED_AT)
+                 exported_at=DEMO_EXPORTED_AT, events=corpus.events)
     queries = folder / DEMO_QUERIES
     with queries.open("w", encoding="utf-8", newline="\n") as out:
         for query in corpus.queries:

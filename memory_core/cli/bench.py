@@ -1,5 +1,5 @@
-"""`memlens bench ingest | search | exchange | curate | graph`: benchmarks that print figures and
-ratios."""
+"""`memlens bench ingest | search | exchange | curate | graph | decay`: benchmarks that print
+figures and ratios."""
 
 from __future__ import annotations
 
@@ -149,6 +149,21 @@ def graph_bench(memories: int, edges: int, nodes: int, node_edges: int, calls: i
         raise click.BadParameter(str(exc)) from None
     result = run_graph_bench(memories, edges=edges, nodes=nodes, node_edges=node_edges,
                              calls=calls)
+    _report(result, as_json)
+
+
+@bench.command(name="decay")
+@click.option("--memories", default=100_000, show_default=True, type=click.IntRange(min=1),
+              help="Memories in the synthetic store.")
+@click.option("--events", default=20_000, show_default=True, type=click.IntRange(min=0),
+              help="Recall and cite events in it (a fifth of them cites).")
+@json_option("Print every figure, its target and its ratio as JSON.")
+def decay_bench(memories: int, events: int, as_json: bool) -> None:
+    """decay_frame, at_risk and what_if over the whole tenant (and one memory's timeline),
+    vs the targets."""
+    from memory_core.bench.decay import run_decay_bench
+
+    result = run_decay_bench(memories, events=events)
     _report(result, as_json)
 
 

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 
 from memory_core.demo.builder import Builder
 from memory_core.demo.duplicates import plan_duplicates
+from memory_core.demo.events import build_events
 from memory_core.demo.finalise import assign_times, build_edges, build_memories
 from memory_core.demo.generic import plan_cross_cutting, plan_summaries
 from memory_core.demo.queries import build_queries
 from memory_core.demo.sessions import plan_sessions
 from memory_core.demo.storyline import plan_storylines
-from memory_core.records import Edge, Memory
+from memory_core.records import Edge, Event, Memory
 
 DEMO_SEED = 20260522
 
@@ -22,12 +23,14 @@ class DemoCorpus:
     """What agents of four projects remembered over six months, with an evaluation set.
 
     `queries` are query-set lines (DESIGN.md section 9): dicts with `qid`, `query`,
-    `relevant` ({memory_id: grade}), `filter` and `tags`.
+    `relevant` ({memory_id: grade}), `filter` and `tags`. `events` are the recalls that
+    account for each memory's access history, and a few cites (`demo/events.py`).
     """
 
     memories: tuple[Memory, ...]
     edges: tuple[Edge, ...]
     queries: tuple[dict, ...]
+    events: tuple[Event, ...] = ()
 
 
 def generate_demo(seed: int = DEMO_SEED) -> DemoCorpus:
@@ -35,7 +38,8 @@ def generate_demo(seed: int = DEMO_SEED) -> DemoCorpus:
 
     Every random choice (ids included) comes from one `random.Random(seed)`; timestamps are
     UTC between 2026-04-01 and 2026-09-30. About 3,000 memories of every known type across
-    four projects, six agents and 80 sessions, with their lineage as edges.
+    four projects, six agents and 80 sessions, with their lineage as edges and the recall
+    and cite events behind their access histories.
 
     >>> corpus = generate_demo()
     >>> 2900 <= len(corpus.memories) <= 3100
@@ -51,4 +55,5 @@ def generate_demo(seed: int = DEMO_SEED) -> DemoCorpus:
     memories = build_memories(builder)
     edges = build_edges(builder)
     queries = build_queries(builder, memories, edges)
-    return DemoCorpus(memories=memories, edges=edges, queries=queries)
+    events = build_events(memories, builder.sessions, seed)
+    return DemoCorpus(memories=memories, edges=edges, queries=queries, events=events)

@@ -24,8 +24,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from memory_core.canonical import edge_doc, iso, memory_doc
-from memory_core.records import Edge, Memory, canonical_json
+from memory_core.canonical import edge_doc, event_doc, iso, memory_doc
+from memory_core.records import Edge, Event, Memory, canonical_json
 from memory_core.schema import SCHEMA_VERSION
 
 EXPORT_FORMAT = 1
@@ -176,13 +176,16 @@ class ExportWriter:
 
 
 def body_lines(
-    memories: Iterable[Memory], edges: Iterable[Edge], *, with_vectors: bool = False
+    memories: Iterable[Memory], edges: Iterable[Edge], *, with_vectors: bool = False,
+    events: Iterable[Event] = (),
 ) -> Iterator[tuple[str, str]]:
     """(kind, line) pairs of an export body in canonical order (sorted in memory)."""
     for memory in sorted(memories, key=lambda m: m.id):
         yield "memory", canonical_json(memory_doc(memory, with_vector=with_vectors))
     for edge in sorted(edges, key=lambda e: e.id):
         yield "edge", canonical_json(edge_doc(edge))
+    for event in sorted(events, key=lambda e: e.id):
+        yield "event", canonical_json(event_doc(event))
 
 
 def write_export(
@@ -193,11 +196,17 @@ def write_export(
     tenant: str,
     exported_at: datetime,
     with_vectors: bool = False,
+    events: Iterable[Event] | None = None,
 ) -> Manifest:
     """Write records held in memory as an export file (atomically) and return its manifest.
 
-    To export a store, use `memory_core.exchange.export.export_store`, which streams.
+    With `events` (even none), the file has an event section after the edges (and the
+    manifest counts them). To export a store, use
+    `memory_core.exchange.export.export_store`, which streams.
     """
-    with ExportWriter(path, tenant=tenant, exported_at=exported_at) as writer:
-        writer.write_all(body_lines(memories, edges, with_vectors=with_vectors))
+    kinds = KIND_ORDER if events is None else (*KIND_ORDER, "event")
+    with ExportWriter(path, tenant=tenant, exported_at=exported_at,
+                      record_types=kinds) as writer:
+        writer.write_all(body_lines(memories, edges, with_vectors=with_vectors,
+                                    events=events or ()))
         return writer.commit().manifest

@@ -130,6 +130,47 @@ def test_access_histories(corpus):
             assert m.last_accessed_at is None
 
 
+def test_recall_events_account_for_every_access_history(corpus, by_id):
+    recalls: dict[str, list] = {}
+    for e in corpus.events:
+        if e.event_kind == "recall":
+            recalls.setdefault(e.memory_id, []).append(e)
+    assert set(recalls) == {m.id for m in corpus.memories if m.access_count}
+    for memory_id, events in recalls.items():
+        m = by_id[memory_id]
+        times = sorted(e.at for e in events)
+        assert len(events) == m.access_count
+        assert times[-1] == m.last_accessed_at and m.created_at <= times[0]
+        assert all(t.microsecond == 0 for t in times)
+    sample = [e for e in corpus.events if e.event_kind == "recall"][:200]
+    for e in sample:  # a session of the memory's project, a query of its words
+        assert SESSION_ID.match(e.session_id) and e.actor == e.session_id.split("-")[0]
+        assert e.query and set(e.query.split()) <= words(by_id[e.memory_id].content)
+
+
+def test_a_few_recalled_memories_were_cited_recently_or_long_ago(corpus, by_id):
+    cites = [e for e in corpus.events if e.event_kind == "cite"]
+    recalled = sum(1 for m in corpus.memories if m.access_count)
+    assert 0.03 * recalled < len({e.memory_id for e in cites}) < 0.08 * recalled
+    recent = [e for e in cites if (END - e.at).days < 7]
+    assert recent and len(recent) < len(cites)  # inside the citation window and older
+    for e in cites:
+        m = by_id[e.memory_id]
+        assert m.access_count and m.created_at < e.at < END
+
+
+def test_events_come_from_their_own_generator(corpus, monkeypatch):
+    """Adding events left the memories, edges and queries as they were."""
+    import memory_core.demo.corpus as module
+
+    monkeypatch.setattr(module, "build_events", lambda *args: ())
+    without = generate_demo()
+    assert without.events == () and corpus.events
+    assert (without.memories, without.edges, without.queries) == (
+        corpus.memories, corpus.edges, corpus.queries)
+    assert len({e.id for e in corpus.events}) == len(corpus.events)
+
+
 def test_confidence_source_why_tags_and_metadata(corpus):
     for m in corpus.memories:
         assert 0.5 <= m.confidence <= 1.0
