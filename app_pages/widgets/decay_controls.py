@@ -116,5 +116,7 @@ def controls() -> Controls:
     current, changed = what_if_panel()
     diff = differences(current, changed)
     if diff:
-        st.caption("What-if: " + md(" · ".join(f"{name} {a:g} → {b:g}" for name, a, b in diff)))
+        labels = {name: label for name, label, *_ in SLIDERS}
+        st.caption("What-if: " + md(" · ".join(f"{labels.get(name, name)} {a:g} → {b:g}"
+                                               for name, a, b in diff)))
     return Controls(as_of, threshold, current, changed, diff)

@@ -126,7 +126,7 @@ def test_what_if_sliders_change_the_counts_not_the_store(store: MemoryStore) -> 
     assert counts["current · now"] == "1" and counts["what-if · now"] == "0"
     assert deltas["what-if · now"] == "-1"
     assert counts["what-if · 30 d"] == "0" and deltas["what-if · 30 d"] == "-4"
-    assert "What-if: stability\\_scale 1 → 2" in "\n".join(c.value for c in at.caption)
+    assert "What-if: Stability scale 1 → 2" in _text(at)
     # a lower anchor for normal memories pushes them down: 0.6 x 0.533 (session) < 0.5
     at.button(key="decay_wi_reset").click().run()
     assert _metrics(at)["what-if · now"] == "1"
