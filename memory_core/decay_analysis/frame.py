@@ -170,8 +170,8 @@ def decay_frame(store: MemoryStore, filter: Filter | None = None, *,
     (now by default) under `params`, and when the composite falls below `threshold` if the
     memory is not accessed again.
 
-    >>> # decay_frame(store, Filter(project="herd"), threshold=0.6).filter(
-    >>> #     pl.col("days_to_threshold") < 30)
+    Example: `decay_frame(store, Filter(project="herd"), threshold=0.6)
+    .filter(pl.col("days_to_threshold") < 30)`.
     """
     params = params or DecayParams()
     check_params(params)

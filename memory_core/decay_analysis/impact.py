@@ -68,7 +68,7 @@ def decay_impact(store: MemoryStore, query: str, config: RankingConfig | None = 
     decay, then the memories only the ranking without it has; each carries its rank (None
     where it is not in that top `limit`), both scores, its decay factors and the main one.
 
-    >>> # decay_impact(store, "retry policy", limit=5).to_frame()
+    Example: `decay_impact(store, "retry policy", limit=5).to_frame()`.
     """
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidConfigError(f"limit must be a whole number >= 1, got {limit!r}")

@@ -16,6 +16,9 @@ Column contract of `decay_frame` (one row per memory of the filtered tenant), ke
 * days_to_threshold (float): days after `as_of` until composite < threshold with no
   further access; 0 when already below, inf when never
 * falls_below_on (datetime UTC, nullable): `as_of + days_to_threshold`, null when never
+  (or past year 9999)
+
+The frame also carries `confidence` (float, nullable), which orders `at_risk`.
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ class ImpactRow:
     score_without: float | None
     composite: float
     #: the factor that moved it most ("retrievability", "usage", "anchor", "pattern",
-    #: "citation"): the one whose log is farthest from 0
+    #: "citation"): the one whose log is farthest from 0; "none" when every factor is 1
     main_factor: str
     factors: dict[str, float] = field(default_factory=dict)
 
@@ -126,7 +129,8 @@ class Timeline:
 
     `curve` columns: `at` (datetime UTC), `day` (days since creation, float),
     `retrievability`, `composite` (usage/anchor/citation as they were at each point),
-    sampled daily and at every reset.
+    sampled daily and at every reset (and the instant before it); then `access_count`,
+    `usage` and `citation` at each point.
     """
 
     memory_id: str

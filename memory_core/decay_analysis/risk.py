@@ -41,7 +41,7 @@ def at_risk(store: MemoryStore, *, threshold: float = DEFAULT_THRESHOLD,
     sooner first, then id. Constitutional memories never decay, so never appear; only active
     memories unless `filter` asks for others.
 
-    >>> # at_risk(store, within_days=14, limit=20)["id"]
+    Example: `at_risk(store, within_days=14, limit=20)["id"]`.
     """
     import polars as pl
 

@@ -178,7 +178,7 @@ def memory_timeline(store: MemoryStore, memory_id: str, *, as_of: datetime | Non
     daily from creation to `horizon_days` after `as_of`, with the clock reset at each
     recall.
 
-    >>> # tl = memory_timeline(store, "4f1c..."); tl.curve.filter(pl.col("at") <= tl.as_of)
+    Example: `memory_timeline(store, memory_id, horizon_days=30).curve`.
     """
     params = params or DecayParams()
     check_params(params)

@@ -52,7 +52,7 @@ def what_if(store: MemoryStore, params_a: DecayParams, params_b: DecayParams, *,
     "type:NAME" per memory type (sorted), then "tier:NAME" per importance tier (strongest
     first); only groups with memories. Memories that never decay are never below.
 
-    >>> # what_if(store, DecayParams(), DecayParams(stability_scale=2.0)).frame
+    Example: `what_if(store, DecayParams(), DecayParams(stability_scale=2.0)).frame`.
     """
     import polars as pl
 
