@@ -109,6 +109,8 @@ def impact_tab() -> None:
     impact_view(impact, ctl)
 
 
+# Keyed (which needs on_change) so that "Show its timeline" can open its tab; every tab still
+# renders on each run, so the widgets in the others keep their values.
 tabs = dict(zip(TABS, st.tabs(TABS, key=TAB_KEY, on_change="rerun"), strict=True))
 with tabs["At risk"]:  # first: the timeline's picker lists the memories at risk
     at_risk = at_risk_tab()

@@ -2,7 +2,9 @@
 with no further access, most important first; a row opens the memory and its timeline.
 
 Streamlit keeps a table's selection as row positions, so changing what the table lists
-clears the selection rather than let a position point at another memory.
+(the window, the text, or anything the rows depend on: the clock, the threshold, the
+parameters, the filter, a write) clears the selection rather than let a position point at
+another memory.
 """
 
 from __future__ import annotations
@@ -18,12 +20,12 @@ from app_pages.widgets.memory_detail import detail_view
 from memory_core import MemoryStore
 
 TABLE_KEY, WITHIN_KEY, CONTAINS_KEY = "decay_risk_table", "decay_within", "decay_contains"
-_RESET_KEY = "decay_risk_reset"
+_RESET_KEY, _LISTED_KEY = "decay_risk_reset", "decay_risk_listed"
 CONTENT_CHARS = 100
 
 
 def clear_selection() -> None:
-    """Select no row on the next render (a callback)."""
+    """Select no row on the next render (a callback: the memory's **Close**)."""
     st.session_state[_RESET_KEY] = True
 
 
@@ -31,12 +33,10 @@ def risk_inputs() -> tuple[int, str]:
     """How many days ahead to look, and the text a listed memory must contain."""
     within_col, contains_col = st.columns([2, 3])
     within = within_col.slider("Falls below within (days)", 1, 365, 30, key=WITHIN_KEY,
-                               on_change=clear_selection,
                                help="Memories whose composite drops below the threshold "
                                     "within this many days after the decay clock, if nobody "
                                     "recalls them")
     contains = contains_col.text_input("Content or id contains", key=CONTAINS_KEY,
-                                       on_change=clear_selection,
                                        placeholder="e.g. postgres")
     return int(within), contains.strip()
 
@@ -72,6 +72,10 @@ def risk_summary(frame: pl.DataFrame, risk: pl.DataFrame, ctl: Controls, within:
 
 def risk_table(store: MemoryStore, risk: pl.DataFrame) -> None:
     """The table (sortable by any column), and the memory of the row selected."""
+    listed = tuple(risk["id"].to_list())
+    if st.session_state.get(_LISTED_KEY) != listed:
+        st.session_state[_LISTED_KEY] = listed
+        st.session_state[_RESET_KEY] = True
     if st.session_state.pop(_RESET_KEY, False):
         st.session_state[TABLE_KEY] = {"selection": {"rows": [], "columns": [], "cells": []}}
     if risk.is_empty():
