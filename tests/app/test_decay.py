@@ -181,6 +181,15 @@ def test_a_selected_row_opens_the_memory_and_its_timeline(store: MemoryStore) ->
     assert not [d for d in at.dataframe if d.key == "detail_fields"]
 
 
+def test_the_selection_goes_when_the_rows_change(store: MemoryStore) -> None:
+    at = _open()
+    _select(at, "decay_risk_table", 2)
+    assert "Monday session about the billing migration" in [t.value for t in at.text]
+    at.slider(key="decay_within").set_value(20).run()  # session (28.7 days) leaves the list
+    assert list(_table(at, "decay_risk_table")["id"]) == ["hostile", "fading"]
+    assert not [b for b in at.button if b.key == "decay_risk_timeline"]  # nothing open
+
+
 def test_timeline_of_a_recalled_and_cited_memory(store: MemoryStore) -> None:
     at = _open(focus="cited")
     assert at.text_input(key="decay_memory_id").value == "cited"
