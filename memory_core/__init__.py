@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from memory_core.curation import undo as undo
     from memory_core.curation import verify_deleted as verify_deleted
     from memory_core.decay import DecayParams as DecayParams
+    from memory_core.decay import usage_factor as usage_factor
     from memory_core.decay_analysis import DEFAULT_HORIZONS as DEFAULT_HORIZONS
     from memory_core.decay_analysis import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
     from memory_core.decay_analysis import FRAME_COLUMNS as FRAME_COLUMNS
@@ -157,6 +158,7 @@ if TYPE_CHECKING:
     from memory_core.seeding import demo_dir as demo_dir
     from memory_core.seeding import demo_store as demo_store
     from memory_core.seeding import seed_from_export as seed_from_export
+    from memory_core.stability import default_stability as default_stability
     from memory_core.stats import StoreStats as StoreStats
     from memory_core.stats import memories_over_time as memories_over_time
     from memory_core.stats import store_stats as store_stats
@@ -170,6 +172,11 @@ if TYPE_CHECKING:
     from memory_core.untrusted import for_terminal as for_terminal
     from memory_core.untrusted import shown as shown
     from memory_core.untrusted import visible as visible
+    from memory_core.viz.decay import age_scatter as age_scatter
+    from memory_core.viz.decay import composite_histogram as composite_histogram
+    from memory_core.viz.decay import curves_chart as curves_chart
+    from memory_core.viz.decay import rank_shift_chart as rank_shift_chart
+    from memory_core.viz.decay import timeline_chart as timeline_chart
     from memory_core.viz.diff import diff_breakdown_bar as diff_breakdown_bar
     from memory_core.viz.evaluation import metrics_bar as metrics_bar
     from memory_core.viz.evaluation import per_query_delta as per_query_delta
@@ -349,6 +356,13 @@ _EXPORTS: dict[str, str] = {
     "supersession_chain": "memory_core.causal",
     "GraphError": "memory_core.errors",
     "neighbourhood_html": "memory_core.viz.graph_html",
+    "usage_factor": "memory_core.decay",
+    "default_stability": "memory_core.stability",
+    "curves_chart": "memory_core.viz.decay",
+    "composite_histogram": "memory_core.viz.decay",
+    "age_scatter": "memory_core.viz.decay",
+    "timeline_chart": "memory_core.viz.decay",
+    "rank_shift_chart": "memory_core.viz.decay",
 }
 
 __all__ = sorted(_EXPORTS)

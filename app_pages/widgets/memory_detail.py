@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from app_pages.widgets.graph_link import graph_button
@@ -19,8 +21,10 @@ def _first_line(memory: Memory | None, width: int = 80) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def detail_view(store: MemoryStore, memory_id: str | None) -> None:
-    """Every field of one memory, its edges in and out, and its audit history."""
+def detail_view(store: MemoryStore, memory_id: str | None, *,
+                on_close: Callable[[], None] | None = None) -> None:
+    """Every field of one memory, its edges in and out, and its audit history. **Close**
+    calls `on_close` (default: the Search page's detail is closed)."""
     if memory_id is None:
         st.caption("Press **Details** on a result to see all its fields, its edges in and "
                    "out, and its audit history here.")
@@ -38,7 +42,10 @@ def detail_view(store: MemoryStore, memory_id: str | None) -> None:
     head.subheader("Memory", anchor=False)
     with graph:
         graph_button(memory_id, key="detail_graph", label="Open in graph")
-    close.button("Close", key="detail_close", on_click=select_memory, args=(None,))
+    if on_close is None:
+        close.button("Close", key="detail_close", on_click=select_memory, args=(None,))
+    else:
+        close.button("Close", key="detail_close", on_click=on_close)
     st.text(visible(memory.content))
     st.dataframe(field_rows(memory_doc(memory), {"kind", "content"}), hide_index=True,
                  key="detail_fields")

@@ -87,13 +87,14 @@ def test_app_py_routes_to_every_page_script_and_only_to_those() -> None:
                if p.name != "__init__.py"}
     assert routed == scripts == {"app_pages/overview.py", "app_pages/search.py",
                                  "app_pages/ranking_lab.py", "app_pages/export_diff.py",
-                                 "app_pages/curate.py", "app_pages/graph.py"}
+                                 "app_pages/curate.py", "app_pages/graph.py",
+                                 "app_pages/decay.py"}
 
 
 @pytest.mark.model  # the Search page embeds its default query with the real model
 @pytest.mark.parametrize("page, header", [
     ("app_pages/search.py", "Search"), ("app_pages/ranking_lab.py", "Ranking Lab"),
-    ("app_pages/export_diff.py", "Export Diff"),
+    ("app_pages/export_diff.py", "Export Diff"), ("app_pages/decay.py", "Decay"),
 ])
 def test_every_page_opens_through_the_router(seeded: MemoryStore, page: str,
                                              header: str) -> None:

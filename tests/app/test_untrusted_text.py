@@ -129,3 +129,24 @@ def test_export_diff(hostile: MemoryStore, app_embedder: FakeEmbedder) -> None:
     at.radio(key="diff_breakdown").set_value("project").run()
     check_page(at, SHOWN_BIDI)
     assert at.selectbox(key="diff_record").options  # the side-by-side view is there
+
+
+def test_decay(hostile: MemoryStore) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("app_pages/decay.py").run()
+    # a year on, the observation (S 30 days) is about to fall below 0.5: listed at risk
+    day = (datetime.now(UTC) + timedelta(days=370)).date()
+    at.date_input(key="decay_as_of").set_value(day).run()
+    at.multiselect(key="decay_project").set_value([HOSTILE, "atlas"]).run()
+    [risk] = [d for d in at.dataframe if d.key == "decay_risk_table"]
+    assert list(risk.value["id"]) == [f"id {HOSTILE}".replace(BIDI, SHOWN_BIDI)]
+    at.session_state["decay_risk_table"] = {"selection": {"rows": [0], "columns": [],
+                                                          "cells": []}}
+    at.run()
+    at.button(key="decay_risk_timeline").click().run()
+    at.text_input(key="decay_query").input(f"caching {HOSTILE}").run()
+    check_page(at, SHOWN_BIDI)
+    assert at.text_input(key="decay_memory_id").value == f"id {HOSTILE}"
+    assert any(m.label == "Recalls" for m in at.metric)  # the timeline is there

@@ -40,7 +40,7 @@ def test_export_import_and_diff_round_trip(store: str, tmp_path: Path,
     path = tmp_path / "exports" / "a.ndjson"
     code, out, _ = run(["--store", store, "export", str(path), "--json"], capsys)
     manifest = json.loads(out)
-    assert code == 0 and manifest["counts"] == {"memory": 2, "edge": 0}
+    assert code == 0 and manifest["counts"] == {"memory": 2, "edge": 0, "event": 0}
     code, out, _ = run(["--store", store, "export", str(tmp_path / "h.ndjson"), "--project",
                         "herd"], capsys)
     assert code == 0 and "exported 1 memory, 0 edge" in out
