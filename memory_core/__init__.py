@@ -136,9 +136,12 @@ if TYPE_CHECKING:
     from memory_core.reembed import fill_pending as fill_pending
     from memory_core.reembed import switch_model as switch_model
     from memory_core.retrieval.config import DEFAULT_PRESET as DEFAULT_PRESET
+    from memory_core.retrieval.config import FUSIONS as FUSIONS
     from memory_core.retrieval.config import MAX_BEAM as MAX_BEAM
+    from memory_core.retrieval.config import MAX_CONTEXT_WINDOW as MAX_CONTEXT_WINDOW
     from memory_core.retrieval.config import MAX_FANOUT as MAX_FANOUT
     from memory_core.retrieval.config import MAX_HOPS as MAX_HOPS
+    from memory_core.retrieval.config import NORMALISATIONS as NORMALISATIONS
     from memory_core.retrieval.config import PRESETS as PRESETS
     from memory_core.retrieval.config import RankingConfig as RankingConfig
     from memory_core.retrieval.config import preset as preset
@@ -285,6 +288,9 @@ _EXPORTS: dict[str, str] = {
     "TIERS": "memory_core.retrieval.tiers",
     "render_tier": "memory_core.retrieval.tiers",
     "MAX_HOPS": "memory_core.retrieval.config",
+    "FUSIONS": "memory_core.retrieval.config",
+    "MAX_CONTEXT_WINDOW": "memory_core.retrieval.config",
+    "NORMALISATIONS": "memory_core.retrieval.config",
     "MAX_FANOUT": "memory_core.retrieval.config",
     "MAX_BEAM": "memory_core.retrieval.config",
     "score_parts": "memory_core.viz.explain",

@@ -11,10 +11,13 @@ import streamlit as st
 from app_pages.widgets.markup import md
 from memory_core import (
     DEFAULT_PRESET,
+    FUSIONS,
     IMPORTANCE_TIERS,
     MAX_BEAM,
+    MAX_CONTEXT_WINDOW,
     MAX_FANOUT,
     MAX_HOPS,
+    NORMALISATIONS,
     PRESETS,
     DecayParams,
     MemlensError,
@@ -44,6 +47,24 @@ def _knobs(base: RankingConfig, key: str) -> dict[str, Any]:
     v["candidates"] = c4.number_input("Candidates m", 1, 1000, base.candidates,
                                       key=k("candidates"), help="Top-m per engine")
     v["rrf_k"] = c5.number_input("RRF k", 1, 1000, base.rrf_k, key=k("rrf_k"))
+    st.markdown("**Fusion**")
+    c1, c2, c3, c4 = st.columns(4)
+    v["fusion"] = c1.selectbox(
+        "Method", FUSIONS, index=FUSIONS.index(base.fusion), key=k("fusion"),
+        help="rrf: reciprocal ranks (seed 003); convex: weighted normalised scores; "
+             "combmnz: the sum times how many engines found the memory")
+    v["normalisation"] = c2.selectbox(
+        "Score normalisation", NORMALISATIONS, index=NORMALISATIONS.index(base.normalisation),
+        key=k("normalisation"), disabled=v["fusion"] == "rrf",
+        help="How convex and CombMNZ put engine scores on one scale")
+    v["context_window"] = c3.number_input(
+        "Session context window", 0, MAX_CONTEXT_WINDOW, base.context_window,
+        key=k("context_window"),
+        help="Neighbours each side (same session, same type) a memory is scored with; 0 = off")
+    v["context_weight"] = c4.slider(
+        "Context weight", 0.0, 1.0, float(base.context_weight), 0.05, key=k("context_weight"),
+        disabled=not v["context_window"],
+        help="Share of the best neighbour's score a memory gains")
     st.markdown("**Fusion weights**")
     c1, c2, c3, c4 = st.columns(4)
     for col, name, label in ((c1, "weight_vector", "Vector weight"),
@@ -66,8 +87,14 @@ def _knobs(base: RankingConfig, key: str) -> dict[str, Any]:
     v["graph_beam"] = c4.slider("Beam", 1, MAX_BEAM, base.graph_beam, key=k("graph_beam"),
                                 disabled=off)
     st.markdown("**Decay rerank**")
-    v["use_decay"] = st.toggle("Multiply by the decay composite", base.use_decay,
-                               key=k("use_decay"))
+    c1, c2 = st.columns(2)
+    v["use_decay"] = c1.toggle("Decay as a prior", base.use_decay, key=k("use_decay"),
+                               help="Multiply by (1 - beta) + beta x the decay composite")
+    v["decay_weight"] = c2.slider(
+        "Decay weight (beta)", 0.0, 1.0, float(base.decay_weight), 0.05, key=k("decay_weight"),
+        disabled=not v["use_decay"],
+        help="1 multiplies by the composite itself (seed 003); lower values only reorder "
+             "near-ties")
     v["decay"] = _decay_knobs(base.decay, k, disabled=not v["use_decay"])
     st.markdown("**MMR diversity**")
     c1, c2 = st.columns(2)
@@ -88,6 +115,8 @@ def _decay_knobs(base: DecayParams, k: Callable[[str], str], *, disabled: bool
         d[name] = col.number_input(label, 0.0, 1000.0, float(getattr(base, name)), step,
                                    key=k(f"decay.{name}"), disabled=disabled)
     st.caption("Tier anchors (multiplier by importance)")
+    # what-if knobs of the Decay page; ranking keeps the preset's values
+    d["fsrs_factor"], d["stability_scale"] = base.fsrs_factor, base.stability_scale
     d["tier_anchor"] = {
         tier: col.number_input(tier, 0.0, 10.0, float(base.tier_anchor.get(tier, 1.0)), 0.05,
                                key=k(f"decay.tier_anchor.{tier}"), disabled=disabled)

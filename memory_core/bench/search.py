@@ -36,6 +36,8 @@ HYBRID_P95_TARGET_MS = 60.0
 FULL_P95_TARGET_MS = 100.0
 RAW_RATIO_TARGET = 1.5
 PRESET_NAMES = ("vector", "bm25", "hybrid", "hybrid_graph", "full")
+#: hybrid without session context, timed too so the bench shows what context costs
+NO_CONTEXT = "hybrid -context"
 TOPICS = 256  # vector clusters
 SPREAD = 0.9  # noise norm around a topic centroid: neighbours at cosine ~0.35, like MiniLM
 BATCH_ROWS = 20_000
@@ -90,6 +92,11 @@ class SearchBench:
                           "hybrid_ratio": RAW_RATIO_TARGET}
         return out
 
+    @property
+    def context_cost_ms(self) -> float:
+        """What session context adds to hybrid's p95."""
+        return self.presets["hybrid"].p95_ms - self.presets[NO_CONTEXT].p95_ms
+
     def lines(self) -> list[str]:
         """The figures as text lines."""
         ok = {True: "PASS", False: "FAIL"}
@@ -109,6 +116,8 @@ class SearchBench:
                 for name, t in rows]
         out += [
             f"hybrid_graph: {self.graph_hit_rate:.0%} of queries had a graph hit in the top 10",
+            f"session context costs hybrid {self.context_cost_ms:+.1f} ms at p95 (hybrid "
+            f"-context p95 {self.presets[NO_CONTEXT].p95_ms:.1f} ms)",
             f"hybrid p95 {self.presets['hybrid'].p95_ms:.1f} ms (target <= "
             f"{HYBRID_P95_TARGET_MS:.0f}) {ok[self.hybrid_ok]}",
             f"full p95 {self.presets['full'].p95_ms:.1f} ms (target <= "
@@ -250,12 +259,13 @@ def time_searches(store: MemoryStore, queries: int, *, warmup: int = WARMUP) -> 
     from memory_core.retrieval.search import search
 
     configs = {name: preset(name) for name in PRESET_NAMES}
+    configs[NO_CONTEXT] = preset("hybrid").with_changes(context_window=0)
     plan = [(text, flt, flt.to_predicate(store.tenant)) for text, flt in _queries(queries)]
     for text, flt, predicate in plan[:warmup]:
         for cfg in configs.values():
             search(store, text, flt, cfg, 10)
         _raw_hybrid(store, text, predicate)
-    seconds: dict[str, list[float]] = {name: [] for name in [*PRESET_NAMES, "raw", "embed"]}
+    seconds: dict[str, list[float]] = {name: [] for name in [*configs, "raw", "embed"]}
     graph_hits = 0
     # One query at a time through every preset, so load from other processes hits all alike.
     for text, flt, predicate in tqdm(plan, desc="timing", unit="query", disable=None,
@@ -299,7 +309,7 @@ def run_search_bench(n: int = 100_000, *, queries: int = 200, edges: int | None 
         timings = time_searches(store, queries)
     vector_seconds = next((a.seconds for a in report.actions
                            if a.column == "vector" and a.action == "created"), None)
-    presets = {name: Latency.of(timings.seconds[name]) for name in PRESET_NAMES}
+    presets = {name: Latency.of(timings.seconds[name]) for name in [*PRESET_NAMES, NO_CONTEXT]}
     raw = Latency.of(timings.seconds["raw"])
     ratio = presets["hybrid"].p95_ms / raw.p95_ms
     return SearchBench(

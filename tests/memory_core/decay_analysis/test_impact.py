@@ -38,9 +38,12 @@ def cache_notes(store: MemoryStore) -> None:
 
 
 def test_ranks_with_and_without_decay(store: MemoryStore, cache_notes: None) -> None:
-    impact = decay_impact(store, "cache eviction policy lru", as_of=NOW, limit=4)
+    # RRF and seed 003's plain multiplication (decay_weight 1), strong enough to push the
+    # ancient exact match out of the top 4; the default prior (0.3) only reorders near-ties
+    config = preset("hybrid_rrf").with_changes(use_graph=True, use_decay=True,
+                                               decay_weight=1.0)
+    impact = decay_impact(store, "cache eviction policy lru", config, as_of=NOW, limit=4)
     assert impact.query == "cache eviction policy lru" and impact.as_of == NOW
-    config = preset("full")
     on = search(store, impact.query, None, config, 4, now=NOW)
     off = search(store, impact.query, None, replace(config, use_decay=False), 4, now=NOW)
     ranked = [r for r in impact.rows if r.rank_with is not None]
@@ -60,6 +63,9 @@ def test_ranks_with_and_without_decay(store: MemoryStore, cache_notes: None) -> 
     expected = composite(store.get(old.id), NOW)
     assert old.composite == pytest.approx(expected.composite)
     assert old.factors["retrievability"] == pytest.approx((1 + 0.235 * 1200 / 5) ** -0.5)
+    gentle = decay_impact(store, "cache eviction policy lru", as_of=NOW, limit=4)
+    assert by_content["cache eviction policy lru ancient"].id in {
+        r.id for r in gentle.rows if r.rank_with is not None}
     frame = impact.to_frame()
     assert frame.height == len(impact.rows)
     assert frame["main_factor"].to_list() == [r.main_factor for r in impact.rows]
