@@ -158,7 +158,7 @@ def drop_old_versions(store: MemoryStore) -> dict[str, int]:
     """Rewrite every data file holding a deleted row, rebuild the full-text index, and
     remove every version but the latest from disk, old index files included (a purge; the
     caller holds `store.writing`). Returns how many versions each table had before."""
-    from lancedb.index import FTS
+    from memory_core.store.tokenisation import build_fts_index
 
     names = tuple(store.tables.named())
     counts = {}
@@ -172,7 +172,7 @@ def drop_old_versions(store: MemoryStore) -> dict[str, int]:
         table.checkout_latest()
     # a fresh index holds no token of deleted rows (the old one's files go below); made
     # even when there was none, since the next search would make one after the cleanup
-    store.tables.memories.create_index(FTS_COLUMN, config=FTS(), replace=True)
+    build_fts_index(store.tables.memories, FTS_COLUMN)
     store.fts_ready = True
     for name in names:
         table = getattr(store.tables, name)

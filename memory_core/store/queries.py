@@ -36,10 +36,11 @@ def ensure_fts_index(store: MemoryStore) -> bool:
         return True
     if store.read_only:
         return False
-    from lancedb.index import FTS
+    from memory_core.store.tokenisation import build_fts_index
 
-    store.tables.memories.create_index(FTS_COLUMN, config=FTS(), replace=True)
-    log.info("created the full-text index on %s", FTS_COLUMN)
+    with store.writing("full-text index"):
+        settings = build_fts_index(store.tables.memories, FTS_COLUMN)
+    log.info("created the full-text index on %s (%s)", FTS_COLUMN, settings)
     store.fts_ready = True
     return True
 

@@ -1,0 +1,55 @@
+"""The BM25 tokenisation is recorded in the store and every rebuild reads it back."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_core.errors import InvalidConfigError
+from memory_core.records import Memory
+from memory_core.retrieval.config import preset
+from memory_core.retrieval.search import search
+from memory_core.store import MemoryStore
+from memory_core.store.queries import FTS_COLUMN
+from memory_core.store.tokenisation import (
+    DEFAULT_FTS,
+    build_fts_index,
+    check_fts_settings,
+    recorded_fts,
+)
+
+
+def _found(store: MemoryStore, query: str) -> list[str]:
+    return [h.memory.content for h in search(store, query, config=preset("bm25"), limit=5)]
+
+
+def test_the_first_index_records_the_default_tokenisation(store: MemoryStore) -> None:
+    store.add([Memory.new("The café deploys nightly", "fact")])
+    assert recorded_fts(store.tables.memories) is None
+    # stemming (deploying -> deploy) and ASCII folding (cafe -> café) at work
+    assert _found(store, "deploying at the cafe") == ["The café deploys nightly"]
+    assert recorded_fts(store.tables.memories) == DEFAULT_FTS
+
+
+def test_a_rebuild_keeps_the_recorded_settings(store: MemoryStore) -> None:
+    store.add([Memory.new("the pipeline deploys nightly", "fact"),
+               Memory.new("a memory to purge", "fact")])
+    with store.writing("test"):
+        build_fts_index(store.tables.memories, FTS_COLUMN, {"stem": False})
+    assert _found(store, "deploying") == []  # no stemming now
+    assert _found(store, "deploys") == ["the pipeline deploys nightly"]
+    # a purge rebuilds the index from scratch: it must tokenise as before
+    from memory_core.curation import delete
+
+    gone = next(m.id for m in store.list() if m.content.startswith("a memory"))
+    delete(store, [gone], purge=True, reason="test")
+    assert recorded_fts(store.tables.memories) == {**DEFAULT_FTS, "stem": False}
+    assert _found(store, "deploying") == []
+    reopened = MemoryStore.open(store.uri, embedder=store.embedder)
+    assert recorded_fts(reopened.tables.memories) == {**DEFAULT_FTS, "stem": False}
+
+
+def test_bad_settings_are_named() -> None:
+    with pytest.raises(InvalidConfigError, match="unknown full-text setting.*stemmer"):
+        check_fts_settings({"stemmer": True})
+    with pytest.raises(InvalidConfigError, match="stem must be a bool"):
+        check_fts_settings({"stem": "yes"})
