@@ -18,7 +18,8 @@ from memory_core import AuditBatch, AuditEntry, MemlensError, MemoryStore, audit
 ANY = "(any)"
 #: Offered in the action filter; others can be typed.
 KNOWN_ACTIONS = ("edit", "archive", "restore", "supersede", "merge", "delete", "purge", "undo",
-                 "add", "upsert", "import", "add_edges", "recall", "reembed")
+                 "correct", "link", "unlink", "add", "upsert", "import", "add_edges", "recall",
+                 "reembed")
 #: Fields left out of a record's diff: bookkeeping every write changes.
 _QUIET = frozenset({"updated_at"})
 _JSON_CHARS = 4000

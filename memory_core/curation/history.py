@@ -15,7 +15,7 @@ from memory_core.store import MemoryStore
 
 #: Actions `undo` can reverse.
 UNDOABLE = frozenset({"edit", "archive", "restore", "supersede", "merge", "delete", "correct",
-                      "undo"})
+                      "link", "unlink", "undo"})
 
 
 @dataclass(frozen=True)
