@@ -11,7 +11,8 @@ share referents. Memories without a session are scored as before.
 
 The mechanism is query-time smoothing, not an indexed context column: it needs no write on
 import, edit or curation (nothing can go stale), works on any store as it is, and its cost is
-two small reads per search (the candidates' sessions, then the neighbours' vectors).
+three small reads per search (the candidates' sessions and times, the memories within
+`CONTEXT_SPAN` of them, then the neighbours' vectors).
 
 For the vector engine a neighbour's score is its exact cosine with the query; for BM25 a
 memory outside the engine's top-m scores 0 (below everything it returned).
@@ -21,11 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from memory_core.filters import in_chunks, sql_in
+from memory_core.filters import in_chunks, sql_in, sql_string, sql_time
 from memory_core.retrieval.engines import Candidate
 from memory_core.store import MemoryStore
 
@@ -65,18 +68,61 @@ def _rows(store: MemoryStore, where: str, ids_column: str, values: Sequence[str]
     return pa.concat_tables(parts) if parts else pa.table({c: [] for c in columns})
 
 
+#: How far in time (each side of a candidate) its neighbours are looked for: turns of one
+#: conversation are seconds to minutes apart. Bounding the read by time keeps its cost flat
+#: however long a session grows (a session of thousands of memories is read a few rows at a
+#: time); memories further apart than this are not neighbours.
+CONTEXT_SPAN = timedelta(hours=1)
+#: Time ranges per query (one OR of ranges per read).
+_RANGES_PER_READ = 64
+
+
+def _ranges(seeds: list[dict[str, Any]]) -> list[tuple[str, str, datetime, datetime]]:
+    """Per (session, type), the time ranges `CONTEXT_SPAN` around the seeds, overlaps merged."""
+    spans: dict[tuple[str, str], list[tuple[datetime, datetime]]] = {}
+    for row in seeds:
+        at: datetime = row["created_at"]
+        key = (str(row["session_id"]), str(row["memory_type"]))
+        spans.setdefault(key, []).append((at - CONTEXT_SPAN, at + CONTEXT_SPAN))
+    out = []
+    for (session, kind), pairs in spans.items():
+        pairs.sort()
+        start, end = pairs[0]
+        for lo, hi in pairs[1:]:
+            if lo <= end:
+                end = max(end, hi)
+            else:
+                out.append((session, kind, start, end))
+                start, end = lo, hi
+        out.append((session, kind, start, end))
+    return out
+
+
 def _sessions(store: MemoryStore, predicate: str, seeds: Sequence[str]) -> _Session:
-    """The sessions of `seeds`, each split by memory type and ordered, under `predicate`."""
-    own = _rows(store, predicate, "id", seeds, ["id", "session_id"])
-    sessions = sorted({s for s in own["session_id"].to_pylist() if s})
-    if not sessions:
+    """The memories around `seeds` in time, by (session, type, time range), ordered, under
+    `predicate`: a position's neighbours are taken within one contiguous range only."""
+    own = [r for r in _rows(store, predicate, "id", seeds,
+                            ["id", "session_id", "memory_type", "created_at"]).to_pylist()
+           if r["session_id"]]
+    if not own:
         return _Session({}, {})
-    rows = _rows(store, predicate, "session_id", sessions,
-                 ["id", "session_id", "memory_type", "created_at"]).to_pylist()
+    ranges = _ranges(own)
     members: dict[tuple[str, str], list[str]] = {}
-    for row in sorted(rows, key=lambda r: (r["created_at"], r["id"])):
-        members.setdefault((row["session_id"], row["memory_type"]), []).append(row["id"])
-    position = {doc: (key, at) for key, run in members.items() for at, doc in enumerate(run)}
+    columns = ["id", "session_id", "memory_type", "created_at"]
+    for at in range(0, len(ranges), _RANGES_PER_READ):
+        part = ranges[at:at + _RANGES_PER_READ]
+        clauses = " OR ".join(
+            f"(session_id = {sql_string(s)} AND memory_type = {sql_string(k)} AND "
+            f"created_at >= {sql_time(lo)} AND created_at <= {sql_time(hi)})"
+            for s, k, lo, hi in part)
+        rows = store.bulk.scan(columns, f"({predicate}) AND ({clauses})").to_pylist()
+        for row in sorted(rows, key=lambda r: (r["created_at"], r["id"])):
+            for index, (s, k, lo, hi) in enumerate(part, start=at):
+                if (row["session_id"], row["memory_type"]) == (s, k) and \
+                        lo <= row["created_at"] <= hi:
+                    members.setdefault((f"{s}#{index}", k), []).append(row["id"])
+                    break
+    position = {doc: (key, i) for key, run in members.items() for i, doc in enumerate(run)}
     return _Session(position, members)
 
 
