@@ -71,3 +71,17 @@ def test_memories_without_a_session_rank_as_before(store: MemoryStore) -> None:
         context_window=0), limit=5)
     assert [h.memory.id for h in with_ctx] == [h.memory.id for h in without]
     assert [h.score for h in with_ctx] == pytest.approx([h.score for h in without])
+
+
+def test_neighbours_further_apart_than_the_context_span_do_not_count(
+        store: MemoryStore) -> None:
+    first = Memory.new("Melanie: any weekend plans?", "event", session_id="conv-2",
+                       created_at=T0)
+    soon = Memory.new("Caroline: a hike with friends.", "event", session_id="conv-2",
+                      created_at=T0 + timedelta(minutes=10))
+    later = Memory.new("Caroline: a picnic by the lake.", "event", session_id="conv-2",
+                       created_at=T0 + timedelta(hours=3))  # beyond CONTEXT_SPAN (1 h)
+    store.add([first, soon, later])
+    cfg = RankingConfig(use_vector=False, context_window=2, context_weight=0.5)
+    found = [h.memory.id for h in search(store, "weekend plans", config=cfg, limit=10)]
+    assert found == [first.id, soon.id]
