@@ -73,6 +73,10 @@ def _rows(store: MemoryStore, where: str, ids_column: str, values: Sequence[str]
 #: however long a session grows (a session of thousands of memories is read a few rows at a
 #: time); memories further apart than this are not neighbours.
 CONTEXT_SPAN = timedelta(hours=1)
+#: The best this many candidates of each engine have their neighbours looked up: measured on
+#: LoCoMo dev and the demo set, 20 ranks as well as every candidate (50) to within 0.003
+#: recall@5, and halves the reads.
+CONTEXT_SEEDS = 20
 #: Time ranges per query (one OR of ranges per read).
 _RANGES_PER_READ = 64
 
@@ -186,11 +190,13 @@ def with_context(store: MemoryStore, rankings: Mapping[str, Sequence[Candidate]]
     out = {e: tuple(r) for e, r in rankings.items()}
     if window <= 0 or weight <= 0 or not engines:
         return out, {}
-    seeds = list(dict.fromkeys(c.doc_id for e in engines for c in rankings[e]))
+    ranked = list(dict.fromkeys(c.doc_id for e in engines for c in rankings[e]))
+    seeds = list(dict.fromkeys(c.doc_id for e in engines
+                               for c in rankings[e][:CONTEXT_SEEDS]))
     sessions = _sessions(store, predicate, seeds)
     if not sessions.position:
         return out, {}
-    pool = dict.fromkeys(seeds)
+    pool = dict.fromkeys(ranked)
     for doc_id in seeds:
         pool.update(dict.fromkeys(sessions.neighbours(doc_id, window)))
     all_lifts: dict[str, dict[str, ContextLift]] = {}
