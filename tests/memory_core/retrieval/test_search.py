@@ -213,10 +213,10 @@ def test_mmr_and_decay_change_the_order_explainably(store: MemoryStore) -> None:
 
 
 def test_config_round_trips_and_diffs() -> None:
-    cfg = preset("full").with_changes(mmr_lambda=0.7, candidates=20)
+    cfg = preset("full").with_changes(mmr_lambda=0.4, candidates=20)
     assert RankingConfig.from_dict(cfg.to_dict()) == cfg
     assert dict((k, (a, b)) for k, a, b in preset("full").diff(cfg)) == {
-        "candidates": (50, 20), "mmr_lambda": (0.4, 0.7)}
+        "candidates": (50, 20), "mmr_lambda": (0.7, 0.4)}
     with pytest.raises(ValueError, match="graph_hops must be 0..2"):
         RankingConfig(graph_hops=3)
     with pytest.raises(ValueError, match="unknown preset 'fast'.*hybrid"):
