@@ -7,6 +7,8 @@
     cmp.summary        # metric, baseline, candidate, delta, p_value, marker, wins/ties/losses
     cmp.worst(5)       # the queries that regressed most on nDCG@10
     cmp.warnings       # queries that retrieved nothing (and why) or have no relevant memory
+    tuned = tune(store, queries, folds=5, seed=0)  # k-fold cross-validated knob search
+    tuned.tuned_mean, tuned.base_mean, tuned.to_json()
 
 Metrics are computed by ranx; polars and ranx load on first use, not on import.
 """
@@ -46,11 +48,14 @@ from memory_core.evaluation.runner import (
     run_queries,
     unreachable_queries,
 )
+from memory_core.evaluation.tune import TuneResult, tune
+from memory_core.evaluation.tune_space import DEFAULT_SPACE, SearchSpace
 
 __all__ = [
     "AT_K",
     "DEFAULT_ALPHA",
     "DEFAULT_KS",
+    "DEFAULT_SPACE",
     "OVER_LIST",
     "STAT_TESTS",
     "Comparison",
@@ -59,6 +64,8 @@ __all__ = [
     "QuerySetError",
     "QueryWarning",
     "RetrievalRun",
+    "SearchSpace",
+    "TuneResult",
     "check_ks",
     "check_reachable",
     "compare_configs",
@@ -75,6 +82,7 @@ __all__ = [
     "run_queries",
     "score_queries",
     "select_tags",
+    "tune",
     "unreachable_queries",
     "write_queries",
 ]

@@ -148,7 +148,7 @@ class SearchSpace:
         current = knob_values(base)
         found = [Candidate(0, {n: current[n] for n in names}, base)]
         seen = {base.to_json()}  # a config holds a dict (tier anchors): not hashable
-        skipped, reasons = 0, {}
+        skipped, reasons = 0, dict[str, None]()
         for combo in itertools.product(*(values for _, values in self.knobs)):
             values = dict(zip(names, combo, strict=True))
             try:
