@@ -1,8 +1,8 @@
 """The `memlens` command: parse, call the engine, print (DESIGN.md section 8).
 
 One module per command family (`memories`, `curation`, `search`, `graph`, `maintenance`,
-`exchange`, `eval`, `bench`), each listing its commands in `COMMANDS`; `options` holds what
-they share. User mistakes (every `MemlensError`, bad options) print one line on stderr and
+`exchange`, `eval`, `tune`, `bench`), each listing its commands in `COMMANDS`; `options` holds
+what they share. User mistakes (every `MemlensError`, bad options) print one line on stderr and
 exit 1; data output has `--json`; long work shows a progress bar on stderr. Human-readable
 output goes through `options.echo`, which escapes the control characters a memory could hold.
 """
@@ -13,7 +13,16 @@ import sys
 
 import click
 
-from memory_core.cli import bench, curation, exchange, graph, maintenance, memories, search
+from memory_core.cli import (
+    bench,
+    curation,
+    exchange,
+    graph,
+    maintenance,
+    memories,
+    search,
+    tune,
+)
 from memory_core.cli import eval as evaluation
 from memory_core.cli.options import (
     UNSET_STORE,
@@ -41,7 +50,8 @@ def cli(ctx: click.Context, store_uri: str | None, tenant: str | None) -> None:
     ctx.obj.update(store=store_uri, tenant=tenant)
 
 
-for _family in (memories, curation, search, graph, maintenance, exchange, evaluation, bench):
+for _family in (memories, curation, search, graph, maintenance, exchange, evaluation, tune,
+                bench):
     for _command in _family.COMMANDS:
         cli.add_command(_command)
 

@@ -63,7 +63,9 @@ class TuneResult:
     queries", and the config to ship is that procedure applied to every query (more data
     than any fold had). `chosen_in(i)` says how many folds chose config i as well, a sign
     of how stable the choice is; `folds[i].chosen` are the configs the held-out scores
-    belong to. `values[i][qid]` is config i's `metric` on one query.
+    belong to. `values[i][qid]` is config i's `metric` on one query. `reasons` says why
+    search ran degraded; `unreachable` names the queries none of whose relevant memories
+    is in the tenant (0 under every config).
     """
 
     metric: str
@@ -75,6 +77,7 @@ class TuneResult:
     skipped: int = 0
     skip_reasons: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
+    unreachable: tuple[str, ...] = ()
     queries: int = 0
     now: datetime | None = None
     elapsed_s: float = 0.0
@@ -161,7 +164,8 @@ class TuneResult:
                 "ranking_config": self.config.to_dict(),
                 "per_fold": self.folds_frame().to_dicts(), "configs": self.to_frame().to_dicts(),
                 "skipped": self.skipped, "skip_reasons": list(self.skip_reasons),
-                "reasons": list(self.reasons), "elapsed_s": round(self.elapsed_s, 3)}
+                "reasons": list(self.reasons), "unreachable": list(self.unreachable),
+                "elapsed_s": round(self.elapsed_s, 3)}
 
 
 def _searching(store: MemoryStore) -> MemoryStore:
@@ -210,16 +214,18 @@ def tune(
     searching = _searching(store)
     values: list[Mapping[str, float]] = []
     reasons: dict[str, None] = {}
+    unreachable: tuple[str, ...] = ()
     for candidate in grid.candidates:
         run = run_queries(searching, queries, candidate.config, depth=cut, progress=progress,
                           now=now)
         ranked = {qid: run.ids(qid) for qid in run.ranked}
         values.append(score_queries(queries, ranked, (cut,))[metric])
         reasons.update(dict.fromkeys(run.reasons))
+        unreachable = run.unreachable  # the same for every config
     qids = [q.qid for q in queries]
     return TuneResult(
         metric=metric, seed=seed, candidates=grid.candidates, values=tuple(values),
         folds=cross_validate(values, assign_folds(qids, folds, seed)),
         chosen=best(values, qids), skipped=grid.skipped, skip_reasons=grid.reasons,
-        reasons=tuple(reasons), queries=len(queries), now=now,
+        reasons=tuple(reasons), unreachable=unreachable, queries=len(queries), now=now,
         elapsed_s=time.perf_counter() - started)

@@ -22,7 +22,7 @@ COMMANDS = {"init", "serve", "stats", "add", "ls", "show", "search", "recall", "
             "reembed", "export", "import", "drill", "diff", "eval", "bench", "bench ingest",
             "bench search", "bench exchange", "bench curate", "edit", "archive", "restore",
             "supersede", "merge", "delete", "undo", "audit", "verify-deleted", "why", "link",
-            "unlink", "graph", "graph health", "graph export", "bench graph"}
+            "unlink", "graph", "graph health", "graph export", "bench graph", "tune"}
 
 
 def _commands(group: click.Group, prefix: tuple[str, ...] = ()
