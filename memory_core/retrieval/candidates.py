@@ -20,6 +20,7 @@ from memory_core.errors import EmbedderUnavailableError
 from memory_core.filters import Filter
 from memory_core.graph import expand
 from memory_core.retrieval.config import RankingConfig
+from memory_core.retrieval.context import ContextLift, with_context
 from memory_core.retrieval.engines import (
     Candidate,
     bm25_candidates,
@@ -45,6 +46,9 @@ class Candidates:
     rankings: Mapping[str, tuple[Candidate, ...]]
     graph: Mapping[str, GraphCandidate] = field(default_factory=dict)
     reasons: tuple[str, ...] = ()
+    #: engine -> memory id -> what session context added to that engine's score
+    context: Mapping[str, Mapping[str, ContextLift]] = field(default_factory=dict)
+    query_vector: tuple[float, ...] | None = None
 
     def ids(self) -> dict[str, list[str]]:
         """engine -> ranked memory ids, what fusion takes."""
@@ -90,6 +94,7 @@ class _VectorOutcome:
 
     ranking: tuple[Candidate, ...] | None
     reasons: tuple[str, ...]
+    vector: tuple[float, ...] | None = None
 
 
 def _vector_engine(store: MemoryStore, query: str, flt: Filter, predicate: str, m: int
@@ -101,9 +106,10 @@ def _vector_engine(store: MemoryStore, query: str, flt: Filter, predicate: str, 
     except EmbedderUnavailableError as exc:
         return _VectorOutcome(None, (f"vector search is off, the embedder is unavailable: "
                                      f"{exc}",))
-    ranking = tuple(vector_candidates(store, vector.tolist(), predicate, m))
+    values = tuple(float(x) for x in vector.tolist())
+    ranking = tuple(vector_candidates(store, list(values), predicate, m))
     pending = pending_job.result()
-    return _VectorOutcome(ranking, (pending,) if pending else ())
+    return _VectorOutcome(ranking, (pending,) if pending else (), values)
 
 
 def engine_candidates(store: MemoryStore, query: str, flt: Filter, config: RankingConfig,
@@ -113,9 +119,11 @@ def engine_candidates(store: MemoryStore, query: str, flt: Filter, config: Ranki
     bm25 = _start_bm25(store, query, predicate, m) if config.use_bm25 else None
     rankings: dict[str, tuple[Candidate, ...]] = {}
     reasons: list[str] = []
+    vector: tuple[float, ...] | None = None
     if config.use_vector:
         outcome = _vector_engine(store, query, flt, predicate, m)
         reasons.extend(outcome.reasons)
+        vector = outcome.vector
         if outcome.ranking is not None:
             rankings["vector"] = outcome.ranking
         elif not config.use_bm25:  # fall back to BM25 (seed 003 ADR-009)
@@ -124,7 +132,18 @@ def engine_candidates(store: MemoryStore, query: str, flt: Filter, config: Ranki
         rankings["bm25"] = tuple(bm25.result())
     elif bm25 is not None:
         reasons.append(bm25)
-    return Candidates(rankings, reasons=tuple(reasons))
+    return Candidates(rankings, reasons=tuple(reasons), query_vector=vector)
+
+
+def context_candidates(store: MemoryStore, found: Candidates, flt: Filter,
+                       config: RankingConfig) -> Candidates:
+    """`found` with session context applied to the vector and BM25 rankings (context.py)."""
+    if config.context_window <= 0 or config.context_weight <= 0:
+        return found
+    rankings, lifts = with_context(store, found.rankings, flt.to_predicate(store.tenant),
+                                   window=config.context_window, weight=config.context_weight,
+                                   query_vector=found.query_vector)
+    return replace(found, rankings=rankings, context=lifts)
 
 
 def graph_candidates(store: MemoryStore, seeds: Sequence[str], flt: Filter,
@@ -145,9 +164,11 @@ def with_graph(found: Candidates, graph: Sequence[GraphCandidate]) -> Candidates
 
 def candidates(store: MemoryStore, query: str, flt: Filter, config: RankingConfig, m: int,
                *, now: datetime) -> Candidates:
-    """Stage 1: vector and BM25 top-`m`, then the graph from their best fused seeds."""
-    found = engine_candidates(store, query, flt, config, m)
+    """Stage 1: vector and BM25 top-`m` with session context, then the graph from their
+    best fused seeds."""
+    found = context_candidates(store, engine_candidates(store, query, flt, config, m), flt,
+                               config)
     if not (config.use_graph and found.rankings):
         return found
-    seeds = [f.doc_id for f in fuse(found.ids(), config)]
+    seeds = [f.doc_id for f in fuse(found.rankings, config)]
     return with_graph(found, graph_candidates(store, seeds, flt, config, now))

@@ -15,6 +15,9 @@ from memory_core.errors import InvalidConfigError
 from memory_core.untrusted import shown
 
 MAX_HOPS, MAX_FANOUT, MAX_BEAM = 2, 3, 8
+MAX_CONTEXT_WINDOW = 10
+FUSIONS = ("rrf", "convex", "combmnz")
+NORMALISATIONS = ("zscore", "minmax")
 
 
 @dataclass(frozen=True)
@@ -34,8 +37,20 @@ class RankingConfig:
     graph_hops: int = 2
     graph_fanout: int = 3
     graph_beam: int = 8
+    #: rrf | convex | combmnz (fusion.py, score_fusion.py)
+    fusion: str = "rrf"
+    #: zscore | minmax: how `convex` and `combmnz` put engine scores on one scale
+    normalisation: str = "zscore"
+    #: session context (context.py): each memory is scored together with its neighbours up
+    #: to this many positions away in the same session (same memory type); 0 turns it off
+    context_window: int = 0
+    context_weight: float = 0.5  # share of the best neighbour's score a memory gains
     use_decay: bool = False
     decay: DecayParams = field(default_factory=DecayParams)
+    #: beta of the decay prior: a score is multiplied by (1 - beta) + beta * composite, so
+    #: decay reorders near-ties but cannot bury a clearly more relevant memory (1 = the raw
+    #: composite, seed 003's multiplication)
+    decay_weight: float = 1.0
     use_mmr: bool = False
     mmr_lambda: float = 0.4
 
@@ -55,6 +70,13 @@ class RankingConfig:
             (min(self.weight_vector, self.weight_bm25, self.weight_graph) >= 0,
              "engine weights must be >= 0"),
             (self.convergence_bonus >= 1.0, "convergence_bonus must be >= 1"),
+            (self.fusion in FUSIONS, f"fusion must be one of: {', '.join(FUSIONS)}"),
+            (self.normalisation in NORMALISATIONS,
+             f"normalisation must be one of: {', '.join(NORMALISATIONS)}"),
+            (0 <= self.context_window <= MAX_CONTEXT_WINDOW,
+             f"context_window must be 0..{MAX_CONTEXT_WINDOW}"),
+            (0.0 <= self.context_weight <= 1.0, "context_weight must lie in 0..1"),
+            (0.0 <= self.decay_weight <= 1.0, "decay_weight must lie in 0..1"),
         ]
         for ok, message in checks:
             if not ok:

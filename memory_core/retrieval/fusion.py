@@ -1,4 +1,5 @@
-"""Reciprocal Rank Fusion with per-engine weights and a convergence bonus.
+"""Reciprocal Rank Fusion with per-engine weights and a convergence bonus; `fuse` picks the
+config's fusion method (RRF here, score fusions in `score_fusion.py`).
 
 Cormack, Clarke & Buettcher (2009), "Reciprocal rank fusion outperforms Condorcet and
 individual rank learning methods"; weights and the bonus as in seed 003 ADR-001 (dotmd):
@@ -16,6 +17,9 @@ from memory_core.errors import InvalidConfigError
 
 if TYPE_CHECKING:
     from memory_core.retrieval.config import RankingConfig
+    from memory_core.retrieval.engines import Candidate
+
+    Scoreable = str | Candidate
 
 
 @dataclass(frozen=True)
@@ -61,13 +65,29 @@ def rrf(
     return sorted(fused, key=lambda f: (-f.score, f.doc_id))
 
 
-def fuse(rankings: Mapping[str, Sequence[str]], config: RankingConfig) -> list[Fused]:
-    """`rrf` with a `RankingConfig`'s engine weights, k and convergence bonus.
+def _pairs(ranking: Sequence[Scoreable]) -> list[tuple[str, float]]:
+    """(doc id, score) of a ranking; a bare id list scores 1/rank."""
+    return [(c, 1.0 / r) if isinstance(c, str) else (c.doc_id, c.score)
+            for r, c in enumerate(ranking, 1)]
 
-    >>> from memory_core.retrieval.config import preset
-    >>> [f.doc_id for f in fuse({"bm25": ["a"], "graph": ["b"]}, preset("hybrid_graph"))]
+
+def fuse(rankings: Mapping[str, Sequence[Scoreable]], config: RankingConfig) -> list[Fused]:
+    """Fuse each engine's ranking (candidates with scores, or bare ids best first) by the
+    config's `fusion`: `rrf` (weights, k, convergence bonus) or a score fusion (`convex`,
+    `combmnz`, with the config's `normalisation`; `score_fusion.py`).
+
+    >>> from memory_core.retrieval.config import RankingConfig
+    >>> [f.doc_id for f in fuse({"bm25": ["a"], "graph": ["b"]},
+    ...                         RankingConfig(fusion="rrf", use_graph=True))]
     ['b', 'a']
     """
+    from memory_core.retrieval.score_fusion import score_fusion
+
     weights = {"vector": config.weight_vector, "bm25": config.weight_bm25,
                "graph": config.weight_graph}
-    return rrf(rankings, weights, k=config.rrf_k, convergence_bonus=config.convergence_bonus)
+    if config.fusion == "rrf":
+        ids = {e: [c if isinstance(c, str) else c.doc_id for c in ranking]
+               for e, ranking in rankings.items()}
+        return rrf(ids, weights, k=config.rrf_k, convergence_bonus=config.convergence_bonus)
+    return score_fusion({e: _pairs(r) for e, r in rankings.items()}, weights,
+                        method=config.fusion, normalisation=config.normalisation)

@@ -26,8 +26,9 @@ _WORDS = re.compile(r"\w+")
 class Scored:
     """A fused candidate with its memory, decay and reranked value.
 
-    `value` is `fused.score * decay`; `mmr_adjustment` is what MMR added (0 or negative), so
-    the final score is `value + mmr_adjustment`.
+    `value` is `fused.score * decay` (`decay` the applied prior, see `decay_prior`);
+    `mmr_adjustment` is what MMR added (0 or negative), so the final score is
+    `value + mmr_adjustment`.
     """
 
     fused: Fused
@@ -41,15 +42,30 @@ class Scored:
         """The memory's id."""
         return self.fused.doc_id
 
+    prior: float = 1.0
+
     @property
     def decay(self) -> float:
-        """The decay composite, 1 when decay is off."""
-        return self.factors.composite if self.factors else 1.0
+        """The decay prior applied to the fused score, 1 when decay is off."""
+        return self.prior
 
     @property
     def score(self) -> float:
         """The final score."""
         return self.value + self.mmr_adjustment
+
+
+def decay_prior(composite: float, beta: float) -> float:
+    """The multiplier decay applies: `(1 - beta) + beta * composite`.
+
+    With beta < 1 a memory's score moves by at most beta x (composite - 1): decay reorders
+    memories whose fused scores are within that band and leaves a clearly more relevant one
+    above a fresher, weaker one. beta = 1 is seed 003's plain multiplication.
+
+    >>> decay_prior(0.5, 0.2)
+    0.9
+    """
+    return (1.0 - beta) + beta * composite
 
 
 def pool_size(config: RankingConfig, limit: int) -> int:
@@ -82,8 +98,8 @@ def apply_decay(pool: Sequence[Fused], memories: Mapping[str, Memory], config: R
                              pattern_match=_pattern_context(memory, words, flt),
                              cited_at=cited.get(memory.id))
                    if config.use_decay else None)
-        scored.append(Scored(fused, memory, factors,
-                             fused.score * (factors.composite if factors else 1.0)))
+        prior = decay_prior(factors.composite, config.decay_weight) if factors else 1.0
+        scored.append(Scored(fused, memory, factors, fused.score * prior, prior=prior))
     return sorted(scored, key=lambda s: (-s.value, s.doc_id))
 
 

@@ -1,6 +1,9 @@
 """What `search()` returns: `Hit`s that carry their explanation, in `SearchResults`.
 
-A hit's parts add up to its score: `score == rrf * bonus * decay + mmr_adjustment`.
+A hit's parts add up to its score: `score == rrf * bonus * decay + mmr_adjustment`, where
+`rrf` is the fused sum of the engines' contributions (RRF terms, or weighted normalised scores
+for the score fusions), `bonus` the fusion's multiplier (RRF's convergence bonus, CombMNZ's
+engine count, 1 for convex) and `decay` the applied decay prior.
 """
 
 from __future__ import annotations
@@ -17,11 +20,17 @@ from memory_core.retrieval.config import DEFAULT_PRESET, RankingConfig, preset
 
 @dataclass(frozen=True)
 class EngineEvidence:
-    """What one engine said about a hit: its rank, raw score and RRF contribution."""
+    """What one engine said about a hit: its rank, score and contribution to the fused sum.
+
+    With session context on, `score` includes `context`: what the best neighbour in the
+    session (`context_from`) added to the engine's own score.
+    """
 
     rank: int
     score: float
     contribution: float
+    context: float = 0.0
+    context_from: str | None = None
 
 
 @dataclass(frozen=True)
@@ -50,7 +59,7 @@ class Hit:
         out: dict[str, Any] = {
             "rank": self.rank,
             "score": self.score,
-            "engines": {e: ev.__dict__ for e, ev in self.engines.items()},
+            "engines": {e: _evidence(ev) for e, ev in self.engines.items()},
             "rrf": self.rrf,
             "bonus": self.bonus,
             "decay": self.decay,
@@ -65,6 +74,15 @@ class Hit:
             out["replaces"] = self.replaces
             out["note"] = f"stands in for superseded memory {self.replaces}"
         return out
+
+
+def _evidence(ev: EngineEvidence) -> dict[str, Any]:
+    """An engine's evidence as plain data; the context keys only when context added some."""
+    out: dict[str, Any] = {"rank": ev.rank, "score": ev.score, "contribution": ev.contribution}
+    if ev.context:
+        out["context"] = ev.context
+        out["context_from"] = ev.context_from
+    return out
 
 
 def _default_config() -> RankingConfig:

@@ -34,8 +34,13 @@ def explain(ranked: Sequence[Scored], found: Candidates) -> list[Hit]:
     evidence = found.by_id()
     hits = []
     for rank, s in enumerate(ranked, 1):
-        engines = {e: EngineEvidence(evidence[e][s.doc_id].rank, evidence[e][s.doc_id].score,
-                                     s.fused.contributions[e]) for e in s.fused.ranks}
+        engines = {}
+        for e in s.fused.ranks:
+            lift = found.context.get(e, {}).get(s.doc_id)
+            engines[e] = EngineEvidence(
+                evidence[e][s.doc_id].rank, evidence[e][s.doc_id].score,
+                s.fused.contributions[e], context=lift.added if lift else 0.0,
+                context_from=lift.neighbour if lift else None)
         graph = found.graph.get(s.doc_id)
         hits.append(Hit(
             memory=replace(s.memory, vector=None), rank=rank, engines=engines, rrf=s.fused.rrf,
@@ -74,7 +79,7 @@ def search(
     flt = filter or Filter()
     now = now or utcnow()
     found = candidates(store, query, flt, cfg, max(cfg.candidates, limit), now=now)
-    pool = fuse(found.ids(), cfg)[: pool_size(cfg, limit)]
+    pool = fuse(found.rankings, cfg)[: pool_size(cfg, limit)]
     memories = store.get_many([f.doc_id for f in pool], with_vectors=cfg.use_mmr)
     cited = cited_times(store, list(memories), now, cfg) if cfg.use_decay else {}
     ranked = rerank(pool, memories, cfg, query=query, flt=flt, now=now, limit=limit,

@@ -84,9 +84,9 @@ def test_explain_gives_each_hit_the_parts_of_its_score() -> None:
     fused = {f.doc_id: f for f in fuse(found.ids(), preset("full"))}
     factors = DecayFactors(0.9, 1.0, 1.0, 1.0, 1.0, 0.9)
     mems = {d: _m(f"memory {d}", id=d, vector=[1.0] * FAKE_DIM) for d in "abc"}
-    ranked = [Scored(fused["b"], mems["b"], factors, fused["b"].score * 0.9, -0.002),
+    ranked = [Scored(fused["b"], mems["b"], factors, fused["b"].score * 0.9, -0.002, prior=0.9),
               Scored(fused["c"], mems["c"], None, fused["c"].score),
-              Scored(fused["a"], mems["a"], factors, fused["a"].score * 0.9, -0.001)]
+              Scored(fused["a"], mems["a"], factors, fused["a"].score * 0.9, -0.001, prior=0.9)]
     hits = explain(ranked, found)
     assert [(h.memory.id, h.rank) for h in hits] == [("b", 1), ("c", 2), ("a", 3)]
     b, c, a = hits
