@@ -78,7 +78,6 @@ if TYPE_CHECKING:
     from memory_core.errors import TenantNotFoundError as TenantNotFoundError
     from memory_core.errors import UnknownFormatError as UnknownFormatError
     from memory_core.errors import VersionGoneError as VersionGoneError
-    from memory_core.evaluation import DEFAULT_SPACE as DEFAULT_SPACE
     from memory_core.evaluation import STAT_TESTS as STAT_TESTS
     from memory_core.evaluation import Comparison as Comparison
     from memory_core.evaluation import EvalResult as EvalResult
@@ -89,6 +88,7 @@ if TYPE_CHECKING:
     from memory_core.evaluation import check_reachable as check_reachable
     from memory_core.evaluation import compare_configs as compare_configs
     from memory_core.evaluation import compare_results as compare_results
+    from memory_core.evaluation import default_space as default_space
     from memory_core.evaluation import evaluate_config as evaluate_config
     from memory_core.evaluation import evaluate_embedders as evaluate_embedders
     from memory_core.evaluation import load_queries as load_queries
@@ -294,7 +294,7 @@ _EXPORTS: dict[str, str] = {
     "tune": "memory_core.evaluation",
     "SearchSpace": "memory_core.evaluation",
     "TuneResult": "memory_core.evaluation",
-    "DEFAULT_SPACE": "memory_core.evaluation",
+    "default_space": "memory_core.evaluation",
     "metrics_bar": "memory_core.viz.evaluation",
     "per_query_delta": "memory_core.viz.evaluation",
     "win_tie_loss_bar": "memory_core.viz.evaluation",

@@ -95,7 +95,8 @@ def _print(result: TuneResult, label: str, out: Path | None) -> None:
               help="A RankingConfig as JSON to tune from, instead of --preset.")
 @click.option("--space", "space_file", type=click.File("r"),
               help='The knobs to search as JSON, e.g. {"weight_bm25": [1, 2], "rrf_k": '
-                   '[20, 60]} (default: a small built-in grid, see memory_core.DEFAULT_SPACE).')
+                   '[20, 60]} (default: a small grid around the starting config, see '
+                   'memory_core.default_space).')
 @click.option("--folds", default=5, show_default=True, type=click.IntRange(min=2),
               help="k of k-fold cross-validation.")
 @click.option("--seed", default=0, show_default=True, type=int,
@@ -119,13 +120,12 @@ def tune_command(ctx: click.Context, queries_path: Path, preset_name: str | None
     The held-out mean ± sd is what tuning is worth on queries it has not seen; the config
     written to --out is the best on all queries.
     """
-    from memory_core.evaluation import load_queries, tune
+    from memory_core.evaluation import default_space, load_queries, tune
     from memory_core.evaluation.tune import metric_cut
-    from memory_core.evaluation.tune_space import DEFAULT_SPACE
 
     label, base = (pick_ranking(preset_name, config_file, both="--preset or --config")
                    or default_ranking())
-    space = _space(space_file) or DEFAULT_SPACE
+    space = _space(space_file) or default_space(base)
     metric_cut(metric)  # a typo fails before any search
     queries = load_queries(queries_path)
     store = open_store(ctx, require_tenant=True)

@@ -49,13 +49,12 @@ from memory_core.evaluation.runner import (
     unreachable_queries,
 )
 from memory_core.evaluation.tune import TuneResult, tune
-from memory_core.evaluation.tune_space import DEFAULT_SPACE, SearchSpace
+from memory_core.evaluation.tune_space import SearchSpace, default_space
 
 __all__ = [
     "AT_K",
     "DEFAULT_ALPHA",
     "DEFAULT_KS",
-    "DEFAULT_SPACE",
     "OVER_LIST",
     "STAT_TESTS",
     "Comparison",
@@ -81,6 +80,7 @@ __all__ = [
     "result_from_run",
     "run_queries",
     "score_queries",
+    "default_space",
     "select_tags",
     "tune",
     "unreachable_queries",

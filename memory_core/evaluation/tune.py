@@ -28,7 +28,7 @@ from memory_core.evaluation.metrics import metric_names, score_queries
 from memory_core.evaluation.queryset import Query
 from memory_core.evaluation.runner import Progress, check_reachable, run_queries
 from memory_core.evaluation.tune_folds import Fold, assign_folds, best, cross_validate, spread
-from memory_core.evaluation.tune_space import DEFAULT_SPACE, Candidate, SearchSpace
+from memory_core.evaluation.tune_space import Candidate, SearchSpace, default_space
 from memory_core.records import utcnow
 from memory_core.retrieval.config import DEFAULT_PRESET, RankingConfig, preset
 from memory_core.untrusted import shown
@@ -197,7 +197,7 @@ def tune(
     now: datetime | None = None,
     progress: Progress | None = None,
 ) -> TuneResult:
-    """Search `space` (default `DEFAULT_SPACE`) around `base` (default the `DEFAULT_PRESET`)
+    """Search `space` (default `default_space(base)`) around `base` (default the `DEFAULT_PRESET`)
     on `queries` with `folds`-fold cross-validation of `metric`.
 
     Deterministic for a `seed` (it shuffles the queries into folds). `now` fixes the decay
@@ -207,7 +207,7 @@ def tune(
     started = time.perf_counter()
     cut = metric_cut(metric)
     base = base or preset(DEFAULT_PRESET)
-    grid = (space or DEFAULT_SPACE).expand(base)
+    grid = (space or default_space(base)).expand(base)
     _check_queries(queries, folds)
     check_reachable(store, queries)
     now = now or utcnow()

@@ -4,13 +4,16 @@ A knob is a `RankingConfig` field (`"weight_bm25"`) or a nested decay parameter,
 (`"decay.usage_cap"`, `"decay.tier_anchor.critical"`): the names `RankingConfig.diff` uses.
 The grid is every combination of the knobs' values applied to a base config, the base itself
 first (so tuning can always keep it); a combination `RankingConfig` rejects (both engines
-off, a negative weight) is skipped and counted with its reason, a duplicate is dropped.
+off, a negative weight) is skipped and counted with its reason, and one that ranks exactly
+like an earlier one is dropped (`INERT`: the knobs it differs in have no effect there, such
+as `rrf_k` under score fusion), so no search is spent twice.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +41,36 @@ def knob_values(config: RankingConfig) -> dict[str, Any]:
     1.5
     """
     return dict(_leaves(config.to_dict()))
+
+
+#: (knob or dotted prefix, when it cannot change a ranking): the pipeline's stages read
+#: these knobs only when the condition is false (retrieval/fusion.py, score_fusion.py,
+#: candidates.py, rerank.py; a test searches both sides of every rule to keep them true).
+INERT: tuple[tuple[str, Callable[[RankingConfig], bool]], ...] = (
+    ("rrf_k", lambda c: c.fusion != "rrf"),
+    ("convergence_bonus", lambda c: c.fusion != "rrf"),
+    ("normalisation", lambda c: c.fusion == "rrf"),
+    ("context_weight", lambda c: c.context_window == 0),
+    ("weight_vector", lambda c: not c.use_vector),
+    ("weight_bm25", lambda c: not c.use_bm25),
+    ("weight_graph", lambda c: not c.use_graph),
+    ("graph_", lambda c: not c.use_graph),
+    ("decay", lambda c: not c.use_decay),  # decay.* and decay_weight
+    ("mmr_lambda", lambda c: not c.use_mmr),
+)
+
+
+def ranking_key(config: RankingConfig) -> str:
+    """`config` as JSON without the knobs that cannot change its ranking (`INERT`): two
+    configs with the same key rank every query alike.
+
+    >>> ranking_key(RankingConfig(fusion="convex", rrf_k=10)) == ranking_key(
+    ...     RankingConfig(fusion="convex", rrf_k=60))
+    True
+    """
+    inert = [prefix for prefix, when in INERT if when(config)]
+    return json.dumps({k: v for k, v in knob_values(config).items()
+                       if not any(k.startswith(p) for p in inert)}, sort_keys=True)
 
 
 def _checked(knob: str, value: Any, like: Any) -> Any:
@@ -136,7 +169,8 @@ class SearchSpace:
         return {name: list(values) for name, values in self.knobs}
 
     def expand(self, base: RankingConfig) -> Grid:
-        """The grid on `base`: the base first, then every valid, new combination in order.
+        """The grid on `base`: the base first, then every valid combination that ranks
+        differently from those before it, in order.
 
         Raises `InvalidConfigError` when the grid exceeds `MAX_CONFIGS` or no combination
         is valid (a typo in a value, usually).
@@ -147,7 +181,7 @@ class SearchSpace:
         names = self.names
         current = knob_values(base)
         found = [Candidate(0, {n: current[n] for n in names}, base)]
-        seen = {base.to_json()}  # a config holds a dict (tier anchors): not hashable
+        seen = {ranking_key(base)}
         skipped, reasons = 0, dict[str, None]()
         for combo in itertools.product(*(values for _, values in self.knobs)):
             values = dict(zip(names, combo, strict=True))
@@ -157,8 +191,8 @@ class SearchSpace:
                 skipped += 1
                 reasons[str(exc)] = None
                 continue
-            if config.to_json() not in seen:
-                seen.add(config.to_json())
+            if ranking_key(config) not in seen:
+                seen.add(ranking_key(config))
                 found.append(Candidate(len(found), values, config))
         if skipped == self.size:
             raise InvalidConfigError(f"every combination of the search space is invalid: "
@@ -166,17 +200,34 @@ class SearchSpace:
         return Grid(tuple(found), skipped, tuple(reasons))
 
 
-#: What `tune` searches when given no space: 16 configs around the base (one search per
-#: query each, so ~300 queries take a few minutes on two cores).
-#: - `weight_bm25` 1 to 3 with the vector weight left at 1: only the ratio matters to RRF,
-#:   and on conversational memory BM25 is the stronger engine (issue 16: equal weights pull
-#:   it down), so the ratio is searched from equal to BM25 three times the vector;
-#: - `rrf_k` 20 or 60: a small k trusts each engine's top ranks more (Cormack et al., SIGIR
-#:   2009, found 60 robust; 20 is the sharper end seen in practice);
-#: - `use_graph` off or on: the graph helps stores with many edges and adds noise to those
-#:   with few, which only the store's own queries can tell.
-DEFAULT_SPACE = SearchSpace({
-    "weight_bm25": (1.0, 1.5, 2.0, 3.0),
-    "rrf_k": (60, 20),
-    "use_graph": (False, True),
-})
+
+def default_space(base: RankingConfig) -> SearchSpace:
+    """What `tune` searches around `base` when given no space: 12 configs for a base
+    without decay, 24 with (one search per query each: ~300 queries take a few minutes on
+    two cores). Each range holds the base's own value, so tuning can keep it.
+
+    - `fusion` rrf or convex: RRF keeps only ranks, a convex combination of normalised
+      scores keeps how far ahead an engine puts a memory (Bruch et al. 2023); which wins
+      depends on how the store's engines score, so both are tried (`normalisation` stays
+      the base's: it is a second-order choice, searchable with a space of your own);
+    - `weight_bm25` 0.5, 1 or 2 against the vector engine's 1: only the ratio matters, and
+      the stronger engine differs by store (keywords and names favour BM25, paraphrases the
+      vector); a factor of two either way moves the balance without muting an engine;
+    - `context_window` off or 2 (the base's when it has one): the session-context lift
+      helps conversational memories whose answer sits next to the question's words, and
+      does nothing for memories without sessions, which only the store's queries can tell;
+    - with decay on, `decay_weight` the base's or 0.3: a gentle prior (recent memories win
+      near-ties) against the base's strength, the trade-off recall's users care about.
+
+    The graph knobs are left as the base has them: whether edges help depends on how many
+    the store has, and a space of your own (`--space`) can search them.
+    """
+    knobs: dict[str, tuple[Any, ...]] = {
+        "fusion": tuple(dict.fromkeys((base.fusion, "rrf", "convex"))),
+        "weight_bm25": tuple(dict.fromkeys((base.weight_bm25, 0.5, 1.0, 2.0))),
+        "context_window": tuple(dict.fromkeys((base.context_window, 0,
+                                               base.context_window or 2))),
+    }
+    if base.use_decay:
+        knobs["decay_weight"] = tuple(dict.fromkeys((base.decay_weight, 0.3)))
+    return SearchSpace(knobs)

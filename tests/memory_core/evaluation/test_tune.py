@@ -11,12 +11,17 @@ import pytest
 
 from memory_core.cli.options import pick_ranking
 from memory_core.errors import InvalidConfigError
-from memory_core.evaluation import DEFAULT_SPACE, Query, SearchSpace, TuneResult, tune
+from memory_core.evaluation import Query, SearchSpace, TuneResult, default_space, tune
 from memory_core.evaluation.tune import metric_cut
 from memory_core.evaluation.tune_folds import assign_folds, best, cross_validate, spread
-from memory_core.evaluation.tune_space import MAX_CONFIGS, knob_values, with_knobs
+from memory_core.evaluation.tune_space import (
+    MAX_CONFIGS,
+    knob_values,
+    ranking_key,
+    with_knobs,
+)
 from memory_core.records import Memory
-from memory_core.retrieval.config import RankingConfig, preset
+from memory_core.retrieval.config import PRESETS, RankingConfig, preset
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 
@@ -226,10 +231,31 @@ def test_nested_decay_knobs_and_the_grid_limit() -> None:
         huge.expand(RankingConfig())
 
 
-def test_the_default_space_is_small_and_valid() -> None:
-    grid = DEFAULT_SPACE.expand(preset("hybrid_graph"))
-    assert 2 <= len(grid.candidates) <= 24 and grid.skipped == 0
-    assert set(DEFAULT_SPACE.names) <= set(knob_values(RankingConfig()))
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_the_default_space_is_small_valid_and_holds_the_base(name: str) -> None:
+    base = preset(name)
+    space = default_space(base)
+    grid = space.expand(base)
+    assert len(grid.candidates) <= 24 and grid.skipped == 0
+    assert grid.candidates[0].config == base
+    for knob, values in space.knobs:
+        assert knob_values(base)[knob] in values  # tuning can keep the base's value
+    if base.use_vector and base.use_bm25:  # weight_bm25 is inert with one engine
+        assert len(grid.candidates) == (24 if base.use_decay else 12)
+    assert set(space.names) == {"fusion", "weight_bm25", "context_window"} | (
+        {"decay_weight"} if base.use_decay else set())
+
+
+def test_configs_that_rank_alike_are_searched_once() -> None:
+    grid = SearchSpace({"fusion": ("rrf", "convex"), "rrf_k": (60, 10),
+                        "normalisation": ("zscore", "minmax")}).expand(preset("hybrid"))
+    # rrf_k only matters to RRF, normalisation only to score fusion
+    assert [c.knobs for c in grid.candidates] == [
+        {"fusion": "rrf", "rrf_k": 60, "normalisation": "zscore"},
+        {"fusion": "rrf", "rrf_k": 10, "normalisation": "zscore"},
+        {"fusion": "convex", "rrf_k": 60, "normalisation": "zscore"},
+        {"fusion": "convex", "rrf_k": 60, "normalisation": "minmax"}]
+    assert ranking_key(preset("hybrid")) != ranking_key(preset("hybrid").with_changes(rrf_k=9))
 
 
 def test_each_query_is_embedded_once(store: MemoryStore, queries: list[Query],
