@@ -10,28 +10,17 @@ when d was found by two or more engines, else 1.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memory_core.errors import InvalidConfigError
+from memory_core.retrieval.fused import Fused
+from memory_core.retrieval.score_fusion import score_fusion
 
 if TYPE_CHECKING:
     from memory_core.retrieval.config import RankingConfig
     from memory_core.retrieval.engines import Candidate
 
     Scoreable = str | Candidate
-
-
-@dataclass(frozen=True)
-class Fused:
-    """One document's fusion: its per-engine ranks and contributions, bonus and score."""
-
-    doc_id: str
-    ranks: dict[str, int]
-    contributions: dict[str, float]
-    rrf: float  # sum of contributions
-    bonus: float
-    score: float  # rrf * bonus
 
 
 def rrf(
@@ -81,8 +70,6 @@ def fuse(rankings: Mapping[str, Sequence[Scoreable]], config: RankingConfig) -> 
     ...                         RankingConfig(fusion="rrf", use_graph=True))]
     ['b', 'a']
     """
-    from memory_core.retrieval.score_fusion import score_fusion
-
     weights = {"vector": config.weight_vector, "bm25": config.weight_bm25,
                "graph": config.weight_graph}
     if config.fusion == "rrf":

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 
 from memory_core.errors import InvalidConfigError
 from memory_core.retrieval.config import NORMALISATIONS
-from memory_core.retrieval.fusion import Fused
+from memory_core.retrieval.fused import Fused
 
 
 def normalise(scores: Sequence[float], method: str) -> list[float]:
@@ -82,9 +82,8 @@ def score_fusion(rankings: Mapping[str, Sequence[tuple[str, float]]],
     missing = sorted(set(rankings) - set(weights))
     if missing:
         raise InvalidConfigError(f"no weight for engine(s) {', '.join(missing)}")
-    total_weight = math.fsum(weights[e] for e in rankings)
-    if total_weight <= 0:
-        raise InvalidConfigError("the engine weights of a score fusion must not all be 0")
+    # every weight 0 (an engine switched off by its weight) scores everything 0, as RRF does
+    total_weight = math.fsum(weights[e] for e in rankings) or 1.0
     per_engine = _normalised(rankings, normalisation)
     docs: dict[str, dict[str, tuple[int, float]]] = {}
     for engine, found in per_engine.items():

@@ -10,10 +10,21 @@ from memory_core.filters import Filter
 from memory_core.records import Memory
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.fusion import fuse
-from memory_core.retrieval.rerank import Scored, apply_decay, diversify, pool_size, rerank
+from memory_core.retrieval.rerank import (
+    Scored,
+    apply_decay,
+    decay_prior,
+    diversify,
+    pool_size,
+    rerank,
+)
 
 NOW = datetime(2026, 10, 1, tzinfo=UTC)
-HYBRID, FULL = preset("hybrid"), preset("full")
+#: RRF without context, and seed 003's plain multiplication by the composite (decay_weight
+#: 1): the configs the hand-worked oracles below were written for
+HYBRID = preset("hybrid_rrf")
+FULL = HYBRID.with_changes(use_graph=True, use_decay=True, decay_weight=1.0)
+GENTLE = FULL.with_changes(decay_weight=0.3)
 
 
 def _memory(doc_id: str, days: float, vector: list[float] | None = None, **kw) -> Memory:
@@ -52,6 +63,34 @@ def test_decay_does_not_bury_a_clearly_more_relevant_memory() -> None:
     assert [s.doc_id for s in scored] == ["a", "c"]  # the x* have no memory: dropped
     assert scored[0].value == pytest.approx(1.10 * 2 / 61 * _r(30))
     assert scored[1].value == pytest.approx(1 / 100)
+
+
+def test_the_decay_prior_moves_a_score_by_at_most_beta_times_the_composite_gap() -> None:
+    assert decay_prior(1.0, 0.3) == 1.0
+    assert decay_prior(0.2, 0.3) == pytest.approx(0.7 + 0.3 * 0.2)
+    assert decay_prior(0.2, 1.0) == pytest.approx(0.2)  # seed 003's multiplication
+    assert decay_prior(0.2, 0.0) == 1.0
+
+
+def test_a_gentle_prior_keeps_a_clearly_more_relevant_old_memory_above_a_weak_new_one() -> None:
+    # a tops both engines (1.1 * 2/61); c is 3rd in one engine (1/63), half a's score or
+    # less. A year of decay (R(365) = 0.5436) under the plain multiplication puts c first;
+    # the 0.3 prior leaves a ahead, as the old memory is clearly more relevant
+    fused = fuse({"vector": ["a", "x", "c"], "bm25": ["a"]}, FULL)
+    memories = {"a": _memory("a", days=365), "c": _memory("c", days=0)}
+    plain = apply_decay(fused, memories, FULL, query="q", flt=Filter(), now=NOW)
+    gentle = apply_decay(fused, memories, GENTLE, query="q", flt=Filter(), now=NOW)
+    a, c = 1.10 * 2 / 61, 1 / 63
+    assert plain[0].value == pytest.approx(a * _r(365))
+    assert gentle[0].doc_id == "a"
+    assert gentle[0].value == pytest.approx(a * (0.7 + 0.3 * _r(365)))
+    assert gentle[0].decay == pytest.approx(0.7 + 0.3 * _r(365))
+    assert gentle[1].value == pytest.approx(c)
+    # a near-tie still goes to the fresher memory under the gentle prior
+    tie = fuse({"vector": ["a", "b"], "bm25": ["b", "a"]}, GENTLE)
+    near = apply_decay(tie, {"a": _memory("a", days=300), "b": _memory("b", days=1)},
+                       GENTLE, query="q", flt=Filter(), now=NOW)
+    assert [s.doc_id for s in near] == ["b", "a"]
 
 
 def test_a_pattern_is_in_context_by_the_filter_project_or_a_query_word_tag() -> None:

@@ -1,0 +1,73 @@
+"""Session context on a hand-built session: neighbours lift each other's scores, only within
+the window, the session and the memory type, and search explains it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memory_core.records import Memory
+from memory_core.retrieval.config import RankingConfig, preset
+from memory_core.retrieval.context import _Session, lift
+from memory_core.retrieval.search import search
+from memory_core.store import MemoryStore
+
+T0 = datetime(2026, 9, 1, 10, tzinfo=UTC)
+
+
+def _session(*docs: str) -> _Session:
+    key = ("s1", "event")
+    return _Session({d: (key, i) for i, d in enumerate(docs)}, {key: list(docs)})
+
+
+def test_lift_adds_a_share_of_the_best_neighbour_within_the_window() -> None:
+    s = _session("t1", "t2", "t3", "t4", "t5")
+    lifted, lifts = lift({"t1": 4.0, "t3": 1.0}, s, window=2, weight=0.5)
+    # t1 sees t2, t3 (best 1.0); t3 sees t1, t2, t4, t5 (best 4.0); t2 sees t1, t3, t4
+    assert lifted == {"t1": 4.0 + 0.5, "t3": 1.0 + 2.0, "t2": 0.0 + 2.0, "t4": 0.0 + 0.5,
+                      "t5": 0.0 + 0.5}
+    assert lifts["t2"].neighbour == "t1" and lifts["t2"].own == 0.0
+    assert "t5" in lifted and lifts["t5"].neighbour == "t3"  # t1 is 4 away from t5
+    assert lift({"t1": 4.0}, s, window=0, weight=0.5)[0] == {"t1": 4.0}
+
+
+def _turns(store: MemoryStore) -> list[str]:
+    texts = ["Melanie: what did you do last weekend?",
+             "Caroline: I went to the LGBTQ support group on Saturday.",
+             "Melanie: how was it?",
+             "Caroline: it was powerful, everyone shared their stories."]
+    memories = [Memory.new(t, "event", session_id="conv-1", project="p",
+                           created_at=T0 + timedelta(seconds=i)) for i, t in enumerate(texts)]
+    # right after the first turn in time, but an observation, not a turn of the dialogue
+    other = Memory.new("an observation about the group meeting", "observation",
+                       session_id="conv-1", project="p", created_at=T0 + timedelta(seconds=0.5))
+    store.add([*memories, other])
+    return [m.id for m in memories] + [other.id]
+
+
+def test_a_reply_is_found_through_the_question_next_to_it(store: MemoryStore) -> None:
+    ids = _turns(store)
+    query = "weekend plans"
+    plain = search(store, query, config=preset("bm25"), limit=10)
+    assert [h.memory.id for h in plain] == [ids[0]]  # the only turn with a query word
+    cfg = RankingConfig(use_vector=False, context_window=1, context_weight=0.5)
+    found = search(store, query, config=cfg, limit=10)
+    by_id = {h.memory.id: h for h in found}
+    assert [h.memory.id for h in found] == [ids[0], ids[1]]  # the reply, lifted
+    evidence = by_id[ids[1]].engines["bm25"]
+    assert evidence.context_from == ids[0]
+    assert evidence.context == pytest.approx(0.5 * plain[0].engines["bm25"].score)
+    assert evidence.score == pytest.approx(evidence.context)  # its own BM25 score is 0
+    assert by_id[ids[1]].explain()["engines"]["bm25"]["context_from"] == ids[0]
+    # turn 3 is two away (window 1); the observation is of another type: neither lifted
+    assert ids[2] not in by_id and ids[4] not in by_id
+
+
+def test_memories_without_a_session_rank_as_before(store: MemoryStore) -> None:
+    store.add([Memory.new(f"cache note {i}", "fact") for i in range(3)])
+    with_ctx = search(store, "cache note", config=preset("hybrid"), limit=5)
+    without = search(store, "cache note", config=preset("hybrid").with_changes(
+        context_window=0), limit=5)
+    assert [h.memory.id for h in with_ctx] == [h.memory.id for h in without]
+    assert [h.score for h in with_ctx] == pytest.approx([h.score for h in without])
