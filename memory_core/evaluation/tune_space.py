@@ -51,6 +51,7 @@ INERT: tuple[tuple[str, Callable[[RankingConfig], bool]], ...] = (
     ("convergence_bonus", lambda c: c.fusion != "rrf"),
     ("normalisation", lambda c: c.fusion == "rrf"),
     ("context_weight", lambda c: c.context_window == 0),
+    ("context_window", lambda c: c.context_weight == 0),
     ("weight_vector", lambda c: not c.use_vector),
     ("weight_bm25", lambda c: not c.use_bm25),
     ("weight_graph", lambda c: not c.use_graph),
@@ -204,30 +205,35 @@ class SearchSpace:
 def default_space(base: RankingConfig) -> SearchSpace:
     """What `tune` searches around `base` when given no space: 12 configs for a base
     without decay, 24 with (one search per query each: ~300 queries take a few minutes on
-    two cores). Each range holds the base's own value, so tuning can keep it.
+    two cores). Every range holds the base's own value, so tuning can keep it.
 
-    - `fusion` rrf or convex: RRF keeps only ranks, a convex combination of normalised
-      scores keeps how far ahead an engine puts a memory (Bruch et al. 2023); which wins
-      depends on how the store's engines score, so both are tried (`normalisation` stays
-      the base's: it is a second-order choice, searchable with a space of your own);
-    - `weight_bm25` 0.5, 1 or 2 against the vector engine's 1: only the ratio matters, and
-      the stronger engine differs by store (keywords and names favour BM25, paraphrases the
-      vector); a factor of two either way moves the balance without muting an engine;
-    - `context_window` off or 2 (the base's when it has one): the session-context lift
-      helps conversational memories whose answer sits next to the question's words, and
-      does nothing for memories without sessions, which only the store's queries can tell;
-    - with decay on, `decay_weight` the base's or 0.3: a gentle prior (recent memories win
-      near-ties) against the base's strength, the trade-off recall's users care about.
+    - `fusion`: the base's and the other of rrf / convex. RRF keeps only ranks, a convex
+      combination of normalised scores keeps how far ahead an engine puts a memory (Bruch
+      et al. 2023); which wins depends on how the store's engines score. `normalisation`
+      stays the base's: a second-order choice, searchable with a space of your own;
+    - `weight_bm25`: the base's, half and double, against the vector weight (only the
+      ratio matters). The stronger engine differs by store (names and keywords favour BM25,
+      paraphrases the vector); a factor of two either way shifts the balance without
+      muting an engine;
+    - `context_window`: the base's and off (or 2 when the base has it off). Session context
+      lifts conversational memories whose answer sits next to the question's words and
+      does nothing for memories without sessions: only the store's queries can tell;
+    - with decay on, `decay_weight`: the base's and half of it. A relevance-judged query
+      set cannot reward recency, which is what recall's users keep decay for, so the
+      search may soften the prior where it costs relevance but never offers a stronger one
+      that it would have no evidence for.
 
-    The graph knobs are left as the base has them: whether edges help depends on how many
-    the store has, and a space of your own (`--space`) can search them.
+    The graph knobs stay the base's: whether edges help depends on how many the store has,
+    and `--space` can search them.
     """
     knobs: dict[str, tuple[Any, ...]] = {
-        "fusion": tuple(dict.fromkeys((base.fusion, "rrf", "convex"))),
-        "weight_bm25": tuple(dict.fromkeys((base.weight_bm25, 0.5, 1.0, 2.0))),
-        "context_window": tuple(dict.fromkeys((base.context_window, 0,
-                                               base.context_window or 2))),
+        "fusion": tuple(dict.fromkeys((base.fusion, "convex" if base.fusion == "rrf"
+                                       else "rrf"))),
+        "weight_bm25": tuple(dict.fromkeys((base.weight_bm25, base.weight_bm25 / 2,
+                                            base.weight_bm25 * 2))),
+        "context_window": (base.context_window, 2 if base.context_window == 0 else 0),
     }
     if base.use_decay:
-        knobs["decay_weight"] = tuple(dict.fromkeys((base.decay_weight, 0.3)))
+        knobs["decay_weight"] = tuple(dict.fromkeys((base.decay_weight,
+                                                     base.decay_weight / 2)))
     return SearchSpace(knobs)

@@ -37,24 +37,26 @@ VECTOR_SPACE = SearchSpace({"use_vector": (True, False)})
 def queries(store: MemoryStore) -> list[Query]:
     """Ten queries, each one rare word plus four common ones, and one relevant memory each.
 
-    The relevant memory holds the query's rare word only; forty distractors hold the four
+    The relevant memory holds the query's rare word only; sixty distractors hold the four
     common words. BM25 weighs the rare word (it is in one memory) far above the common ones
-    (in forty): it ranks the relevant memory first. The fake embedder weighs every word
+    (in sixty): it ranks the relevant memory first. The fake embedder weighs every word
     alike, so the distractors (4 of 5 words shared) are far closer than the relevant memory
-    (1 of 5): the vector engine ranks it below forty distractors, and equal-weight RRF of the
-    two lists puts it below the top 10. So BM25 alone scores nDCG@10 = 1 on every query and
-    hybrid scores 0: turning the vector engine off is clearly better.
+    (1 of 5): the vector engine ranks it below all sixty, outside its top 50 candidates.
+    Equal-weight RRF then gives the relevant memory 1/(60 + 1) = 0.0164 and each of the
+    (at least 39) distractors in both engines' top 50 at least 1.1 * 2/(60 + 50) = 0.02, so
+    it falls out of the top 10. BM25 alone scores nDCG@10 = 1 on every query and hybrid_rrf
+    0: turning the vector engine off is clearly better.
     """
     when = NOW - timedelta(days=3)
     relevant = [Memory.new(f"{word} notes kept", created_at=when) for word in RARE]
-    distractors = [Memory.new(f"{COMMON} item{j}", created_at=when) for j in range(40)]
+    distractors = [Memory.new(f"{COMMON} item{j}", created_at=when) for j in range(60)]
     store.add(relevant + distractors)
     return [Query(f"q{i}", f"{word} {COMMON}", {m.id: 1})
             for i, (word, m) in enumerate(zip(RARE, relevant, strict=True))]
 
 
 def _tune(store: MemoryStore, queries: list[Query], **kw: object) -> TuneResult:
-    options: dict[str, object] = {"space": VECTOR_SPACE, "base": preset("hybrid"),
+    options: dict[str, object] = {"space": VECTOR_SPACE, "base": preset("hybrid_rrf"),
                                   "now": NOW, **kw}
     return tune(store, queries, **options)  # type: ignore[arg-type]
 
@@ -63,10 +65,10 @@ def test_tune_picks_the_clearly_better_value(store: MemoryStore, queries: list[Q
     ticks: list[int] = []
     result = _tune(store, queries, progress=ticks.append)
     assert [c.knobs for c in result.candidates] == [{"use_vector": True}, {"use_vector": False}]
-    assert result.base == preset("hybrid")
+    assert result.base == preset("hybrid_rrf")
     assert sum(ticks) == 2 * len(queries)  # each config searched once per query
     assert result.mean(0) == 0.0 and result.mean(1) == 1.0
-    assert result.chosen == 1 and result.config == preset("hybrid").with_changes(
+    assert result.chosen == 1 and result.config == preset("hybrid_rrf").with_changes(
         use_vector=False)
     assert [f.chosen for f in result.folds] == [1] * 5 and result.chosen_in(1) == 5
     assert result.tuned == (1.0, 0.0) and result.baseline == (0.0, 0.0)
@@ -248,14 +250,16 @@ def test_the_default_space_is_small_valid_and_holds_the_base(name: str) -> None:
 
 def test_configs_that_rank_alike_are_searched_once() -> None:
     grid = SearchSpace({"fusion": ("rrf", "convex"), "rrf_k": (60, 10),
-                        "normalisation": ("zscore", "minmax")}).expand(preset("hybrid"))
+                        "normalisation": ("zscore", "minmax")}).expand(preset("hybrid_rrf"))
     # rrf_k only matters to RRF, normalisation only to score fusion
     assert [c.knobs for c in grid.candidates] == [
         {"fusion": "rrf", "rrf_k": 60, "normalisation": "zscore"},
         {"fusion": "rrf", "rrf_k": 10, "normalisation": "zscore"},
         {"fusion": "convex", "rrf_k": 60, "normalisation": "zscore"},
         {"fusion": "convex", "rrf_k": 60, "normalisation": "minmax"}]
-    assert ranking_key(preset("hybrid")) != ranking_key(preset("hybrid").with_changes(rrf_k=9))
+    rrf = preset("hybrid_rrf")
+    assert ranking_key(rrf) != ranking_key(rrf.with_changes(rrf_k=9))
+    assert ranking_key(preset("hybrid")) == ranking_key(preset("hybrid").with_changes(rrf_k=9))
 
 
 def test_each_query_is_embedded_once(store: MemoryStore, queries: list[Query],
