@@ -113,18 +113,22 @@ class TuneResult:
 
     @property
     def tuned_mean(self) -> float:
+        """The tuning procedure's mean held-out score."""
         return self.tuned[0]
 
     @property
     def tuned_sd(self) -> float:
+        """The sample standard deviation of its held-out fold scores."""
         return self.tuned[1]
 
     @property
     def base_mean(self) -> float:
+        """The base config's mean score on the same held-out folds."""
         return self.baseline[0]
 
     @property
     def base_sd(self) -> float:
+        """The sample standard deviation of the base's fold scores."""
         return self.baseline[1]
 
     def to_json(self) -> str:
@@ -136,7 +140,7 @@ class TuneResult:
         (all queries), folds (how many chose it), base, chosen."""
         import polars as pl
 
-        rows = [{"config": c.index, **{k: v for k, v in c.knobs.items()},
+        rows = [{"config": c.index, **c.knobs,
                  "mean": self.mean(c.index), "folds": self.chosen_in(c.index),
                  "base": c.index == 0, "chosen": c.index == self.chosen}
                 for c in self.candidates]
