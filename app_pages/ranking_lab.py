@@ -10,6 +10,7 @@ import streamlit as st
 
 from app_pages.widgets.lab_inputs import KS, config_picker, query_set_picker
 from app_pages.widgets.lab_results import charts, metrics_table, query_inspector
+from app_pages.widgets.lab_tune import tune_panel
 from app_pages.widgets.markup import code, md
 from app_pages.widgets.state import show_error, store_and_stats
 from memory_core import STAT_TESTS, MemlensError, check_reachable, compare_configs
@@ -59,6 +60,7 @@ def signature() -> str:
                        as_of.isoformat(), store.uri, store.tenant, store.version], default=str)
 
 
+tune_panel(store, chosen[1] if chosen else None, label_a, config_a, as_of)
 pressed = st.button("Run comparison", type="primary", key="lab_run",
                     disabled=chosen is None or config_a is None or config_b is None or not ks)
 if pressed and chosen is not None and config_a is not None and config_b is not None:

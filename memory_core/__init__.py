@@ -101,15 +101,19 @@ if TYPE_CHECKING:
     from memory_core.evaluation import EvalResult as EvalResult
     from memory_core.evaluation import Query as Query
     from memory_core.evaluation import RetrievalRun as RetrievalRun
+    from memory_core.evaluation import SearchSpace as SearchSpace
+    from memory_core.evaluation import TuneResult as TuneResult
     from memory_core.evaluation import check_reachable as check_reachable
     from memory_core.evaluation import compare_configs as compare_configs
     from memory_core.evaluation import compare_results as compare_results
+    from memory_core.evaluation import default_space as default_space
     from memory_core.evaluation import evaluate_config as evaluate_config
     from memory_core.evaluation import evaluate_embedders as evaluate_embedders
     from memory_core.evaluation import load_queries as load_queries
     from memory_core.evaluation import metric_names as metric_names
     from memory_core.evaluation import run_queries as run_queries
     from memory_core.evaluation import select_tags as select_tags
+    from memory_core.evaluation import tune as tune
     from memory_core.evaluation import write_queries as write_queries
     from memory_core.exchange.diff import BREAKDOWNS as BREAKDOWNS
     from memory_core.exchange.diff import CHANGES as CHANGES
@@ -334,6 +338,10 @@ _EXPORTS: dict[str, str] = {
     "evaluate_embedders": "memory_core.evaluation",
     "metric_names": "memory_core.evaluation",
     "STAT_TESTS": "memory_core.evaluation",
+    "tune": "memory_core.evaluation",
+    "SearchSpace": "memory_core.evaluation",
+    "TuneResult": "memory_core.evaluation",
+    "default_space": "memory_core.evaluation",
     "metrics_bar": "memory_core.viz.evaluation",
     "per_query_delta": "memory_core.viz.evaluation",
     "win_tie_loss_bar": "memory_core.viz.evaluation",

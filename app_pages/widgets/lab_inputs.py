@@ -7,10 +7,12 @@ from pathlib import Path
 
 import streamlit as st
 
+from app_pages.widgets.lab_tune import LOADED_KEY
 from app_pages.widgets.markup import code, md
 from app_pages.widgets.ranking_knobs import preset_picker, ranking_panel
 from app_pages.widgets.uploads import save_upload
 from memory_core import (
+    DEFAULT_PRESET,
     DEMO_QUERIES,
     PRESETS,
     MemlensError,
@@ -83,8 +85,29 @@ def query_set_picker() -> tuple[str, list[Query]] | None:
     return label, queries
 
 
+def _loaded(side: str) -> tuple[str, RankingConfig] | None:
+    """The config loaded into `side` (the Tune action's "Load as config B"), shown with what
+    it changes from the default preset and a way back to the presets; None if there is none."""
+    key = LOADED_KEY.format(side=side)
+    loaded = st.session_state.get(key)
+    if loaded is None:
+        return None
+    label, config = loaded
+    st.markdown(f"**Config {side}: {md(label)}**")
+    changed = PRESETS[DEFAULT_PRESET].diff(config)
+    st.caption(f"Loaded; differs from {DEFAULT_PRESET} in "
+               + (", ".join(f"{code(k)} {md(b)}" for k, _, b in changed) or "nothing"))
+    st.button("Back to presets", key=f"lab_{side}_unload",
+              on_click=lambda: st.session_state.pop(key, None))
+    return f"{side}: {label}", config
+
+
 def config_picker(side: str, default: str) -> tuple[str, RankingConfig | None]:
-    """One side's preset and knobs: (label, config or None when the knobs are invalid)."""
+    """One side's preset and knobs, or a config loaded into it: (label, config or None when
+    the knobs are invalid)."""
+    loaded = _loaded(side)
+    if loaded is not None:
+        return loaded
     name = preset_picker(f"Config {side}", key=f"lab_{side}_preset", default=default)
     config = ranking_panel(name, key=f"lab_{side}", title=f"Config {side} knobs")
     tuned = config is not None and bool(PRESETS[name].diff(config))

@@ -136,7 +136,9 @@ def ranking_panel(preset_name: str, *, key: str = "knob", title: str = "Advanced
     with st.expander(title):
         values = _knobs(base, f"{key}_{preset_name}")
         try:
-            config = RankingConfig.from_dict(values)
+            # knobs without a widget here (fusion, session context, the decay prior's
+            # weight) keep the preset's values instead of falling back to the defaults
+            config = RankingConfig.from_dict({**base.to_dict(), **values})
         except MemlensError as exc:
             st.error(f"Invalid ranking settings: {md(exc)}")
             return None

@@ -1,8 +1,8 @@
 """The `memlens` command: parse, call the engine, print (DESIGN.md section 8).
 
 One module per command family (`memories`, `curation`, `corrections`, `search`, `graph`,
-`decay`, `maintenance`, `exchange`, `eval`, `bench`), each listing its commands in `COMMANDS`;
-`options` holds what they share. User mistakes (every `MemlensError`, bad options) print one
+`decay`, `maintenance`, `exchange`, `eval`, `tune`, `bench`), each listing its commands in
+`COMMANDS`; `options` holds what they share. User mistakes (every `MemlensError`, bad options) print one
 line on stderr and exit 1; data output has `--json`; long work shows a progress bar on
 stderr. Human-readable output goes through `options.echo`, which escapes the control
 characters a memory could hold.
@@ -24,6 +24,7 @@ from memory_core.cli import (
     maintenance,
     memories,
     search,
+    tune,
 )
 from memory_core.cli import eval as evaluation
 from memory_core.cli.options import (
@@ -53,7 +54,7 @@ def cli(ctx: click.Context, store_uri: str | None, tenant: str | None) -> None:
 
 
 for _family in (memories, curation, corrections, search, graph, maintenance, exchange,
-                evaluation, bench, decay):
+                evaluation, tune, bench, decay):
     for _command in _family.COMMANDS:
         cli.add_command(_command)
 

@@ -16,7 +16,9 @@ from memory_core.cli.options import (
     emit_json,
     json_option,
     open_store,
+    parse_as_of,
     pick_ranking,
+    print_table,
     progress_bar,
     refuse_empty,
     shorten,
@@ -59,40 +61,16 @@ def _parse_ks(ctx: click.Context, param: click.Parameter, value: str) -> tuple[i
     return tuple(sorted(set(ks)))
 
 
-def _parse_as_of(ctx: click.Context, param: click.Parameter, value: str | None
-                 ) -> datetime | None:
-    from memory_core.errors import InvalidRecordError
-    from memory_core.records import as_utc
-
-    if value is None:
-        return None
-    try:
-        return as_utc(value)
-    except InvalidRecordError:
-        raise click.BadParameter(f"expected an ISO-8601 date or time such as 2026-11-01 or "
-                                 f"2026-11-01T12:00:00Z, got {shown(value)}", ctx=ctx,
-                                 param=param) from None
-
-
-def _table(rows: list[list[str]], right: set[int], indent: str = "") -> None:
-    """Print `rows` as aligned columns (those in `right` right-aligned), the first a header."""
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for r in rows:
-        line = "  ".join(c.rjust(w) if i in right else c.ljust(w)
-                         for i, (c, w) in enumerate(zip(r, widths, strict=True)))
-        echo(f"{indent}{line.rstrip()}")
-
-
 def _print_result(result: EvalResult) -> None:
     rows = [["metric", result.name, "95% CI"]]
     for r in result.summary.iter_rows(named=True):
         ci = f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]" if r["ci_low"] is not None else ""
         rows.append([r["metric"], f"{r['mean']:.3f}", ci])
-    _table(rows, {1})
+    print_table(rows, {1})
     tags = result.by_tag.filter(result.by_tag["metric"] == result.primary)
     if tags.height:
         echo(f"\nby tag ({result.primary}):")
-        _table([["tag", "n", result.name]] + [
+        print_table([["tag", "n", result.name]] + [
             [for_terminal(t["tag"]), str(t["n"]), f"{t['mean']:.3f}"]
             for t in tags.iter_rows(named=True)], {1, 2}, indent="  ")
 
@@ -105,7 +83,7 @@ def _print_comparison(cmp: Comparison, worst: int) -> None:
         rows.append([r["metric"], f"{r['baseline']:.3f}", f"{r['candidate']:.3f}",
                      f"{r['delta']:+.3f}", f"{p} {r['marker'] or ' '}",
                      f"{r['wins']}/{r['ties']}/{r['losses']}"])
-    _table(rows, {1, 2, 3, 4, 5})
+    print_table(rows, {1, 2, 3, 4, 5})
     regressions = cmp.worst(worst)
     if worst:
         echo(f"\nworst regressions on {cmp.primary} ({regressions.height}):")
@@ -115,7 +93,7 @@ def _print_comparison(cmp: Comparison, worst: int) -> None:
     tags = cmp.by_tag.filter(cmp.by_tag["metric"] == cmp.primary)
     if tags.height:
         echo(f"\nby tag ({cmp.primary}, worst first):")
-        _table([["tag", "n", a, b, "delta"]] + [
+        print_table([["tag", "n", a, b, "delta"]] + [
             [for_terminal(t["tag"]), str(t["n"]), f"{t['baseline']:.3f}",
              f"{t['candidate']:.3f}",
              f"{t['delta']:+.3f}"] for t in tags.iter_rows(named=True)],
@@ -263,7 +241,7 @@ def _compare_configs(store: MemoryStore, queries: list[Query], queries_path: Pat
 @click.option("--alpha", default=0.05, show_default=True,
               type=click.FloatRange(0, 1, min_open=True, max_open=True),
               help="Significance level of the * marker.")
-@click.option("--as-of", "as_of", metavar="DATE", callback=_parse_as_of,
+@click.option("--as-of", "as_of", metavar="DATE", callback=parse_as_of,
               help="The decay rerank's clock (ISO-8601, UTC; default now). Decay depends "
                    "on the day, so pin it to reproduce a decay config's numbers later.")
 @click.option("--worst", default=5, show_default=True, type=click.IntRange(0, 1000),

@@ -24,7 +24,7 @@ from memory_core.filters import Filter
 from memory_core.records import Memory
 from memory_core.retrieval.config import DEFAULT_PRESET, PRESETS, RankingConfig, preset
 from memory_core.store import MemoryStore
-from memory_core.untrusted import for_terminal, one_line
+from memory_core.untrusted import for_terminal, one_line, shown
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -232,6 +232,22 @@ def ranking_of(preset_name: str | None, config_file: IO[str] | None) -> RankingC
     return (pick_ranking(preset_name, config_file) or default_ranking())[1]
 
 
+def parse_as_of(ctx: click.Context, param: click.Parameter, value: str | None
+                ) -> datetime | None:
+    """An `--as-of DATE` callback: the decay clock as a UTC datetime (None if not given)."""
+    from memory_core.errors import InvalidRecordError
+    from memory_core.records import as_utc
+
+    if value is None:
+        return None
+    try:
+        return as_utc(value)
+    except InvalidRecordError:
+        raise click.BadParameter(f"expected an ISO-8601 date or time such as 2026-11-01 or "
+                                 f"2026-11-01T12:00:00Z, got {shown(value)}", ctx=ctx,
+                                 param=param) from None
+
+
 # -- errors --------------------------------------------------------------------------------
 
 @contextmanager
@@ -322,6 +338,15 @@ def emit_json(value: Any) -> None:
     """Print `value` as indented JSON on stdout (JSON escapes C0 controls itself; the
     output is for programs and stays exactly as `json.dumps` writes it)."""
     click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=_default))
+
+
+def print_table(rows: list[list[str]], right: set[int], indent: str = "") -> None:
+    """Print `rows` as aligned columns (those in `right` right-aligned), the first a header."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        line = "  ".join(c.rjust(w) if i in right else c.ljust(w)
+                         for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+        echo(f"{indent}{line.rstrip()}")
 
 
 def shorten(text: str, width: int) -> str:

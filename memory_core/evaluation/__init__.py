@@ -7,6 +7,8 @@
     cmp.summary        # metric, baseline, candidate, delta, p_value, marker, wins/ties/losses
     cmp.worst(5)       # the queries that regressed most on nDCG@10
     cmp.warnings       # queries that retrieved nothing (and why) or have no relevant memory
+    tuned = tune(store, queries, folds=5, seed=0)  # k-fold cross-validated knob search
+    tuned.tuned_mean, tuned.base_mean, tuned.to_json()
 
 Metrics are computed by ranx; polars and ranx load on first use, not on import.
 """
@@ -46,6 +48,8 @@ from memory_core.evaluation.runner import (
     run_queries,
     unreachable_queries,
 )
+from memory_core.evaluation.tune import TuneResult, tune
+from memory_core.evaluation.tune_space import SearchSpace, default_space
 
 __all__ = [
     "AT_K",
@@ -59,6 +63,8 @@ __all__ = [
     "QuerySetError",
     "QueryWarning",
     "RetrievalRun",
+    "SearchSpace",
+    "TuneResult",
     "check_ks",
     "check_reachable",
     "compare_configs",
@@ -74,7 +80,9 @@ __all__ = [
     "result_from_run",
     "run_queries",
     "score_queries",
+    "default_space",
     "select_tags",
+    "tune",
     "unreachable_queries",
     "write_queries",
 ]

@@ -151,3 +151,52 @@ def test_other_presets_and_another_query(demo_store: MemoryStore) -> None:
     names = [m.value for m in at.markdown if m.value in ("**A: vector**", "**B: bm25**")]
     assert names == ["**A: vector**", "**B: bm25**"]
     assert len([e for e in at.expander if e.label == "Why this rank"]) >= 2
+
+
+def test_tune_shows_progress_then_results_and_loads_the_config_as_b(
+        demo_store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamlit.delta_generator import DeltaGenerator
+
+    from memory_core import default_space, tune
+
+    updates: list[tuple[float, str | None]] = []
+    progress = DeltaGenerator.progress
+
+    def recording(self: DeltaGenerator, value: float, text: str | None = None) -> Any:
+        updates.append((value, text))
+        return progress(self, value, text=text)
+
+    monkeypatch.setattr(DeltaGenerator, "progress", recording)  # the bar's updates
+    at = _lab("caching")
+    at.date_input(key="lab_as_of").set_value(AS_OF.date()).run()
+    assert at.number_input(key="lab_tune_folds_k").value == 5
+    at.number_input(key="lab_tune_folds_k").set_value(3).run()
+    at.button(key="lab_tune_run").click().run()
+    assert not at.exception
+    queries = [q for q in load_queries(demo_dir() / DEMO_QUERIES) if "caching" in q.tags]
+    total = len(default_space(preset("hybrid")).expand(preset("hybrid")).candidates) * len(
+        queries)
+    assert len(updates) == total and updates[-1] == (1.0, f"{total} of {total} searches")
+    assert [v for v, _ in updates] == sorted(v for v, _ in updates)
+    assert not at.get("progress")  # the bar is gone once the results show
+    # the page shows what the engine computes for the same queries, config and folds
+    result = tune(demo_store, queries, base=preset("hybrid"), folds=3, now=AS_OF)
+    [summary, folds, configs] = [d.value for d in at.dataframe]  # before any comparison
+    summary = summary.to_dict("records")
+    assert [r["config"] for r in summary] == ["A: hybrid", "tuned"]
+    assert summary[0]["held-out ndcg@10"] == round(result.base_mean, 4)
+    assert summary[1]["held-out ndcg@10"] == round(result.tuned_mean, 4)
+    assert list(folds["config"]) == [f.chosen for f in result.folds]
+    assert list(folds["held_out"]) == [f.score for f in result.folds]
+    assert list(configs.columns[:4]) == ["config", "fusion", "weight_bm25", "context_window"]
+    assert len(configs) == len(result.candidates)
+    assert len(at.get("download_button")) == 1
+    # the tuned config as side B, compared with A
+    at.button(key="lab_tune_use").click().run()
+    assert not at.exception
+    assert any(m.value == "**Config B: tuned**" for m in at.markdown)
+    at.button(key="lab_run").click().run()
+    assert list(_metrics_table(at).columns[:3]) == ["metric", "A: hybrid", "B: tuned"]
+    at.button(key="lab_B_unload").click().run()  # back to the presets
+    assert at.selectbox(key="lab_B_preset").value == "full"
+    assert any("inputs changed" in w.value for w in at.warning)  # the comparison was of B
