@@ -74,20 +74,25 @@ def explanation(hit: Hit, key: str = "") -> None:
     `key` tells apart two explanations of the same memory on one page."""
     cols = st.columns(3) + st.columns(3)  # two rows: a result card is narrow
     cols[0].metric("Final score", f"{hit.score:.4f}")
-    cols[1].metric("RRF", f"{hit.rrf:.4f}")
-    cols[2].metric("Bonus", f"×{hit.bonus:.2f}")
+    cols[1].metric("Fused", f"{hit.rrf:.4f}",
+                   help="The engines' contributions summed (RRF terms or weighted normalised "
+                        "scores, by the config's fusion)")
+    cols[2].metric("Bonus", f"×{hit.bonus:.2f}",
+                   help="RRF's convergence bonus, CombMNZ's engine count; 1 for convex")
     cols[3].metric("Decay", f"×{hit.decay:.3f}")
     cols[4].metric("MMR", f"{hit.mmr_adjustment:+.4f}")
-    st.dataframe([{"engine": e, "rank": ev.rank, "raw score": round(ev.score, 4),
+    st.dataframe([{"engine": e, "rank": ev.rank, "score": round(ev.score, 4),
+                   "of it from context": round(ev.context, 4),
+                   "context from": ev.context_from or "",
                    "contribution": round(ev.contribution, 5)} for e, ev in hit.engines.items()],
                  hide_index=True, key=f"{key}engines_{hit.memory.id}")
     f = hit.decay_factors
     if f is not None:
-        st.caption(f"decay = R {f.retrievability:.3f} × usage {f.usage:.3f} × anchor "
+        st.caption(f"composite = R {f.retrievability:.3f} × usage {f.usage:.3f} × anchor "
                    f"{f.anchor:.2f} × pattern {f.pattern:.2f} × citation {f.citation:.2f} "
-                   f"= {f.composite:.3f}")
+                   f"= {f.composite:.3f}; decay prior ×{hit.decay:.3f}")
     else:
-        st.caption("decay rerank off (factor 1)")
+        st.caption("decay prior off (factor 1)")
     if hit.graph is not None:
         relations = " → ".join(hit.graph.relations) or "none"
         st.caption(f"graph: from seed {md(hit.graph.seed_id)}, {hit.graph.hops} hop(s) via "

@@ -2,10 +2,10 @@
 
 One module per command family (`memories`, `curation`, `corrections`, `search`, `graph`,
 `decay`, `maintenance`, `exchange`, `eval`, `tune`, `bench`), each listing its commands in
-`COMMANDS`; `options` holds what they share. User mistakes (every `MemlensError`, bad options) print one
-line on stderr and exit 1; data output has `--json`; long work shows a progress bar on
-stderr. Human-readable output goes through `options.echo`, which escapes the control
-characters a memory could hold.
+`COMMANDS`; `options` holds what they share. User mistakes (every `MemlensError`, bad
+options) print one line on stderr and exit 1; data output has `--json`; long work shows a
+progress bar on stderr. Human-readable output goes through `options.echo`, which escapes the
+control characters a memory could hold.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ def score_parts(hit: Hit) -> list[tuple[str, float]]:
         ENGINE_ORDER.index(e) if e in ENGINE_ORDER else len(ENGINE_ORDER), e))
     parts = [(e, hit.engines[e].contribution) for e in engines]
     if hit.bonus != 1.0:
-        parts.append(("convergence bonus", hit.rrf * (hit.bonus - 1.0)))
+        parts.append(("fusion bonus", hit.rrf * (hit.bonus - 1.0)))
     if hit.decay != 1.0:
         parts.append(("decay", hit.rrf * hit.bonus * (hit.decay - 1.0)))
     if hit.mmr_adjustment != 0.0:

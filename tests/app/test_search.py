@@ -110,12 +110,15 @@ def test_search_explains_each_hit(store_uri: str) -> None:
     assert len([e for e in at.expander if e.label == "Why this rank"]) == len(ids)
     why = _why(at, 1)
     metrics = {m.label: m.value for m in why.metric}
-    assert set(metrics) == {"Final score", "RRF", "Bonus", "Decay", "MMR"}
-    assert metrics["Bonus"] == "×1.10" and metrics["Decay"] == "×1.000"
+    assert set(metrics) == {"Final score", "Fused", "Bonus", "Decay", "MMR"}
+    # the default fusion is convex: no bonus; no decay in hybrid_graph
+    assert metrics["Bonus"] == "×1.00" and metrics["Decay"] == "×1.000"
     engines = why.dataframe[0].value
     assert list(engines["engine"]) == ["vector", "bm25", "graph"]
-    # graph rank 1 with k=60 and weight 1.5: 1.5 / (60 + 1)
-    assert engines["contribution"].iloc[2] == round(1.5 / 61, 5)
+    # contributions are the weights' shares (1, 1, 1.5 of 3.5) of normalised scores: the
+    # graph's best hit normalises to its list's top score
+    assert engines["contribution"].sum() == pytest.approx(float(metrics["Fused"]), abs=2e-4)
+    assert engines["contribution"].iloc[2] > 0
     notes = [i.value for i in why.info]
     assert notes == ["Stands in for superseded memory dec\\-old"]
     assert any("via caused" in c.value for c in why.caption)
@@ -218,9 +221,9 @@ def test_score_parts_add_up_to_the_score() -> None:
               engines={"bm25": EngineEvidence(3, 2.0, 1 / 63),
                        "vector": EngineEvidence(1, 0.8, 1 / 61)})
     assert score_parts(hit) == [("vector", 1 / 61), ("bm25", 1 / 63),
-                                ("convergence bonus", rrf * (1.1 - 1)),
+                                ("fusion bonus", rrf * (1.1 - 1)),
                                 ("decay", rrf * 1.1 * (0.5 - 1)), ("MMR", -0.001)]
     assert sum(v for _, v in score_parts(hit)) == pytest.approx(hit.score)
     bars = score_waterfall(hit).data[0]
-    assert list(bars.y) == ["vector", "bm25", "convergence bonus", "decay", "MMR", "score"]
+    assert list(bars.y) == ["vector", "bm25", "fusion bonus", "decay", "MMR", "score"]
     assert list(bars.measure) == ["relative"] * 5 + ["total"]
