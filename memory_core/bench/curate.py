@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from memory_core.bench.targets import target_figures, target_line
 from memory_core.config import Settings
 from memory_core.embedding import Embedder, load_embedder
 from memory_core.errors import EmbedderUnavailableError
@@ -80,18 +81,15 @@ class CurateBench:
         """Every figure, its ratio to the target and whether it meets it, as plain data."""
         ratios = self.ratios()
         return {**asdict(self), "purge_without_verify_s": self.purge_without_verify_s,
-                "targets_s": {"archive": ARCHIVE_TARGET_S, "undo": UNDO_TARGET_S,
-                              "merge": MERGE_TARGET_S, "purge": PURGE_TARGET_S},
-                "ratios": ratios, "within_target": {k: r <= 1.0 for k, r in ratios.items()}}
+                **target_figures({"archive": ARCHIVE_TARGET_S, "undo": UNDO_TARGET_S,
+                                  "merge": MERGE_TARGET_S, "purge": PURGE_TARGET_S}, ratios)}
 
     def lines(self) -> list[str]:
         """The figures as text lines, each with its target and ratio."""
         ratios = self.ratios()
 
         def line(label: str, seconds: float, key: str, target: float, extra: str = "") -> str:
-            verdict = "PASS" if ratios[key] <= 1.0 else "FAIL"
-            return (f"{label:<30}{seconds:7.2f} s  (target <= {target:.0f} s, ratio "
-                    f"{ratios[key]:.2f}) {verdict}{extra}")
+            return target_line(label, seconds, ratios[key], target, extra=extra)
 
         return [
             f"store: {self.memories} memories, {self.edges} edges; written in "

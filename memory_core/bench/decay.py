@@ -21,6 +21,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from memory_core.bench.targets import target_figures, target_line
 from memory_core.config import Settings
 from memory_core.decay import DecayParams
 from memory_core.embedding import Embedder, load_embedder
@@ -65,19 +66,17 @@ class DecayBench:
     def to_dict(self) -> dict[str, Any]:
         """Every figure, its ratio to the target and whether it meets it, as plain data."""
         ratios = self.ratios()
-        return {**asdict(self),
-                "targets_s": {"frame": FRAME_TARGET_S, "at_risk": AT_RISK_TARGET_S,
-                              "what_if": WHAT_IF_TARGET_S},
-                "ratios": ratios, "within_target": {k: r <= 1.0 for k, r in ratios.items()}}
+        return {**asdict(self), **target_figures(
+            {"frame": FRAME_TARGET_S, "at_risk": AT_RISK_TARGET_S,
+             "what_if": WHAT_IF_TARGET_S}, ratios)}
 
     def lines(self) -> list[str]:
         """The figures as text lines, each with its target and ratio."""
         ratios = self.ratios()
 
         def line(label: str, seconds: float, key: str, target: float, extra: str = "") -> str:
-            verdict = "PASS" if ratios[key] <= 1.0 else "FAIL"
-            return (f"{label:<34}{seconds:7.3f} s  (target <= {target:.0f} s, ratio "
-                    f"{ratios[key]:.2f}) {verdict}{extra}")
+            return target_line(label, seconds, ratios[key], target, extra=extra, width=34,
+                               digits=3)
 
         return [
             f"store: {self.memories} memories ({self.active} active), {self.events} recall "
