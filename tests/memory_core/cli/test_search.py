@@ -39,7 +39,8 @@ def test_search_ranks_with_the_default_preset_and_explains(
                           "--explain"], capsys)
     lines = out.splitlines()
     assert code == 0 and len(lines) == 2 and "Prefer uv over pip" in lines[0]
-    assert lines[1].split(";")[0].strip() == "bm25 #1 (+0.0164)"  # 1/(60+1)
+    # convex fusion of one engine: its only hit normalises to 1 and takes the whole weight
+    assert lines[1].split(";")[0].strip() == "bm25 #1 (+1.0000)"
     assert "1 hits in" in err
 
 
