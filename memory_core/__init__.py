@@ -185,6 +185,10 @@ if TYPE_CHECKING:
     from memory_core.viz.decay import rank_shift_chart as rank_shift_chart
     from memory_core.viz.decay import timeline_chart as timeline_chart
     from memory_core.viz.diff import diff_breakdown_bar as diff_breakdown_bar
+    from memory_core.viz.map import MAP_COLOURS as MAP_COLOURS
+    from memory_core.viz.map import map_figure as map_figure
+    from memory_core.viz.map import selected_ids as selected_ids
+    from memory_core.viz.map import with_colour_columns as with_colour_columns
     from memory_core.viz.evaluation import metrics_bar as metrics_bar
     from memory_core.viz.evaluation import per_query_delta as per_query_delta
     from memory_core.viz.evaluation import tag_heatmap as tag_heatmap
@@ -377,6 +381,10 @@ _EXPORTS: dict[str, str] = {
     "age_scatter": "memory_core.viz.decay",
     "timeline_chart": "memory_core.viz.decay",
     "rank_shift_chart": "memory_core.viz.decay",
+    "MAP_COLOURS": "memory_core.viz.map",
+    "map_figure": "memory_core.viz.map",
+    "selected_ids": "memory_core.viz.map",
+    "with_colour_columns": "memory_core.viz.map",
 }
 
 __all__ = sorted(_EXPORTS)
