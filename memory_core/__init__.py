@@ -82,7 +82,9 @@ if TYPE_CHECKING:
     from memory_core.errors import ImportConflictError as ImportConflictError
     from memory_core.errors import InvalidConfigError as InvalidConfigError
     from memory_core.errors import InvalidFilterError as InvalidFilterError
+    from memory_core.errors import InvalidMapParamsError as InvalidMapParamsError
     from memory_core.errors import InvalidRecordError as InvalidRecordError
+    from memory_core.errors import MapError as MapError
     from memory_core.errors import MemlensError as MemlensError
     from memory_core.errors import MemoryNotFoundError as MemoryNotFoundError
     from memory_core.errors import MigrationError as MigrationError
@@ -132,6 +134,12 @@ if TYPE_CHECKING:
     from memory_core.exchange.readers import register_reader as register_reader
     from memory_core.exchange.readers.memlens import read_export as read_export
     from memory_core.filters import Filter as Filter
+    from memory_core.projection import MapParams as MapParams
+    from memory_core.projection import Projection as Projection
+    from memory_core.projection import ProjectionCache as ProjectionCache
+    from memory_core.projection import QueryPlacement as QueryPlacement
+    from memory_core.projection import place_query as place_query
+    from memory_core.projection import project as project
     from memory_core.records import AuditEntry as AuditEntry
     from memory_core.records import Edge as Edge
     from memory_core.records import Memory as Memory
@@ -385,6 +393,14 @@ _EXPORTS: dict[str, str] = {
     "map_figure": "memory_core.viz.map",
     "selected_ids": "memory_core.viz.map",
     "with_colour_columns": "memory_core.viz.map",
+    "InvalidMapParamsError": "memory_core.errors",
+    "MapError": "memory_core.errors",
+    "MapParams": "memory_core.projection",
+    "Projection": "memory_core.projection",
+    "ProjectionCache": "memory_core.projection",
+    "QueryPlacement": "memory_core.projection",
+    "place_query": "memory_core.projection",
+    "project": "memory_core.projection",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -87,6 +87,12 @@ class Settings:
         return replace(settings, **given) if given else settings
 
     @property
+    def map_cache(self) -> Path:
+        """The folder of cached embedding maps (`memlens map`, the Map page): `maps` under
+        `model_cache` (MEMLENS_MODEL_CACHE)."""
+        return self.model_cache / "maps"
+
+    @property
     def allowed_stores(self) -> tuple[str, ...]:
         """The stores the web app may open: the configured one, then `stores`."""
         return tuple(dict.fromkeys((self.store_uri, *self.stores)))

@@ -121,3 +121,12 @@ class VersionGoneError(CurationConflictError):
 class GraphError(MemlensError, ValueError):
     """A graph request or edge is not valid: an unknown relation, a depth or hop count out
     of range, a self loop, an edge already there."""
+
+
+class InvalidMapParamsError(MemlensError, ValueError):
+    """A map parameter is out of range (n_neighbors, min_dist, seed, dims, sample)."""
+
+
+class MapError(MemlensError):
+    """A map cannot be made or used as asked: too few embedded memories, or the fitted
+    model a cached map needs to place a query is gone from the cache."""
