@@ -35,11 +35,12 @@ params = umap_knobs()
 view = view_controls()
 st.caption(f"Filter: {filter_summary(flt)}")
 
+if store.count(flt) == 0:
+    st.info("No memory matches the filter: widen it (statuses, projects, types…) to draw "
+            "a map.")
+    st.stop()
 projection = load_map(store, flt, params)
 if projection is None:
-    st.stop()
-if projection.frame.is_empty():
-    st.info("No memory with a vector matches the filter: widen it to draw a map.")
     st.stop()
 
 extra = overlays(store, projection, flt, view)

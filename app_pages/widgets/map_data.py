@@ -14,7 +14,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import UTC, datetime, time
-from typing import Any
 
 import polars as pl
 import streamlit as st
@@ -36,8 +35,9 @@ from memory_core import (
 
 #: Layouts kept per process (each a few hundred kB for the demo store, plus its UMAP).
 KEEP_MAPS = 8
-#: (uri, tenant, memories version, filter, params): what a layout depends on.
-MapKey = tuple[str, str, int, Filter, MapParams]
+#: (uri, tenant, memories version, the filter's repr, params): what a layout depends on
+#: (a `Filter` holds lists, so its repr stands for it in a dict key).
+MapKey = tuple[str, str, int, str, MapParams]
 
 
 class _Memo:
@@ -61,7 +61,7 @@ def today() -> datetime:
 
 
 def map_key(store: MemoryStore, flt: Filter, params: MapParams) -> MapKey:
-    return (store.uri, store.tenant, store.version, flt, params)
+    return (store.uri, store.tenant, store.version, repr(flt), params)
 
 
 def cached_projection(key: MapKey) -> Projection | None:
@@ -115,11 +115,11 @@ def get_composite(uri: str, tenant: str, stamp: tuple[tuple[str, int], ...], flt
 
 
 @st.cache_data(show_spinner="Placing the query…", max_entries=32)
-def get_placement(key: MapKey, stamp: tuple[tuple[str, int], ...], query: str, k: int,
-                  _projection: Projection) -> QueryPlacement:
-    """Where `query` lands on the layout of `key` and its top `k` hits under the map's
-    filter; `stamp` (every table's version) because search reads edges and events too."""
-    uri, tenant, _, flt, _ = key
+def get_placement(key: MapKey, stamp: tuple[tuple[str, int], ...], flt: Filter, query: str,
+                  k: int, _projection: Projection) -> QueryPlacement:
+    """Where `query` lands on the layout of `key` and its top `k` hits under `flt` (the
+    map's filter); `stamp` (every table's version) because search reads edges too."""
+    uri, tenant, *_ = key
     return place_query(get_store(uri, tenant), _projection, query, k=k, filter=flt)
 
 
@@ -127,9 +127,3 @@ def versions(store: MemoryStore) -> tuple[tuple[str, int], ...]:
     """The store's table versions, (name, version) sorted."""
     return tuple(sorted(store.table_versions().items()))
 
-
-def describe(projection: Projection) -> dict[str, Any]:
-    """What a caption says about a layout: points, skipped, fitted, from cache, notes."""
-    return {"points": projection.frame.height, "skipped": projection.skipped_unembedded,
-            "fitted": projection.fitted, "cached": projection.from_cache,
-            "notes": projection.notes}

@@ -80,7 +80,7 @@ def overlays(store: MemoryStore, projection: Projection, flt: Filter, view: View
         if view.duplicates:
             pairs = get_duplicates(store.uri, store.tenant, store.version, flt, view.threshold)
         if view.query:
-            placement = get_placement(key, stamp, view.query, view.k, projection)
+            placement = get_placement(key, stamp, flt, view.query, view.k, projection)
     except MemlensError as exc:
         show_error(exc)
     return Overlays(clusters, composite, pairs, placement)

@@ -77,7 +77,7 @@ def _day(value: object) -> str:
 def hover_text(frame: pl.DataFrame) -> list[str]:
     """One hover box per row of a layout frame: type, creation day, project and id on the
     first line, then the first 150 characters of the content."""
-    return [f"<b>{for_html(r['memory_type'])}</b> · {_day(r['created_at'])} · "
+    return [f"{for_html(r['memory_type'])} · {_day(r['created_at'])} · "
             f"{for_html(short(r['project'] or '(no project)', 40))} · "
             f"{for_html(short(r['id'], 14))}<br>{hover_content(r['content'] or '')}"
             for r in frame.select("id", "memory_type", "created_at", "project", "content")
@@ -160,8 +160,8 @@ def _label_annotations(fig: go.Figure, labels: pl.DataFrame, *, top: int) -> Non
     rows = labels.filter(labels["cluster"] != -1).sort("size", descending=True).head(top)
     for row in rows.iter_rows(named=True):
         fig.add_annotation(
-            x=row["x"], y=row["y"], text=f"<b>{for_html(short(row['label'], 36))}</b>",
-            showarrow=False, font={"size": 11, "color": "#222"},
+            x=row["x"], y=row["y"], text=for_html(short(row["label"], 36)),
+            showarrow=False, font={"size": 11, "color": "#222", "weight": "bold"},
             bgcolor="rgba(255,255,255,0.78)", borderpad=2)
 
 

@@ -105,8 +105,8 @@ def test_unknown_or_missing_colour_is_refused_naming_the_choices() -> None:
 
 def test_hover_shows_type_day_and_escaped_content_with_line_breaks() -> None:
     hover = hover_text(_layout())
-    assert hover[0].startswith("<b>decision</b> · 2026-05-31 · atlas · d1<br>Use LanceDB")
-    assert hover[4] == ("<b>lesson</b> · 2026-05-29 · (no project) · h1<br>"
+    assert hover[0].startswith("decision · 2026-05-31 · atlas · d1<br>Use LanceDB")
+    assert hover[4] == ("lesson · 2026-05-29 · (no project) · h1<br>"
                         "&lt;img src=x onerror=alert(1)&gt; 100&#37; &#37;{x}<br>second line")
     spec = map_figure(_layout()).to_json()
     assert "<img" not in json.loads(spec).__repr__()
@@ -126,8 +126,8 @@ def test_cluster_labels_are_drawn_at_centres_escaped_noise_without_one() -> None
                            "size": [4, 10, 3], "x": [9.0, 1.0, 5.0], "y": [9.0, 0.5, 5.0]})
     fig = map_figure(_layout(), labels=labels)
     texts = [(a.x, a.y, a.text) for a in fig.layout.annotations]
-    assert texts == [(1.0, 0.5, "<b>lancedb · index</b>"),
-                     (5.0, 5.0, "<b>&lt;img src=x onerror=alert(1)&gt;</b>")]
+    assert texts == [(1.0, 0.5, "lancedb · index"),
+                     (5.0, 5.0, "&lt;img src=x onerror=alert(1)&gt;")]
     assert len(map_figure(_layout(), labels=labels, label_top=1).layout.annotations) == 1
 
 
