@@ -8,7 +8,7 @@ import pytest
 
 from memory_core.projection import ProjectionCache
 from memory_core.store import MemoryStore
-from tests.memory_core.projection.helpers import linear_fit, topic_memories
+from tests.memory_core.projection.helpers import topic_memories, use_linear_map
 
 
 @pytest.fixture
@@ -25,9 +25,5 @@ def cache(tmp_path: Path) -> ProjectionCache:
 
 @pytest.fixture
 def stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`project` fits `helpers.LinearMap` instead of UMAP (for tests of everything but the
-    layout itself: the cache, counts, notes, progress)."""
-    from memory_core.projection import reducer
-
-    monkeypatch.setattr(reducer, "fit", linear_fit)
-    monkeypatch.setattr(reducer, "warm_up", lambda params: None)
+    """`project` fits `helpers.LinearMap` instead of UMAP."""
+    use_linear_map(monkeypatch)

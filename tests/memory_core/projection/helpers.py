@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 import numpy as np
+import pytest
 
 from memory_core.embedding.base import UnavailableEmbedder
 from memory_core.projection.params import MapParams
@@ -59,3 +60,12 @@ def linear_fit(vectors: np.ndarray, params: MapParams, n_neighbors: int
     """`reducer.fit`'s stand-in."""
     model = LinearMap(params.dims, params.seed, n_neighbors)
     return model, model.transform(vectors)
+
+
+def use_linear_map(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make `project` fit `LinearMap` instead of UMAP (for tests of everything but the
+    layout itself: the cache, counts, notes, progress, the CLI)."""
+    from memory_core.projection import reducer
+
+    monkeypatch.setattr(reducer, "fit", linear_fit)
+    monkeypatch.setattr(reducer, "warm_up", lambda params: None)
