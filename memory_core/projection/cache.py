@@ -20,6 +20,7 @@ import json
 import logging
 import os
 import pickle
+import re
 import shutil
 import time
 import uuid
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from memory_core.errors import MapError
 from memory_core.filters import Filter
 from memory_core.projection.params import MapParams
+from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     import polars as pl
@@ -47,9 +49,18 @@ FORMAT = 1
 #: Temporary and discarded folders older than this (seconds) belong to dead processes.
 STALE_S = 3600.0
 _CHUNK = 1 << 20
+_KEY = re.compile(r"[0-9a-f]{64}")
 #: The `Filter` fields holding lists of values, whose order does not change the selection.
 _LISTS = ("project", "repo", "agent", "session_id", "memory_type", "tags", "status",
           "importance", "embedding_status", "ids")
+
+
+def _checked(key: str) -> str:
+    """`key` if it is a cache key (64 lowercase hex digits), else `MapError`: entries are
+    folders named by their key, and nothing else in the cache folder is ever touched."""
+    if not isinstance(key, str) or not _KEY.fullmatch(key):
+        raise MapError(f"a map cache key is 64 hex digits (a sha256), got {shown(key)}")
+    return key
 
 
 def _sha256_file(path: Path) -> str:
@@ -129,7 +140,8 @@ class ProjectionCache:
             return []
         found = []
         for path in self.folder.iterdir():
-            if path.name.startswith(".") or not path.is_dir():
+            # only folders named like a key: whatever else is in the folder is not ours
+            if not _KEY.fullmatch(path.name) or not path.is_dir():
                 continue
             try:
                 found.append((path.stat().st_mtime, path.name, path))
@@ -142,7 +154,7 @@ class ProjectionCache:
         damaged entry is logged and left for `put` to replace)."""
         import polars as pl
 
-        entry = self.folder / key
+        entry = self.folder / _checked(key)
         if not entry.is_dir():
             return None
         try:
@@ -182,6 +194,7 @@ class ProjectionCache:
     def put(self, key: str, frame: pl.DataFrame, reducer: Any, meta: dict[str, Any]) -> Path:
         """Store an entry under `key` (replacing a damaged one) and prune; returns its
         folder. Written to a private temporary folder first, then renamed into place."""
+        _checked(key)
         self.folder.mkdir(parents=True, exist_ok=True)
         self._sweep()
         tmp = self.folder / f".tmp-{key[:16]}-{uuid.uuid4().hex}"

@@ -16,6 +16,8 @@ from memory_core.projection.params import MapParams
 PLACE_BATCH = 4096
 #: Points of the warm-up fit that compiles UMAP's numba code before the real fit.
 WARM_UP_POINTS = 64
+#: Cells of the query x fitted-vectors block an exact search computes at once (64 MB).
+EXACT_BLOCK_CELLS = 1 << 24
 
 _warm = threading.Event()
 _warm_lock = threading.Lock()
@@ -51,13 +53,60 @@ def warm_up(params: MapParams) -> None:
         _warm.set()
 
 
+class ExactCosineIndex:
+    """The nearest neighbours UMAP's `transform` asks for, found exactly: cosine distances
+    by a matrix product with the fitted vectors, a block of queries at a time.
+
+    It stands in for the pynndescent index UMAP keeps after fitting 4,096 or more points
+    (below that UMAP computes exact distances itself). That index builds a search graph and
+    compiles a search function the first time it is queried or pickled: measured here, ten
+    minutes for 50,000 points on two busy cores, and a 190 MB pickle. A product with the
+    fitted vectors costs milliseconds per query and nothing to store beyond the vectors
+    UMAP keeps anyway, and its neighbours are exact, so placing is repeatable.
+    """
+
+    #: UMAP reads this to pick the search's epsilon, which an exact search ignores.
+    _angular_trees = True
+
+    def __init__(self, data: np.ndarray) -> None:
+        self.data = data
+        self.norms = np.linalg.norm(data, axis=1).astype(np.float32)
+
+    def query(self, queries: np.ndarray, k: int, epsilon: float = 0.0
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """(indices, cosine distances) of the `k` fitted vectors nearest each query,
+        nearest first: two n_queries x k arrays (int32, float32)."""
+        queries = np.asarray(queries, dtype=np.float32)
+        n, k = len(self.data), min(k, len(self.data))
+        indices = np.empty((len(queries), k), dtype=np.int32)
+        dists = np.empty((len(queries), k), dtype=np.float32)
+        block = max(1, EXACT_BLOCK_CELLS // max(n, 1))
+        for start in range(0, len(queries), block):
+            part = queries[start:start + block]
+            norms = np.linalg.norm(part, axis=1)[:, None] * self.norms[None, :]
+            sims = np.divide(part @ self.data.T, norms, out=np.zeros((len(part), n),
+                             dtype=np.float32), where=norms > 0)
+            far = 1.0 - sims
+            top = np.argpartition(far, k - 1, axis=1)[:, :k] if k < n else np.tile(
+                np.arange(n), (len(part), 1))
+            near = np.take_along_axis(far, top, axis=1)
+            order = np.argsort(near, axis=1, kind="stable")
+            indices[start:start + block] = np.take_along_axis(top, order, axis=1)
+            dists[start:start + block] = np.maximum(np.take_along_axis(near, order, axis=1),
+                                                    0.0)
+        return indices, dists
+
+
 def fit(vectors: np.ndarray, params: MapParams, n_neighbors: int) -> tuple[Any, np.ndarray]:
-    """UMAP fitted on `vectors`, and their layout (n x dims, float64)."""
+    """UMAP fitted on `vectors`, and their layout (n x dims, float64). Its pynndescent
+    index, if it built one, is swapped for an `ExactCosineIndex`."""
     reducer = make_umap(params, n_neighbors)
     with warnings.catch_warnings():
         # UMAP warns about its own choices (spectral init on tiny graphs, ...): noise here
         warnings.simplefilter("ignore")
         layout = reducer.fit_transform(vectors)
+    if getattr(reducer, "_knn_search_index", None) is not None:
+        reducer._knn_search_index = ExactCosineIndex(reducer._raw_data)
     _warm.set()
     return reducer, np.asarray(layout, dtype=np.float64)
 
