@@ -140,6 +140,11 @@ if TYPE_CHECKING:
     from memory_core.projection import QueryPlacement as QueryPlacement
     from memory_core.projection import place_query as place_query
     from memory_core.projection import project as project
+    from memory_core.projection import Clusters as Clusters
+    from memory_core.projection import cluster_labels as cluster_labels
+    from memory_core.projection import cluster_layout as cluster_layout
+    from memory_core.projection import near_duplicate_pairs as near_duplicate_pairs
+    from memory_core.projection import near_duplicates as near_duplicates
     from memory_core.records import AuditEntry as AuditEntry
     from memory_core.records import Edge as Edge
     from memory_core.records import Memory as Memory
@@ -237,6 +242,7 @@ _EXPORTS: dict[str, str] = {
     "MemlensError": "memory_core.errors",
     "InvalidRecordError": "memory_core.errors",
     "InvalidFilterError": "memory_core.errors",
+    "InvalidMapParamsError": "memory_core.errors",
     "StoreLocationError": "memory_core.errors",
     "StoreNotFoundError": "memory_core.errors",
     "StoreNotAllowedError": "memory_core.errors",
@@ -393,7 +399,6 @@ _EXPORTS: dict[str, str] = {
     "map_figure": "memory_core.viz.map",
     "selected_ids": "memory_core.viz.map",
     "with_colour_columns": "memory_core.viz.map",
-    "InvalidMapParamsError": "memory_core.errors",
     "MapError": "memory_core.errors",
     "MapParams": "memory_core.projection",
     "Projection": "memory_core.projection",
@@ -401,6 +406,11 @@ _EXPORTS: dict[str, str] = {
     "QueryPlacement": "memory_core.projection",
     "place_query": "memory_core.projection",
     "project": "memory_core.projection",
+    "cluster_layout": "memory_core.projection",
+    "Clusters": "memory_core.projection",
+    "cluster_labels": "memory_core.projection",
+    "near_duplicates": "memory_core.projection",
+    "near_duplicate_pairs": "memory_core.projection",
 }
 
 __all__ = sorted(_EXPORTS)

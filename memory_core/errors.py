@@ -124,7 +124,9 @@ class GraphError(MemlensError, ValueError):
 
 
 class InvalidMapParamsError(MemlensError, ValueError):
-    """A map parameter is out of range (n_neighbors, min_dist, seed, dims, sample)."""
+    """A map, cluster or near-duplicate parameter is out of range or its input is malformed
+    (n_neighbors, min_dist, seed, dims, sample; a cluster size below 2, a threshold outside
+    (0, 1], a layout without x and y, ...)."""
 
 
 class MapError(MemlensError):
