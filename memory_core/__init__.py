@@ -134,17 +134,17 @@ if TYPE_CHECKING:
     from memory_core.exchange.readers import register_reader as register_reader
     from memory_core.exchange.readers.memlens import read_export as read_export
     from memory_core.filters import Filter as Filter
+    from memory_core.projection import Clusters as Clusters
     from memory_core.projection import MapParams as MapParams
     from memory_core.projection import Projection as Projection
     from memory_core.projection import ProjectionCache as ProjectionCache
     from memory_core.projection import QueryPlacement as QueryPlacement
-    from memory_core.projection import place_query as place_query
-    from memory_core.projection import project as project
-    from memory_core.projection import Clusters as Clusters
     from memory_core.projection import cluster_labels as cluster_labels
     from memory_core.projection import cluster_layout as cluster_layout
     from memory_core.projection import near_duplicate_pairs as near_duplicate_pairs
     from memory_core.projection import near_duplicates as near_duplicates
+    from memory_core.projection import place_query as place_query
+    from memory_core.projection import project as project
     from memory_core.records import AuditEntry as AuditEntry
     from memory_core.records import Edge as Edge
     from memory_core.records import Memory as Memory
@@ -198,10 +198,6 @@ if TYPE_CHECKING:
     from memory_core.viz.decay import rank_shift_chart as rank_shift_chart
     from memory_core.viz.decay import timeline_chart as timeline_chart
     from memory_core.viz.diff import diff_breakdown_bar as diff_breakdown_bar
-    from memory_core.viz.map import MAP_COLOURS as MAP_COLOURS
-    from memory_core.viz.map import map_figure as map_figure
-    from memory_core.viz.map import selected_ids as selected_ids
-    from memory_core.viz.map import with_colour_columns as with_colour_columns
     from memory_core.viz.evaluation import metrics_bar as metrics_bar
     from memory_core.viz.evaluation import per_query_delta as per_query_delta
     from memory_core.viz.evaluation import tag_heatmap as tag_heatmap
@@ -209,6 +205,10 @@ if TYPE_CHECKING:
     from memory_core.viz.explain import score_parts as score_parts
     from memory_core.viz.explain import score_waterfall as score_waterfall
     from memory_core.viz.graph_html import neighbourhood_html as neighbourhood_html
+    from memory_core.viz.map import MAP_COLOURS as MAP_COLOURS
+    from memory_core.viz.map import map_figure as map_figure
+    from memory_core.viz.map import selected_ids as selected_ids
+    from memory_core.viz.map import with_colour_columns as with_colour_columns
     from memory_core.viz.overview import counts_bar as counts_bar
     from memory_core.viz.overview import written_over_time as written_over_time
 
