@@ -18,6 +18,8 @@ class View:
 
     colour: str
     labels: bool
+    #: HDBSCAN's smallest cluster; None: the engine's rule, max(5, n // 100)
+    min_cluster: int | None
     duplicates: bool
     threshold: float
     query: str
@@ -45,22 +47,28 @@ def umap_knobs() -> MapParams:
 
 
 def view_controls() -> View:
-    """The colour switch, the overlay toggles and the query box, in one row and a line."""
-    colour_col, labels_col, dup_col, threshold_col = st.columns([5, 1.2, 1.4, 1.6],
-                                                                vertical_alignment="bottom")
-    colour = colour_col.segmented_control(
+    """The colour switch, the query box, and the overlay controls (cluster labels and
+    size, near-duplicate links and their threshold)."""
+    colour = st.segmented_control(
         "Colour by", list(MAP_COLOURS), format_func=MAP_COLOURS.__getitem__,
         default="memory_type", required=True, key="map_colour") or "memory_type"
+    query_col, k_col = st.columns([6, 1])
+    query = query_col.text_input(
+        "Query", key="map_query", placeholder="e.g. why did we move session caching off "
+        "Redis? (where it lands on the map, and its top hits)")
+    k = int(k_col.number_input("Hits", 1, 50, 10, key="map_k"))
+    labels_col, size_col, dup_col, threshold_col = st.columns([1.2, 1.4, 1.4, 2],
+                                                              vertical_alignment="bottom")
     labels = labels_col.toggle("Cluster labels", value=True, key="map_labels")
+    size = int(size_col.number_input(
+        "Min cluster size", 0, 5000, 0, step=5, key="map_min_cluster",
+        help="HDBSCAN's smallest cluster, on the map's 2-D layout. 0: automatic, 1% of the "
+             "memories (at least 5). Smaller values find more, finer topics."))
     duplicates = dup_col.toggle("Near-duplicates", key="map_duplicates",
                                 help="Draw a line between memories whose vectors are "
                                      "nearly the same (cosine at least the threshold) but "
                                      "whose text differs; the pairs are listed below.")
-    threshold = threshold_col.slider("Cosine ≥", 0.80, 1.0, 0.95, 0.01, key="map_threshold",
-                                     disabled=not duplicates)
-    query_col, k_col = st.columns([6, 1])
-    query = query_col.text_input(
-        "Query", key="map_query", placeholder="e.g. why did we move session caching off "
-        "Redis? (its place on the map and its top hits)")
-    k = int(k_col.number_input("Hits", 1, 50, 10, key="map_k"))
-    return View(colour, bool(labels), bool(duplicates), float(threshold), query.strip(), k)
+    threshold = threshold_col.slider("Near-duplicate cosine ≥", 0.80, 1.0, 0.95, 0.01,
+                                     key="map_threshold", disabled=not duplicates)
+    return View(colour, bool(labels), size if size >= 2 else None, bool(duplicates),
+                float(threshold), query.strip(), k)

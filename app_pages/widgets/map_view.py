@@ -74,7 +74,7 @@ def overlays(store: MemoryStore, projection: Projection, flt: Filter, view: View
     stamp = versions(store)
     clusters = composite = pairs = placement = None
     try:
-        clusters = get_clusters(key, None, projection.frame)
+        clusters = get_clusters(key, view.min_cluster, projection.frame)
         if view.colour == "composite":
             composite = get_composite(store.uri, store.tenant, stamp, flt, today())
         if view.duplicates:

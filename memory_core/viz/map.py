@@ -40,6 +40,8 @@ NOISE_COLOUR = "#c7c7c7"
 HIT_COLOUR = "#d62728"
 QUERY_COLOUR = "#111111"
 LINK_COLOUR = "rgba(214, 39, 40, 0.55)"
+#: The plot width label overlap is judged on (the page's map is about this wide).
+LABEL_WIDTH_PX = 900
 _MARGIN = {"l": 10, "r": 10, "t": 40, "b": 10}
 
 
@@ -155,14 +157,39 @@ def _points(fig: go.Figure, frame: pl.DataFrame, by: str) -> None:
                     "opacity": 0.45 if noise else 0.8}))
 
 
-def _label_annotations(fig: go.Figure, labels: pl.DataFrame, *, top: int) -> None:
-    """The `top` largest clusters' labels at their centres (noise has none)."""
-    rows = labels.filter(labels["cluster"] != -1).sort("size", descending=True).head(top)
+def _overlaps(box: tuple[float, float, float, float],
+              placed: list[tuple[float, float, float, float]]) -> bool:
+    x0, y0, x1, y1 = box
+    return any(x0 < b1 and b0 < x1 and y0 < c1 and c0 < y1 for b0, c0, b1, c1 in placed)
+
+
+def _label_annotations(fig: go.Figure, frame: pl.DataFrame, labels: pl.DataFrame, *,
+                       top: int, height: int) -> None:
+    """The `top` largest clusters' labels at their centres (noise has none), largest
+    first; a label that would cover one already drawn is left out (its cluster is still in
+    the table and the legend). Overlap is judged on a plot about `LABEL_WIDTH_PX` wide."""
+    rows = (labels.filter((labels["cluster"] != -1) & labels["x"].is_not_null())
+            .sort("size", descending=True).head(top))
+    if rows.is_empty():
+        return
+    xs, ys = frame["x"], frame["y"]
+    x_span = max(float(xs.max()) - float(xs.min()), 1e-9)  # type: ignore[arg-type]
+    y_span = max(float(ys.max()) - float(ys.min()), 1e-9)  # type: ignore[arg-type]
+    plot_h = max(height - _MARGIN["t"] - _MARGIN["b"], 100)
+    placed: list[tuple[float, float, float, float]] = []
     for row in rows.iter_rows(named=True):
+        text = short(row["label"], 36)
+        # the label's box in data units: ~7 px a character, 18 px a line
+        half_w = len(text) * 7 / 2 / LABEL_WIDTH_PX * x_span
+        half_h = 18 / 2 / plot_h * y_span
+        box = (row["x"] - half_w, row["y"] - half_h, row["x"] + half_w, row["y"] + half_h)
+        if _overlaps(box, placed):
+            continue
+        placed.append(box)
         fig.add_annotation(
-            x=row["x"], y=row["y"], text=for_html(short(row["label"], 36)),
-            showarrow=False, font={"size": 11, "color": "#222", "weight": "bold"},
-            bgcolor="rgba(255,255,255,0.78)", borderpad=2)
+            x=row["x"], y=row["y"], text=for_html(text), showarrow=False,
+            font={"size": 11, "color": "#222", "weight": "bold"},
+            bgcolor="rgba(255,255,255,0.72)", borderpad=2)
 
 
 def _links(fig: go.Figure, frame: pl.DataFrame, pairs: pl.DataFrame) -> None:
@@ -230,9 +257,9 @@ def map_figure(frame: pl.DataFrame, *, colour: str = "memory_type",
     `with_colour_columns`), one point per memory whose `customdata` is its id.
 
     `labels`: a cluster table (cluster, label, size, x, y), the `label_top` largest drawn
-    at their centres; `links`: near-duplicate pairs (a, b) drawn as segments; `query`: a
+    at their centres unless they would cover a larger one's; `links`: near-duplicate pairs (a, b) drawn as segments; `query`: a
     placed query, drawn as a star with its hits ringed and numbered by rank. Axes carry no
-    meaning in a UMAP layout, so they are hidden.
+    meaning in a UMAP layout, so they are hidden, and the layout fills the plot.
 
     >>> import polars as pl
     >>> map_figure(pl.DataFrame(schema=dict.fromkeys(LAYOUT_COLUMNS, pl.String)), colour="x")
@@ -256,14 +283,14 @@ status, importance, cluster, age_days, composite
         _links(fig, frame, links)
     if query is not None:
         _query(fig, frame, query)
-    if labels is not None and labels.height:
-        _label_annotations(fig, labels, top=label_top)
+    if labels is not None and labels.height and frame.height:
+        _label_annotations(fig, frame, labels, top=label_top, height=height)
     fig.update_layout(
         title=title, height=height, margin=_MARGIN, hovermode="closest", dragmode="lasso",
         plot_bgcolor="white", legend={"font": {"size": 11}, "itemsizing": "constant"},
         hoverlabel={"align": "left", "font": {"size": 12}})
     fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
+    fig.update_yaxes(visible=False)
     return fig
 
 

@@ -131,6 +131,13 @@ def test_cluster_labels_are_drawn_at_centres_escaped_noise_without_one() -> None
     assert len(map_figure(_layout(), labels=labels, label_top=1).layout.annotations) == 1
 
 
+def test_a_label_that_would_cover_a_larger_clusters_label_is_left_out() -> None:
+    labels = pl.DataFrame({"cluster": [0, 1, 2], "label": ["big one", "small one", "apart"],
+                           "size": [10, 3, 2], "x": [1.0, 1.05, 9.0], "y": [1.0, 1.02, 9.0]})
+    fig = map_figure(_layout(), labels=labels)
+    assert [a.text for a in fig.layout.annotations] == ["big one", "apart"]
+
+
 def test_near_duplicate_links_join_their_points() -> None:
     pairs = pl.DataFrame({"a": ["d1", "d2"], "b": ["d2", "gone"], "cosine": [0.97, 0.96]})
     fig = map_figure(_layout(), links=pairs)
