@@ -288,7 +288,8 @@ status, importance, cluster, age_days, composite
     fig.update_layout(
         title=title, height=height, margin=_MARGIN, hovermode="closest", dragmode="lasso",
         plot_bgcolor="white", legend={"font": {"size": 11}, "itemsizing": "constant"},
-        hoverlabel={"align": "left", "font": {"size": 12}})
+        hoverlabel={"align": "left", "bgcolor": "rgba(255,255,255,0.96)", "bordercolor": "#888",
+                    "font": {"size": 12, "color": "#1f1f1f"}})
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
     return fig
