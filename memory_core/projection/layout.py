@@ -3,8 +3,9 @@ when the store has not changed since it was computed (DESIGN.md section 12).
 
 Stages, each reported to `progress(stage, fraction)` with fractions rising to 1: "loading
 vectors", "compiling UMAP (first use, ~20 s)" (only the first time a process fits UMAP:
-numba compiles it), "fitting", "placing the rest" (only with `params.sample`), "done"; a
-cache hit reports "reading the cached map" then "done".
+numba compiles it), "fitting", "placing the rest" (only with `params.sample`), "saving
+the map to the cache" (unless `cache=False`), "done"; a cache hit reports "reading the
+cached map" then "done".
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ COMPILING = "compiling UMAP (first use, ~20 s)"
 FITTING = "fitting"
 PLACING = "placing the rest"
 READING = "reading the cached map"
+SAVING = "saving the map to the cache"
 DONE = "done"
 
 
@@ -161,6 +163,7 @@ def project(store: MemoryStore, filter: Filter | None = None, *,
                   f"cannot place them)",)
     frame = _frame(data, coords)
     if where is not None:
+        report(SAVING, 0.97)
         where.put(key, frame, model, {"skipped_unembedded": data.skipped, "fitted": fitted,
                                       "notes": list(notes), "params": params.to_dict(),
                                       "store": store.uri, "tenant": store.tenant,

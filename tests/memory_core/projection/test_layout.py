@@ -87,7 +87,7 @@ def test_progress_rises_to_one(topic_store: MemoryStore, cache: ProjectionCache)
     stages = list(dict.fromkeys(stage for stage, _ in calls))
     assert stages == ["reading the cached map", "loading vectors",
                       "compiling UMAP (first use, ~20 s)", "fitting", "placing the rest",
-                      "done"]
+                      "saving the map to the cache", "done"]
     calls.clear()
     project(topic_store, params=MapParams(sample=50), cache=cache,
             progress=lambda stage, fraction: calls.append((stage, fraction)))
