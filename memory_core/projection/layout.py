@@ -96,11 +96,15 @@ def _compute(data: MapInput, params: MapParams, progress: Progress
         notes = (f"fitted on a sample of {len(rows)} of {n} memories (seed {params.seed}, "
                  f"in proportion to each memory type); the rest placed with transform",)
     n_neighbors, lowered = neighbours_for(len(rows), params)
+    if umap_reducer.initial_layout(len(rows), params.dims) == "random":
+        lowered += (f"a random initial layout (seed {params.seed}): {len(rows)} memories are "
+                    f"too few for a spectral one in {params.dims} dimensions",)
     if not umap_reducer.is_warm():
         progress(COMPILING, 0.05)
         umap_reducer.warm_up(params)
     progress(FITTING, 0.3)
-    model, fitted = umap_reducer.fit(data.vectors[rows], params, n_neighbors)
+    fit_on = data.vectors if len(rows) == n else data.vectors[rows]
+    model, fitted = umap_reducer.fit(fit_on, params, n_neighbors)
     coords = np.empty((n, params.dims), dtype=np.float64)
     coords[rows] = fitted
     rest = np.setdiff1d(np.arange(n), rows, assume_unique=True)
