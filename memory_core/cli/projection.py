@@ -63,8 +63,12 @@ def _check_out(out: Path | None) -> None:
 
 def _with_clusters(frame: pl.DataFrame) -> tuple[pl.DataFrame, Any]:
     """`frame` with `cluster` and `cluster_label` (HDBSCAN on the layout), and the clusters."""
-    from memory_core.projection import cluster_layout  # type: ignore[attr-defined]
+    import memory_core.projection as projection
 
+    cluster_layout = getattr(projection, "cluster_layout", None)
+    if cluster_layout is None:  # the clusters are the other half of issue 14
+        raise click.ClickException("--clusters needs memory_core.projection.cluster_layout, "
+                                   "which this install of memlens lacks")
     clusters = cluster_layout(frame)
     labelled = frame.join(clusters.assignments.select("id", "cluster", "cluster_label"),
                           on="id", how="left")

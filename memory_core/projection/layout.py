@@ -3,8 +3,9 @@ when the store has not changed since it was computed (DESIGN.md section 12).
 
 Stages, each reported to `progress(stage, fraction)` with fractions rising to 1: "loading
 vectors", "compiling UMAP (first use, ~20 s)" (only the first time a process fits UMAP:
-numba compiles it), "fitting", "placing the rest" (only with `params.sample`), "done"; a
-cache hit reports "reading the cached map" then "done".
+numba compiles it), "fitting", "placing the rest" (only with `params.sample`), "saving
+the map to the cache" (unless `cache=False`), "done"; a cache hit reports "reading the
+cached map" then "done".
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ COMPILING = "compiling UMAP (first use, ~20 s)"
 FITTING = "fitting"
 PLACING = "placing the rest"
 READING = "reading the cached map"
+SAVING = "saving the map to the cache"
 DONE = "done"
 
 
@@ -94,11 +96,15 @@ def _compute(data: MapInput, params: MapParams, progress: Progress
         notes = (f"fitted on a sample of {len(rows)} of {n} memories (seed {params.seed}, "
                  f"in proportion to each memory type); the rest placed with transform",)
     n_neighbors, lowered = neighbours_for(len(rows), params)
+    if umap_reducer.initial_layout(len(rows), params.dims) == "random":
+        lowered += (f"a random initial layout (seed {params.seed}): {len(rows)} memories are "
+                    f"too few for a spectral one in {params.dims} dimensions",)
     if not umap_reducer.is_warm():
         progress(COMPILING, 0.05)
         umap_reducer.warm_up(params)
     progress(FITTING, 0.3)
-    model, fitted = umap_reducer.fit(data.vectors[rows], params, n_neighbors)
+    fit_on = data.vectors if len(rows) == n else data.vectors[rows]
+    model, fitted = umap_reducer.fit(fit_on, params, n_neighbors)
     coords = np.empty((n, params.dims), dtype=np.float64)
     coords[rows] = fitted
     rest = np.setdiff1d(np.arange(n), rows, assume_unique=True)
@@ -161,6 +167,7 @@ def project(store: MemoryStore, filter: Filter | None = None, *,
                   f"cannot place them)",)
     frame = _frame(data, coords)
     if where is not None:
+        report(SAVING, 0.97)
         where.put(key, frame, model, {"skipped_unembedded": data.skipped, "fitted": fitted,
                                       "notes": list(notes), "params": params.to_dict(),
                                       "store": store.uri, "tenant": store.tenant,

@@ -28,15 +28,24 @@ def is_warm() -> bool:
     return _warm.is_set()
 
 
-def make_umap(params: MapParams, n_neighbors: int) -> Any:
-    """An unfitted `umap.UMAP` with `params` (cosine; `n_neighbors` may be lowered for a
-    tiny corpus). `n_jobs=1` because a seeded UMAP runs on one thread anyway (it warns
-    otherwise); `transform_seed` is the seed too, so placing is as repeatable as fitting."""
+def initial_layout(points: int, dims: int) -> str:
+    """How UMAP starts the layout of `points` points: "spectral" (its default, the
+    eigenvectors of the neighbour graph), or "random" (seeded) when there are too few
+    points for dims + 1 eigenvectors (scipy needs more points than eigenvectors)."""
+    return "spectral" if points >= dims + 2 else "random"
+
+
+def make_umap(params: MapParams, n_neighbors: int, points: int) -> Any:
+    """An unfitted `umap.UMAP` with `params` for `points` points (cosine; `n_neighbors` may
+    be lowered for a tiny corpus). `n_jobs=1` because a seeded UMAP runs on one thread
+    anyway (it warns otherwise); `transform_seed` is the seed too, so placing is as
+    repeatable as fitting."""
     import umap
 
     return umap.UMAP(metric="cosine", n_neighbors=n_neighbors, min_dist=params.min_dist,
                      random_state=params.seed, transform_seed=params.seed,
-                     n_components=params.dims, n_jobs=1, verbose=False)
+                     n_components=params.dims, init=initial_layout(points, params.dims),
+                     n_jobs=1, verbose=False)
 
 
 def warm_up(params: MapParams) -> None:
@@ -49,7 +58,7 @@ def warm_up(params: MapParams) -> None:
         points = np.random.default_rng(0).standard_normal((WARM_UP_POINTS, 8))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            make_umap(params, 5).fit(points.astype(np.float32))
+            make_umap(params, 5, WARM_UP_POINTS).fit(points.astype(np.float32))
         _warm.set()
 
 
@@ -100,7 +109,7 @@ class ExactCosineIndex:
 def fit(vectors: np.ndarray, params: MapParams, n_neighbors: int) -> tuple[Any, np.ndarray]:
     """UMAP fitted on `vectors`, and their layout (n x dims, float64). Its pynndescent
     index, if it built one, is swapped for an `ExactCosineIndex`."""
-    reducer = make_umap(params, n_neighbors)
+    reducer = make_umap(params, n_neighbors, len(vectors))
     with warnings.catch_warnings():
         # UMAP warns about its own choices (spectral init on tiny graphs, ...): noise here
         warnings.simplefilter("ignore")

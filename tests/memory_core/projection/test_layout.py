@@ -66,6 +66,15 @@ def test_a_tiny_corpus_lowers_n_neighbors(store: MemoryStore) -> None:
 
 
 @pytest.mark.usefixtures("stand_in")
+def test_three_points_start_from_a_random_layout(store: MemoryStore) -> None:
+    store.add(topic_memories(2)[:3])
+    result = project(store, cache=False)
+    assert result.frame.height == 3 and result.model.n_neighbors == 2
+    assert result.notes[1] == ("a random initial layout (seed 42): 3 memories are too few for "
+                               "a spectral one in 2 dimensions")
+
+
+@pytest.mark.usefixtures("stand_in")
 def test_fewer_than_three_points_is_a_clear_error(store: MemoryStore) -> None:
     store.add(topic_memories(1))
     add_pending(store, "not embedded yet")
@@ -87,7 +96,7 @@ def test_progress_rises_to_one(topic_store: MemoryStore, cache: ProjectionCache)
     stages = list(dict.fromkeys(stage for stage, _ in calls))
     assert stages == ["reading the cached map", "loading vectors",
                       "compiling UMAP (first use, ~20 s)", "fitting", "placing the rest",
-                      "done"]
+                      "saving the map to the cache", "done"]
     calls.clear()
     project(topic_store, params=MapParams(sample=50), cache=cache,
             progress=lambda stage, fraction: calls.append((stage, fraction)))
@@ -183,3 +192,13 @@ def test_a_sample_places_the_rest_near_their_topic(topics: MemoryStore) -> None:
     nearer_own = [np.linalg.norm(c - centre[0]) < np.linalg.norm(c - centre[1])
                   for c in coords[lancedb]]
     assert np.mean(nearer_own) > 0.9
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("count", "dims"), [(3, 2), (4, 3), (5, 2)])
+def test_the_smallest_maps_are_drawn(store: MemoryStore, count: int, dims: int) -> None:
+    store.add(topic_memories(3)[:count])
+    result = project(store, params=MapParams(dims=dims), cache=False)
+    coords = result.frame.select(*"xyz"[:dims]).to_numpy()
+    assert coords.shape == (count, dims) and np.isfinite(coords).all()
+    assert result.model.n_neighbors == count - 1
