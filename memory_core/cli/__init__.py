@@ -1,7 +1,7 @@
 """The `memlens` command: parse, call the engine, print (DESIGN.md section 8).
 
 One module per command family (`memories`, `curation`, `corrections`, `search`, `graph`,
-`decay`, `duplicates`, `maintenance`, `exchange`, `eval`, `tune`, `bench`), each listing its commands in
+`decay`, `maintenance`, `exchange`, `eval`, `tune`, `bench`), each listing its commands in
 `COMMANDS`; `options` holds what they share. User mistakes (every `MemlensError`, bad
 options) print one line on stderr and exit 1; data output has `--json`; long work shows a
 progress bar on stderr. Human-readable output goes through `options.echo`, which escapes the
