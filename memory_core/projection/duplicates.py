@@ -2,22 +2,24 @@
 contents differ (exact content-hash duplicates are dedup's job, not this).
 
 `near_duplicate_pairs` is the pure core. The vectors are normalised to float32 and compared
-block by block (`block` rows against `block` rows, one matrix product each, only the upper
-triangle of the diagonal blocks), so memory stays bounded by `block`^2 cosines plus the
-pairs found, and no pair is visited by a Python loop. The pairs that product finds near the
-threshold are then measured again in float64, so a cosine, the order of the pairs and a
-pair at the threshold never depend on the block size or the BLAS. `near_duplicates` runs it
-over a store's embedded memories under a filter.
+by blocked matrix products (`block` rows against `block` rows, only the upper triangle of
+a diagonal block), so memory stays bounded by `block`^2 cosines plus the pairs found, and
+no pair is visited by a Python loop. Only groups of rows that can hold a pair are compared
+(`cells.py`: k-means cells and the triangle inequality skip the rest, exactly). The pairs
+the products find near the threshold are then measured again in float64, so a cosine, the
+order of the pairs and a pair at the threshold never depend on the block size, the cells or
+the BLAS. `near_duplicates` runs it over a store's embedded memories under a filter.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from memory_core.errors import InvalidMapParamsError
+from memory_core.projection.cells import Cell, cells_to_compare
 from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
@@ -93,21 +95,30 @@ def _cosines(matrix: np.ndarray, norms: np.ndarray, i: np.ndarray, j: np.ndarray
 
 
 def _unit32(matrix: np.ndarray, norms: np.ndarray) -> np.ndarray:
-    unit = np.asarray(matrix, dtype=np.float32).copy()
-    np.divide(unit, norms[:, None].astype(np.float32), out=unit, where=norms[:, None] > 0)
-    unit[norms == 0] = 0
-    return unit
+    """The rows of `matrix` (none of them zero) divided by their `norms`, float32."""
+    return (np.asarray(matrix, dtype=np.float32) / norms[:, None]).astype(np.float32)
 
 
-def _candidates(unit: np.ndarray, start: int, other: int, block: int, cut: np.float32
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """(i, j), i < j: the pairs of the block at rows `start`, columns `other` whose float32
-    cosine is >= `cut`."""
-    cosines = unit[start:start + block] @ unit[other:other + block].T
-    if start == other:
+def _blocks(cell: Cell, block: int) -> Iterator[tuple[np.ndarray, np.ndarray, bool]]:
+    """(rows, cols, diagonal) blocks of at most `block` x `block` covering `cell`'s pairs
+    once; `diagonal`: rows and cols are the same rows (take the upper triangle)."""
+    for r in range(0, len(cell.rows), block):
+        for c in range(r if cell.same else 0, len(cell.cols), block):
+            yield cell.rows[r:r + block], cell.cols[c:c + block], cell.same and r == c
+
+
+def _candidates(unit: np.ndarray, rows: np.ndarray, cols: np.ndarray, diagonal: bool,
+                cut: np.float32) -> tuple[np.ndarray, np.ndarray]:
+    """(i, j): the pairs of one block whose float32 cosine is >= `cut`."""
+    cosines = unit[rows] @ unit[cols].T
+    if diagonal:
         cosines = np.triu(cosines, k=1)  # each pair once, never a row with itself
     i, j = np.nonzero(cosines >= cut)
-    return i + start, j + other
+    return rows[i], cols[j]
+
+
+def _work(cell: Cell) -> int:
+    return len(cell.rows) * len(cell.cols) // (2 if cell.same else 1)
 
 
 Pairs = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -147,17 +158,21 @@ def near_duplicate_pairs(ids: Sequence[str], vectors: np.ndarray,
     threshold = check_threshold(threshold)
     matrix = _check(ids, vectors, hashes, block, limit)
     norms = _norms(matrix)
-    unit = _unit32(matrix, norms)
+    live = np.flatnonzero(norms > 0)  # a zero vector is near nothing
+    unit = _unit32(matrix[live], norms[live])
     names = np.asarray(ids, dtype=object)
     digests = np.asarray([h if h is not None else "" for h in hashes], dtype=object)
     cut = np.float32(max(threshold - SCREEN, threshold / 2))
-    starts = range(0, len(unit), block)
-    steps, done = len(starts) * (len(starts) + 1) // 2, 0
+    if progress is not None:
+        progress("grouping vectors", 0.0)
+    cells = list(cells_to_compare(unit, threshold, block))
+    total, done = max(1, sum(_work(c) for c in cells)), 0
     found: list[Pairs] = []
     kept = 0
-    for start in starts:
-        for other in range(start, len(unit), block):
-            i, j = _candidates(unit, start, other, block, cut)
+    for cell in cells:
+        for rows, cols, diagonal in _blocks(cell, block):
+            i, j = _candidates(unit, rows, cols, diagonal, cut)
+            i, j = live[i], live[j]
             swap = names[i] > names[j]  # a < b from here on
             i, j = np.where(swap, j, i), np.where(swap, i, j)
             cos = _cosines(matrix, norms, i, j)
@@ -168,9 +183,9 @@ def near_duplicate_pairs(ids: Sequence[str], vectors: np.ndarray,
             if limit is not None and kept > 2 * limit:  # prune: memory stays near `limit`
                 found = [_best(*_joined(found), names, limit)]
                 kept = len(found[0][0])
-            done += 1
-            if progress is not None:
-                progress("comparing vectors", done / steps)
+        done += _work(cell)
+        if progress is not None:
+            progress("comparing vectors", done / total)
     i, j, cos = _best(*_joined(found), names, limit)
     return pl.DataFrame({"a": names[i].tolist(), "b": names[j].tolist(), "cosine": cos},
                         schema={"a": pl.String, "b": pl.String, "cosine": pl.Float64})
