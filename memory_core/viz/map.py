@@ -257,9 +257,10 @@ def map_figure(frame: pl.DataFrame, *, colour: str = "memory_type",
     `with_colour_columns`), one point per memory whose `customdata` is its id.
 
     `labels`: a cluster table (cluster, label, size, x, y), the `label_top` largest drawn
-    at their centres unless they would cover a larger one's; `links`: near-duplicate pairs (a, b) drawn as segments; `query`: a
-    placed query, drawn as a star with its hits ringed and numbered by rank. Axes carry no
-    meaning in a UMAP layout, so they are hidden, and the layout fills the plot.
+    at their centres unless they would cover a larger one's; `links`: near-duplicate pairs
+    (a, b) drawn as segments; `query`: a placed query, drawn as a star with its hits ringed
+    and numbered by rank. Axes carry no meaning in a UMAP layout, so they are hidden, and
+    the layout fills the plot.
 
     >>> import polars as pl
     >>> map_figure(pl.DataFrame(schema=dict.fromkeys(LAYOUT_COLUMNS, pl.String)), colour="x")
