@@ -25,9 +25,10 @@ def cluster_table(clusters: Clusters) -> None:
     noise = table.filter(pl.col("cluster") == -1)["size"].sum()
     with st.expander(f"Clusters: {table.height - (1 if noise else 0)} found, {noise} "
                      f"memories in none (noise)"):
-        st.caption("HDBSCAN on the map's 2-D layout; each label is the cluster's three most "
-                   "distinctive words (class-based TF-IDF). Pick clusters under *Selection* "
-                   "to list their memories.")
+        st.caption(f"HDBSCAN on the map's 2-D layout, min cluster size "
+                   f"{clusters.min_cluster_size}; each label is the cluster's three most "
+                   f"distinctive words (class-based TF-IDF). Add clusters under *Selection* "
+                   f"to list their memories.")
         st.dataframe(frame_cells(shown), hide_index=True, key="map_cluster_table",
                      height=min(36 + 35 * shown.height, 388),
                      column_config={"label": st.column_config.TextColumn("label",
