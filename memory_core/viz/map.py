@@ -40,6 +40,9 @@ NOISE_COLOUR = "#c7c7c7"
 HIT_COLOUR = "#d62728"
 QUERY_COLOUR = "#111111"
 LINK_COLOUR = "rgba(214, 39, 40, 0.55)"
+#: Most categories listed in the legend: beyond, the map is wider without it (clusters are
+#: labelled on the map and tabled; the page has a picker).
+LEGEND_MAX = 24
 #: The plot width label overlap is judged on (the page's map is about this wide).
 LABEL_WIDTH_PX = 900
 _MARGIN = {"l": 10, "r": 10, "t": 40, "b": 10}
@@ -131,7 +134,8 @@ def _categories(frame: pl.DataFrame, by: str) -> list[tuple[Any, str, pl.DataFra
 
 
 def _points(fig: go.Figure, frame: pl.DataFrame, by: str) -> None:
-    """The memories: one trace per category, or one with a colour bar when continuous."""
+    """The memories: one trace per category (in the legend when there are at most
+    `LEGEND_MAX`), or one with a colour bar when continuous."""
     import plotly.graph_objects as go
 
     size = _marker_size(frame.height)
@@ -147,10 +151,12 @@ def _points(fig: go.Figure, frame: pl.DataFrame, by: str) -> None:
         return
     groups = _categories(frame, by)
     colours = palette(len(groups))
+    legend = len(groups) <= LEGEND_MAX
     for (value, name, part), colour in zip(groups, colours, strict=True):
         noise = by == "cluster" and value == -1
         fig.add_trace(go.Scattergl(
             x=part["x"].to_list(), y=part["y"].to_list(), mode="markers", name=name,
+            showlegend=legend,
             customdata=part["id"].to_list(), hovertext=hover_text(part),
             hovertemplate="%{hovertext}<extra></extra>",
             marker={"color": NOISE_COLOUR if noise else colour, "size": size,
@@ -288,7 +294,10 @@ status, importance, cluster, age_days, composite
         _label_annotations(fig, frame, labels, top=label_top, height=height)
     fig.update_layout(
         title=title, height=height, margin=_MARGIN, hovermode="closest", dragmode="lasso",
-        plot_bgcolor="white", legend={"font": {"size": 11}, "itemsizing": "constant"},
+        plot_bgcolor="white",
+        # below the plot, in rows: the map keeps the page's whole width
+        legend={"font": {"size": 11}, "itemsizing": "constant", "orientation": "h",
+                "x": 0, "y": -0.01, "yanchor": "top"},
         hoverlabel={"align": "left", "bgcolor": "rgba(255,255,255,0.96)", "bordercolor": "#888",
                     "font": {"size": 12, "color": "#1f1f1f"}})
     fig.update_xaxes(visible=False)

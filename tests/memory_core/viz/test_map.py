@@ -81,6 +81,16 @@ def test_switching_the_colour_changes_the_marker_colours() -> None:
     assert trace.marker.colorscale is not None and trace.marker.colorbar.title.text == "Age (days)"
 
 
+def test_the_legend_lists_a_few_categories_not_many() -> None:
+    few = map_figure(_layout(), colour="memory_type")
+    assert all(t.showlegend is not False for t in _memory_traces(few))
+    many = _layout().with_columns(pl.Series("agent", [f"agent-{i}" for i in range(5)]))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("memory_core.viz.map.LEGEND_MAX", 4)
+        traces = _memory_traces(map_figure(many, colour="agent"))
+    assert len(traces) == 5 and all(t.showlegend is False for t in traces)
+
+
 def test_colour_columns_join_decay_and_clusters_by_id() -> None:
     decay = pl.DataFrame({"id": ["d1", "f1"], "composite": [0.9, 0.2]})
     clusters = pl.DataFrame({"id": ["d1", "d2"], "cluster": [0, 0],
