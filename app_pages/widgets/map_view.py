@@ -4,9 +4,9 @@ chart, with a caption saying what is on it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
 import streamlit as st
@@ -38,6 +38,8 @@ from memory_core import (
     with_colour_columns,
 )
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class Overlays:
@@ -65,24 +67,33 @@ def load_map(store: MemoryStore, flt: Filter, params: MapParams) -> Projection |
         bar.empty()
 
 
+def _shown_on_error(compute: Callable[[], T]) -> T | None:
+    """`compute()`, or None after an error (shown): one overlay failing leaves the others."""
+    try:
+        return compute()
+    except MemlensError as exc:
+        show_error(exc)
+        return None
+
+
 def overlays(store: MemoryStore, projection: Projection, flt: Filter, view: View) -> Overlays:
     """Clusters (always: the labels, the table and the picker use them), the decay
     composite when the points are coloured by it, near-duplicate pairs when their toggle is
-    on, and the query's placement when one is typed. A failure is shown and leaves that
-    overlay out."""
+    on, and the query's placement when one is typed."""
     key: MapKey = map_key(store, flt, projection.params)
     stamp = versions(store)
-    clusters = composite = pairs = placement = None
-    try:
-        clusters = get_clusters(key, view.min_cluster, projection.frame)
-        if view.colour == "composite":
-            composite = get_composite(store.uri, store.tenant, stamp, flt, today())
-        if view.duplicates:
-            pairs = get_duplicates(store.uri, store.tenant, store.version, flt, view.threshold)
-        if view.query:
-            placement = get_placement(key, stamp, flt, view.query, view.k, projection)
-    except MemlensError as exc:
-        show_error(exc)
+    clusters = _shown_on_error(lambda: get_clusters(key, view.min_cluster, projection.frame))
+    composite = pairs = placement = None
+    if view.colour == "composite":
+        composite = _shown_on_error(
+            lambda: get_composite(store.uri, store.tenant, stamp, flt, today()))
+    if view.duplicates:
+        pairs = _shown_on_error(
+            lambda: get_duplicates(store.uri, store.tenant, store.version, flt,
+                                   view.threshold))
+    if view.query:
+        placement = _shown_on_error(
+            lambda: get_placement(key, stamp, flt, view.query, view.k, projection))
     return Overlays(clusters, composite, pairs, placement)
 
 
@@ -115,7 +126,8 @@ def caption(projection: Projection, extra: Overlays) -> None:
     params = projection.params
     parts.append(f"UMAP n_neighbors {params.n_neighbors}, min_dist {params.min_dist:g}, "
                  f"seed {params.seed}")
-    parts.append("read from the map cache" if projection.from_cache else "computed now")
+    parts.append("read from the map cache" if projection.from_cache
+                 else "fitted by this server")
     parts += list(projection.notes)
     st.caption(md(" · ".join(parts)))
     placement = extra.placement

@@ -251,7 +251,7 @@ def test_read_only_store_works(store: MemoryStore, monkeypatch: pytest.MonkeyPat
 
 
 def test_a_restarted_server_reads_the_map_from_the_cache(store: MemoryStore) -> None:
-    first = _figure(_open())  # computed, or read from the cache an earlier test filled
+    first = _figure(_open())  # fitted, or read from the cache an earlier test filled
     st.cache_resource.clear()  # a restarted server: only the disk cache is left
     st.cache_data.clear()
     at = _open()
