@@ -10,12 +10,14 @@ for the test session) keeps its layout, so UMAP is fitted once, not once a test.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
@@ -84,9 +86,22 @@ def _open() -> AppTest:
     return at
 
 
+def _decoded(value: Any) -> Any:
+    """A figure's JSON with plotly's typed arrays (`{"dtype": "f8", "bdata": base64}`, how
+    it writes numpy arrays) as lists."""
+    if isinstance(value, dict):
+        if set(value) >= {"dtype", "bdata"}:
+            raw = base64.b64decode(value["bdata"])
+            return np.frombuffer(raw, dtype=np.dtype(value["dtype"])).tolist()
+        return {k: _decoded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decoded(v) for v in value]
+    return value
+
+
 def _figure(at: AppTest) -> dict[str, Any]:
     [chart] = at.get("plotly_chart")
-    figure: dict[str, Any] = json.loads(chart.proto.spec)
+    figure: dict[str, Any] = _decoded(json.loads(chart.proto.spec))
     return figure
 
 
