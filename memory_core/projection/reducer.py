@@ -15,7 +15,10 @@ from memory_core.projection.neighbours import EXACT_LIMIT, ExactCosineIndex
 from memory_core.projection.params import MapParams
 
 #: Vectors `place_batches` hands to `transform` at a time (progress moves between them).
-PLACE_BATCH = 4096
+#: UMAP optimises a batch of more than 10,000 new points for 30 epochs, a smaller one for
+#: 100: 37,000 points placed on a 10,000-point map took 24 s in batches of 16,384 against
+#: 34 s in batches of 4,096, and moved 0.03 on average in a layout 11 across.
+PLACE_BATCH = 16_384
 #: Points of the warm-up fit that compiles UMAP's numba code before the real fit.
 WARM_UP_POINTS = 64
 
