@@ -183,12 +183,17 @@ class ProjectionCache:
         """The fitted model pickled at `path` (a file of this cache: never a foreign one)."""
         try:
             with path.open("rb") as handle:
-                return pickle.load(handle)
+                model = pickle.load(handle)
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError,
                 ImportError) as exc:
             raise MapError(
                 f"the fitted model of this map is gone from the cache or unreadable "
                 f"({path}: {exc}); compute the map again to place queries on it") from exc
+        if type(model).__module__.startswith("umap"):
+            from memory_core.projection.reducer import keep_compiled_code
+
+            keep_compiled_code()  # placing compiles UMAP's transform: keep it for next time
+        return model
 
     # ----------------------------------------------------------------- writes
     def put(self, key: str, frame: pl.DataFrame, reducer: Any, meta: dict[str, Any]) -> Path:

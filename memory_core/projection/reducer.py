@@ -3,6 +3,7 @@ parameters, and used to place further vectors in batches."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import warnings
 from collections.abc import Callable
@@ -10,16 +11,24 @@ from typing import Any
 
 import numpy as np
 
+from memory_core.projection.neighbours import EXACT_LIMIT, ExactCosineIndex
 from memory_core.projection.params import MapParams
 
 #: Vectors `place_batches` hands to `transform` at a time (progress moves between them).
-PLACE_BATCH = 4096
+#: UMAP optimises a batch of more than 10,000 new points for 30 epochs, a smaller one for
+#: 100: 37,000 points placed on a 10,000-point map took 24 s in batches of 16,384 against
+#: 34 s in batches of 4,096, and moved 0.03 on average in a layout 11 across.
+PLACE_BATCH = 16_384
 #: Points of the warm-up fit that compiles UMAP's numba code before the real fit.
 WARM_UP_POINTS = 64
-#: Cells of the query x fitted-vectors block an exact search computes at once (64 MB).
-EXACT_BLOCK_CELLS = 1 << 24
 
+#: The UMAP modules whose numba functions `keep_compiled_code` has numba store on disk.
+_UMAP_MODULES = ("umap.distances", "umap.utils", "umap.spectral", "umap.sparse",
+                 "umap.layouts", "umap.umap_")
+
+log = logging.getLogger(__name__)
 _warm = threading.Event()
+_cached = threading.Event()
 _warm_lock = threading.Lock()
 
 
@@ -35,87 +44,76 @@ def initial_layout(points: int, dims: int) -> str:
     return "spectral" if points >= dims + 2 else "random"
 
 
-def make_umap(params: MapParams, n_neighbors: int, points: int) -> Any:
+def keep_compiled_code() -> None:
+    """Have numba keep what it compiles of UMAP on disk, as pynndescent's code already is.
+
+    UMAP's numba functions are not declared `cache=True`, so every new process compiles
+    them again: ~10 s of the first map in a process on two cores. `enable_caching` on each
+    of them stores the machine code next to UMAP's sources (or under NUMBA_CACHE_DIR), keyed
+    by the source file, so a later process loads it in a fraction of a second (measured:
+    a warm-up fit 10 s before, 0.13 s after). Numba keeps that method on its dispatchers
+    but does not document it: if it goes, UMAP compiles in every process as before.
+    """
+    import importlib
+
+    from numba.core.registry import CPUDispatcher
+
+    if _cached.is_set():
+        return
+    _cached.set()
+    for name in _UMAP_MODULES:
+        module = importlib.import_module(name)
+        for value in vars(module).values():
+            if isinstance(value, CPUDispatcher):
+                try:
+                    value.enable_caching()
+                except (AttributeError, TypeError, RuntimeError) as exc:
+                    log.info("numba will compile %s again in every process (%s)", name, exc)
+                    return
+
+
+def make_umap(params: MapParams, n_neighbors: int, points: int,
+              precomputed_knn: tuple[Any, Any, Any] = (None, None, None)) -> Any:
     """An unfitted `umap.UMAP` with `params` for `points` points (cosine; `n_neighbors` may
-    be lowered for a tiny corpus). `n_jobs=1` because a seeded UMAP runs on one thread
-    anyway (it warns otherwise); `transform_seed` is the seed too, so placing is as
-    repeatable as fitting."""
+    be lowered for a tiny corpus), given their neighbours when `precomputed_knn` holds
+    them. `n_jobs=1` because a seeded UMAP runs on one thread anyway (it warns otherwise);
+    `transform_seed` is the seed too, so placing is as repeatable as fitting."""
     import umap
 
     return umap.UMAP(metric="cosine", n_neighbors=n_neighbors, min_dist=params.min_dist,
                      random_state=params.seed, transform_seed=params.seed,
                      n_components=params.dims, init=initial_layout(points, params.dims),
-                     n_jobs=1, verbose=False)
+                     precomputed_knn=precomputed_knn, n_jobs=1, verbose=False)
 
 
 def warm_up(params: MapParams) -> None:
     """Import UMAP and fit it once on a few seeded random points, so that numba compiles
-    its code here (about 20 s on first use in a process) and not in the middle of the real
-    fit. Does nothing once this process has fitted UMAP."""
+    its code here (tens of seconds the first time on a machine, a few seconds in later
+    processes: `keep_compiled_code`) and not in the middle of the real fit. Does nothing
+    once this process has fitted UMAP."""
     with _warm_lock:
         if _warm.is_set():
             return
+        keep_compiled_code()
         points = np.random.default_rng(0).standard_normal((WARM_UP_POINTS, 8))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            make_umap(params, 5, WARM_UP_POINTS).fit(points.astype(np.float32))
-        _warm.set()
-
-
-class ExactCosineIndex:
-    """The nearest neighbours UMAP's `transform` asks for, found exactly: cosine distances
-    by a matrix product with the fitted vectors, a block of queries at a time.
-
-    It stands in for the pynndescent index UMAP keeps after fitting 4,096 or more points
-    (below that UMAP computes exact distances itself). That index builds a search graph and
-    compiles a search function the first time it is queried or pickled: measured here, ten
-    minutes for 50,000 points on two busy cores, and a 190 MB pickle. A product with the
-    fitted vectors costs milliseconds per query and nothing to store beyond the vectors
-    UMAP keeps anyway, and its neighbours are exact, so placing is repeatable.
-    """
-
-    #: UMAP reads this to pick the search's epsilon, which an exact search ignores.
-    _angular_trees = True
-
-    def __init__(self, data: np.ndarray) -> None:
-        self.data = data
-        self.norms = np.linalg.norm(data, axis=1).astype(np.float32)
-
-    def query(self, queries: np.ndarray, k: int, epsilon: float = 0.0
-              ) -> tuple[np.ndarray, np.ndarray]:
-        """(indices, cosine distances) of the `k` fitted vectors nearest each query,
-        nearest first: two n_queries x k arrays (int32, float32)."""
-        queries = np.asarray(queries, dtype=np.float32)
-        n, k = len(self.data), min(k, len(self.data))
-        indices = np.empty((len(queries), k), dtype=np.int32)
-        dists = np.empty((len(queries), k), dtype=np.float32)
-        block = max(1, EXACT_BLOCK_CELLS // max(n, 1))
-        for start in range(0, len(queries), block):
-            part = queries[start:start + block]
-            norms = np.linalg.norm(part, axis=1)[:, None] * self.norms[None, :]
-            sims = np.divide(part @ self.data.T, norms, out=np.zeros((len(part), n),
-                             dtype=np.float32), where=norms > 0)
-            far = 1.0 - sims
-            top = np.argpartition(far, k - 1, axis=1)[:, :k] if k < n else np.tile(
-                np.arange(n), (len(part), 1))
-            near = np.take_along_axis(far, top, axis=1)
-            order = np.argsort(near, axis=1, kind="stable")
-            indices[start:start + block] = np.take_along_axis(top, order, axis=1)
-            dists[start:start + block] = np.maximum(np.take_along_axis(near, order, axis=1),
-                                                    0.0)
-        return indices, dists
+        fit(points.astype(np.float32), params, 5)
 
 
 def fit(vectors: np.ndarray, params: MapParams, n_neighbors: int) -> tuple[Any, np.ndarray]:
-    """UMAP fitted on `vectors`, and their layout (n x dims, float64). Its pynndescent
-    index, if it built one, is swapped for an `ExactCosineIndex`."""
-    reducer = make_umap(params, n_neighbors, len(vectors))
+    """UMAP fitted on `vectors`, and their layout (n x dims, float64). Up to
+    `neighbours.EXACT_LIMIT` points it is given their exact neighbours; beyond, it finds
+    them with pynndescent. Either way its `transform` searches an `ExactCosineIndex`."""
+    index = ExactCosineIndex(vectors)
+    known = index.query(vectors, n_neighbors) if len(vectors) <= EXACT_LIMIT else None
+    reducer = make_umap(params, n_neighbors, len(vectors),
+                        precomputed_knn=(*known, index) if known else (None, None, None))
     with warnings.catch_warnings():
-        # UMAP warns about its own choices (spectral init on tiny graphs, ...): noise here
+        # UMAP warns about its own choices (spectral init on tiny graphs, an index that is
+        # not pynndescent's, ...): noise here
         warnings.simplefilter("ignore")
         layout = reducer.fit_transform(vectors)
-    if getattr(reducer, "_knn_search_index", None) is not None:
-        reducer._knn_search_index = ExactCosineIndex(reducer._raw_data)
+    index.data = reducer._raw_data  # one array for both, so a pickle holds it once
+    reducer._knn_search_index = index
     _warm.set()
     return reducer, np.asarray(layout, dtype=np.float64)
 
