@@ -74,12 +74,13 @@ class Extractor(ABC):
         """The drafts of `session`; what it leaves out goes to `skip(reason, where)`."""
 
 
-def _positive(params: Mapping[str, str], key: str, default: int) -> int:
+def _positive(params: Mapping[str, str], key: str, default: int,
+              unit: str = "characters") -> int:
     value = params.get(key)
     if value is None:
         return default
     if not value.strip().isdigit() or int(value) < 1:
-        raise ExportFormatError(f"--param {key}={value!r}: use a positive number of characters")
+        raise ExportFormatError(f"--param {key}={value!r}: use a positive number of {unit}")
     return int(value)
 
 
@@ -109,7 +110,7 @@ class DeterministicExtractor(Extractor):
     def from_params(cls, params: Mapping[str, str]) -> DeterministicExtractor:
         return cls(_positive(params, "request_chars", REQUEST_CHARS),
                    _positive(params, "answer_chars", ANSWER_CHARS),
-                   _positive(params, "part_tools", PHASE_TOOLS),
+                   _positive(params, "part_tools", PHASE_TOOLS, "tool calls"),
                    _choice(params, "compactions", COMPACTION_MODES))
 
     def extract(self, session: Session, skip: Skip) -> list[Draft]:

@@ -96,6 +96,11 @@ class Exchange:
         """Its steps summed up."""
         return Work.of(self.steps)
 
+    @property
+    def answer(self) -> str:
+        """The concluding text of all its steps (`Work.answer`); "" when it has no text."""
+        return self.work.answer
+
 
 @dataclass(frozen=True)
 class Work:
