@@ -4,9 +4,10 @@ A request that kept an agent busy for hours holds several pieces of work. The st
 exchange are cut into `Part`s, each ending with the assistant text that concludes it:
 
 - at a compaction (the part before it ends there, the next one follows it);
-- after a milestone, at the next assistant text: a subagent's report, a `git commit` that
-  succeeded, a test run (pytest, npm test, cargo test, go test, make test, tox, ...) - once
-  the part holds at least `min_tools` tool calls, so a quick check does not make a part;
+- after a milestone, at the assistant text that follows it: a subagent's report, a
+  `git commit` or a test run (pytest, npm test, cargo test, go test, make test, tox, ...)
+  that succeeded - once the part holds at least `min_tools` tool calls, so a quick check
+  does not make a part of its own (a failing run is work in progress, not a boundary);
 - after a long tool-driven phase (`phase_tools` tool calls), at the next assistant text.
 
 A cut falls after the last text block of that message; a tool call in the same message opens
@@ -115,7 +116,7 @@ def cut_steps(steps: Sequence[Step], *, after: str | None = None,
             kind = awaited.pop(step.tool_use_id or "", None)
             if step.agent_id:
                 walk.reached = "subagent report"
-            elif kind == "test run" or (kind == "commit" and not step.is_error):
+            elif kind and not step.is_error:
                 walk.reached = kind
         elif step.kind == "text":
             following = steps[index + 1] if index + 1 < len(steps) else None
@@ -126,6 +127,7 @@ def cut_steps(steps: Sequence[Step], *, after: str | None = None,
                 walk.cut(walk.reached)
             elif walk.tools >= phase_tools:
                 walk.cut("long phase")
+            walk.reached = None  # a milestone is concluded by the text right after it
     walk.cut("end")
     return [Part(number, tuple(steps_), boundary, after_)
             for number, (steps_, boundary, after_) in enumerate(walk.parts, start=1)]
