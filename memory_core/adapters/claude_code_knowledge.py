@@ -1,7 +1,8 @@
 """The drafts of one compaction summary: the summary itself, and what its sections teach.
 
 - `session_summary` (key `compaction <uuid>`, tag `compaction`): a head line (project,
-  branch, the span from the transcript's start to the compaction) and the summary text
+  branch, the span from the transcript's start to the compaction, or the compaction's time
+  when the transcript opens with it) and the summary text
   without preamble, analysis and closing instruction, clipped at `summary_chars`;
   `relates_to` the threads it belongs with (given by the caller) and `derived_from` the
   transcript's previous compaction summary, which the model had in its context.
@@ -56,7 +57,10 @@ def compaction_drafts(session: Session, transcript: Transcript, compaction: Comp
     head = f"Compaction summary {compaction.index} of a Claude Code session in {session.project}"
     if transcript.git_branch and transcript.git_branch != "HEAD":
         head += f" on branch {transcript.git_branch}"
-    head += f", {span_text(start, at)}"
+    if start < at:
+        head += f", {span_text(start, at)}"
+    else:  # the transcript opens with it: the work it sums up is in an earlier one
+        head += f", at the start of the transcript ({at:%Y-%m-%d %H:%M} UTC)"
     if transcript is not session.main:
         head += f", subagent {transcript.agent_id}"
     common = compact({

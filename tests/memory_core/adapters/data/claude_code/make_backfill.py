@@ -371,7 +371,7 @@ def second_request(w: Writer) -> None:
     w.user("The nightly rate fetch failed with HTTP 429 from the ECB endpoint (log below). "
            "Make the fetcher honour Retry-After, and cache the last good rates so reports "
            "still work offline.\n\n```\n2025-11-18 02:00:04 ERROR fxledger.fetch: HTTP Error "
-           "429: Too Many Requests (Retry-After: 30)\n```", seconds=110)
+           "429: Too Many Requests (Retry-After: 30)\n```", seconds=90)
     w.meta("<system-reminder>The user opened the file fxledger/fetch.py in the IDE."
            "</system-reminder>")
     w.read("fxledger/fetch.py", "def fetch_daily_rates(*, attempts=5, sleep=time.sleep): ...",
@@ -430,7 +430,7 @@ def second_request(w: Writer) -> None:
 
 
 def long_session() -> tuple[Writer, str]:
-    w = Writer(LONG, "2025-11-18T09:01:40.118", pace=13)
+    w = Writer(LONG, "2025-11-18T09:01:40.118", pace=16)
     w.lines.append({"type": "file-history-snapshot", "messageId": "snapshot-0",
                     "snapshot": {"messageId": "snapshot-0", "trackedFileBackups": {},
                                  "timestamp": w.tick(0)}, "isSnapshotUpdate": False})
