@@ -37,7 +37,9 @@ DECISION_CUE = re.compile(r"\b(?:decided|decides|chose|chosen|opted|settled on|a
 #: The sections whose sentences are searched for decisions.
 DECISION_SECTIONS = ("request", "concepts", "problems", "current")
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(])")
-MIN_CHARS = 12
+#: Shorter items ("-", "...") are not items; shorter sentences do not state a decision.
+MIN_ITEM_CHARS = 4
+MIN_SENTENCE_CHARS = 12
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,7 @@ def items(text: str) -> list[Item]:
             elif not line.strip().endswith(":"):  # prose before the first bullet
                 found.append(Item(line))
     return [item for item in found
-            if len(item.text) >= MIN_CHARS and not NONE.match(plain(item.head))
+            if len(item.text) >= MIN_ITEM_CHARS and not NONE.match(plain(item.head))
             and not (not item.body and plain(item.head).endswith(":"))]
 
 
@@ -153,11 +155,11 @@ def _stated(item: Item) -> list[str]:
     out = []
     for number, line in enumerate((item.head, *item.body)):
         text = plain(line)
-        if DECISION_LABEL.match(text):
-            out.append(DECISION_LABEL.sub("", text).strip())
-            continue
-        for sentence in SENTENCE.split(text):
-            if DECISION_CUE.search(sentence) and len(sentence) >= MIN_CHARS:
+        labelled = DECISION_LABEL.match(text)
+        sentences = SENTENCE.split(DECISION_LABEL.sub("", text).strip() if labelled else text)
+        for index, sentence in enumerate(sentences):
+            if (labelled and index == 0) or (DECISION_CUE.search(sentence)
+                                              and len(sentence) >= MIN_SENTENCE_CHARS):
                 prefix = f"{label}: " if number and label and len(label) <= 60 else ""
                 out.append(prefix + sentence.strip())
     return [text for text in out if text]
