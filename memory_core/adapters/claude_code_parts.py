@@ -31,6 +31,8 @@ TEST_RUN = re.compile(
     r"\b(?:pytest|py\.test|tox|nox|jest|vitest|ctest)\b|-m\s+unittest\b|\.ci/run\b|"
     r"\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test\b|\b(?:cargo|go|mvn|dotnet)\s+test\b|"
     r"\bgradlew?\s+test\b|\bmake\s+(?:test|check)\b")
+#: Installing a test runner is not running the tests.
+INSTALL = re.compile(r"\b(?:install|add)\b[^&;|\n]*")
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ def milestone(step: Step) -> str | None:
         return None
     if COMMIT.search(step.text):
         return "commit"
-    return "test run" if TEST_RUN.search(step.text) else None
+    return "test run" if TEST_RUN.search(INSTALL.sub("", step.text)) else None
 
 
 class _Cutter:
