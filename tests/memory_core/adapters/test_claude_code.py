@@ -358,6 +358,33 @@ def test_odd_lines_are_skipped_with_reasons(store: MemoryStore, tmp_path: Path) 
         "custom-title line (not conversation)": 1, "session without a user request": 1}
 
 
+def test_assistant_lines_after_a_closed_request_continue_it(store: MemoryStore,
+                                                          tmp_path: Path) -> None:
+    """A notification line closes the request; what the assistant says after it continues
+    that request instead of being dropped for want of one."""
+    folder = tmp_path / "-tmp-bg"
+    folder.mkdir()
+    common = '"sessionId":"s2","cwd":"/tmp/bg","timestamp":"2025-11-01T10:00:0{}Z"'
+    lines = [
+        '{"type":"user","uuid":"u1",' + common.format(1) + ',"message":{"role":"user",'
+        '"content":"Run the slow migration in the background."}}',
+        '{"type":"assistant","uuid":"a1",' + common.format(2) + ',"message":{"id":"m1",'
+        '"model":"claude-x","role":"assistant","content":"Started it in the background."}}',
+        '{"type":"user","uuid":"n1",' + common.format(3) + ',"message":{"role":"user",'
+        '"content":"<task-notification>migration done</task-notification>"}}',
+        '{"type":"assistant","uuid":"a2",' + common.format(4) + ',"message":{"id":"m2",'
+        '"model":"claude-x","role":"assistant","content":"It finished: 120 rows moved."}}',
+    ]
+    (folder / "s2.jsonl").write_text("\n".join(lines) + "\n")
+    report = import_file(store, folder)
+    assert report.records == {"memory": 3, "edge": 2, "audit": 0}
+    later = store.get(thread("s2", "a2"))
+    assert later.content == ("Continuing request: Run the slow migration in the background."
+                             "\n\nAssistant: It finished: 120 rows moved.")
+    assert later.metadata["continuation"] is True and later.metadata["request_uuid"] == "u1"
+    assert "assistant line before any user request" not in report.skipped
+
+
 class OneLesson(Extractor):
     """A stand-in for an LLM extractor: one lesson per session, derived from its threads."""
 
