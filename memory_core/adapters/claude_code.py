@@ -42,13 +42,9 @@ from pathlib import Path
 
 from memory_core.adapters.base import Adapter, edge_record, memory_record, stable_id
 from memory_core.adapters.claude_code_extract import EXTRACTORS, Extractor, extractor_class
+from memory_core.adapters.claude_code_lines import Skip, looks_like_transcript_line, peek
 from memory_core.adapters.claude_code_model import Draft, Session
-from memory_core.adapters.claude_code_parse import (
-    Skip,
-    looks_like_transcript_line,
-    peek,
-    read_transcript,
-)
+from memory_core.adapters.claude_code_parse import read_transcript
 from memory_core.errors import ExportFormatError
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,

@@ -30,6 +30,7 @@ from typing import ClassVar
 
 from memory_core.adapters.claude_code_compaction import CompactSummary, parse_compact_summary
 from memory_core.adapters.claude_code_knowledge import compaction_drafts
+from memory_core.adapters.claude_code_lines import Skip
 from memory_core.adapters.claude_code_model import (
     Compaction,
     Draft,
@@ -37,7 +38,7 @@ from memory_core.adapters.claude_code_model import (
     Session,
     Transcript,
 )
-from memory_core.adapters.claude_code_parse import SKIP_COMPACT, Skip
+from memory_core.adapters.claude_code_parse import SKIP_COMPACT
 from memory_core.adapters.claude_code_parts import PHASE_TOOLS, split_parts
 from memory_core.adapters.claude_code_summary import session_summary
 from memory_core.adapters.claude_code_text import clip

@@ -19,36 +19,25 @@ first request or compaction are left out. Everything else is left out with a rea
 `<local-command-stdout>`, `<bash-input>`, ...), interruption markers, synthetic API-error
 messages, bookkeeping lines.
 
-Malformed input raises `ExportFormatError` naming the file and line: a line that is not a
-JSON object, a user or assistant line without `sessionId`, `uuid` or `timestamp`, a
-`message.content` that is neither text nor a list of blocks, a binary file. One exception: a
-last line without its newline that does not parse is what a live transcript looks like while
-Claude Code is writing it, so it is skipped with a reason instead.
+Malformed input raises `ExportFormatError` naming the file and line (see
+`claude_code_lines` for what a line must be): a user or assistant line without
+`sessionId`, `uuid` or `timestamp`, a `message.content` that is neither text nor a list of
+blocks.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable, Iterator
 from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from memory_core.adapters.base import BINARY_MARKERS, timestamp
+from memory_core.adapters.base import timestamp
+from memory_core.adapters.claude_code_lines import Skip, blocks_of, iter_lines, required_text
 from memory_core.adapters.claude_code_model import Compaction, Exchange, Step, Transcript
 from memory_core.errors import ExportFormatError
-from memory_core.exchange.readers.base import without_bom
 
-#: skip(reason, where): how the reader reports what it leaves out.
-Skip = Callable[[str, str], None]
-
-#: Line types Claude Code writes; a first line of one of them (with a session key) is how the
-#: adapter recognises a transcript.
-KNOWN_TYPES = ("user", "assistant", "system", "progress", "summary", "file-history-snapshot",
-               "queue-operation", "custom-title", "attachment")
-SESSION_KEYS = ("sessionId", "leafUuid", "snapshot")
 #: Top-level fields of a user line the thread memory uses; the others go into its metadata.
 USED_FIELDS = frozenset({"type", "message", "uuid", "parentUuid", "sessionId", "timestamp",
                          "cwd", "gitBranch", "version", "isSidechain", "agentId", "userType"})
@@ -69,67 +58,14 @@ SKIP_NO_TEXT = "user line without text (image only or empty)"
 SKIP_SYNTHETIC = "synthetic assistant message (API error, no model answer)"
 SKIP_ORPHAN = "assistant line before any user request"
 SKIP_REPEAT = "repeated line (uuid already read)"
-SKIP_TRUNCATED = "truncated last line (transcript still being written?)"
 SKIP_TITLE = "summary line (kept as the session title)"
 SKIP_OTHER_SUMMARY = "summary line of another session"
-
-
-def _text(value: Any, where: str, name: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ExportFormatError(f"{where}: {name} must be non-empty text, got {value!r:.60}")
-    return value
-
-
-def _blocks(message: Any, where: str, kind: str) -> list[dict[str, Any]]:
-    if not isinstance(message, dict):
-        raise ExportFormatError(f"{where}: the {kind} line has no 'message' object")
-    content = message.get("content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if not isinstance(content, list):
-        raise ExportFormatError(
-            f"{where}: message.content of the {kind} line must be text or a list of blocks, "
-            f"got {type(content).__name__} {content!r:.60}")
-    for index, block in enumerate(content, start=1):
-        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
-            raise ExportFormatError(
-                f"{where}: block {index} of message.content is not an object with a 'type'")
-        if block["type"] == "text" and not isinstance(block.get("text"), str):
-            raise ExportFormatError(f"{where}: text block {index} has no 'text' string")
-    return content
 
 
 def _relative(path: str, cwd: str | None) -> str:
     if cwd and path.startswith(cwd.rstrip("/\\") + "/"):
         return path[len(cwd.rstrip("/\\")) + 1:]
     return path
-
-
-def iter_lines(path: Path, where: str, skip: Skip) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line; see the module doc for errors."""
-    with path.open("rb") as handle:
-        if any(marker in handle.read(8192) for marker in BINARY_MARKERS):
-            raise ExportFormatError(f"{path} is a binary file, not a Claude Code transcript")
-        handle.seek(0)
-        for number, raw in enumerate(handle, start=1):
-            if number == 1:
-                raw = without_bom(raw)
-            if not raw.strip():
-                continue
-            try:
-                value = json.loads(raw)
-            except UnicodeDecodeError as exc:
-                raise ExportFormatError(f"{path}: line {number} is not UTF-8 text") from exc
-            except json.JSONDecodeError as exc:
-                if not raw.endswith(b"\n"):
-                    skip(SKIP_TRUNCATED, f"{where} line {number}")
-                    return
-                raise ExportFormatError(
-                    f"{path}: line {number} is not JSON ({exc.msg}); the file may be "
-                    f"truncated or corrupted") from exc
-            if not isinstance(value, dict):
-                raise ExportFormatError(f"{path}: line {number} is not a JSON object")
-            yield number, value
 
 
 class _Reader:
@@ -160,11 +96,11 @@ class _Reader:
             self.skip(f"{kind} line (not conversation)", where)
             return
         place = f"{self.out.path}: line {number}"
-        session = _text(obj.get("sessionId"), place, f"the {kind} line's 'sessionId'")
-        uuid = _text(obj.get("uuid"), place, f"the {kind} line's 'uuid'")
-        when = timestamp(_text(obj.get("timestamp"), place, f"the {kind} line's 'timestamp'"),
-                         place)
-        blocks = _blocks(obj.get("message"), place, kind)
+        session = required_text(obj.get("sessionId"), place, f"the {kind} line's 'sessionId'")
+        uuid = required_text(obj.get("uuid"), place, f"the {kind} line's 'uuid'")
+        when = timestamp(required_text(obj.get("timestamp"), place,
+                                       f"the {kind} line's 'timestamp'"), place)
+        blocks = blocks_of(obj.get("message"), place, kind)
         if uuid in self.seen:
             self.skip(SKIP_REPEAT, where)
             return
@@ -322,29 +258,3 @@ def read_transcript(path: Path, where: str, skip: Skip) -> Transcript:
     for number, obj in iter_lines(path, where, skip):
         reader.line(number, obj)
     return reader.finish()
-
-
-def peek(path: Path, key: str, lines: int = 50) -> str | None:
-    """The first string value of `key` among the first `lines` lines (never raises)."""
-    try:
-        with path.open("rb") as handle:
-            for number, raw in zip(range(lines), handle, strict=False):
-                try:
-                    value = json.loads(without_bom(raw) if number == 0 else raw)
-                except (json.JSONDecodeError, UnicodeDecodeError):
-                    continue
-                if isinstance(value, dict) and isinstance(value.get(key), str) and value[key]:
-                    return str(value[key])
-    except OSError:
-        return None
-    return None
-
-
-def looks_like_transcript_line(text: str) -> bool:
-    """Whether `text` is a line Claude Code writes (a known type with a session key)."""
-    try:
-        value = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
-        return False
-    return (isinstance(value, dict) and value.get("type") in KNOWN_TYPES
-            and any(key in value for key in SESSION_KEYS))

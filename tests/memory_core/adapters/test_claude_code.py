@@ -12,7 +12,7 @@ import pytest
 from memory_core.adapters.base import stable_id
 from memory_core.adapters.claude_code import ClaudeCodeAdapter
 from memory_core.adapters.claude_code_extract import Draft, Extractor, Session, clip
-from memory_core.adapters.claude_code_parse import Skip
+from memory_core.adapters.claude_code_lines import Skip
 from memory_core.errors import ExportFormatError
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.readers import ReadOptions, detect_reader
