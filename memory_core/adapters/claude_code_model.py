@@ -120,6 +120,7 @@ class Work:
     def of(cls, steps: Sequence[Step]) -> Work:
         """The work of `steps`."""
         texts: list[tuple[str, str]] = []
+        spoke: set[str] = set()  # messages with text so far
         models: dict[str, str] = {}
         files: list[str] = []
         subagents: list[str] = []
@@ -131,10 +132,11 @@ class Work:
                 models[step.message_id] = step.model
             if step.kind == "text" and step.message_id:
                 texts.append((step.message_id, step.text))
+                spoke.add(step.message_id)
             elif step.kind == "tool" and step.tool:
                 tools[step.tool] += 1
                 files += [f for f in step.files if f not in files]
-                if step.message_id and any(m == step.message_id for m, _ in texts):
+                if step.message_id in spoke:
                     leading.add(step.message_id)
             elif step.kind == "result":
                 errors += step.is_error

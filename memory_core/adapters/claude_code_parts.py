@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from memory_core.adapters.claude_code_model import Exchange, Step, Work
 
@@ -52,7 +53,7 @@ class Part:
         """Its first step."""
         return self.steps[0]
 
-    @property
+    @cached_property
     def work(self) -> Work:
         """Its steps summed up (answer, tools, files, errors, subagents)."""
         return Work.of(self.steps)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from memory_core import lineage
 from memory_core.adapters.base import stable_id
 from memory_core.adapters.claude_code import discover, read_session
 from memory_core.adapters.claude_code_parse import SKIP_COMPACT, SKIP_ORPHAN
@@ -269,6 +270,17 @@ def test_edges_show_where_each_memory_came_from(imported: Imported) -> None:
             if relation == "derived_from" and source == session} == {
         *(part(LONG, R1, n) for n in range(1, 7)), *(part(LONG, R2, n) for n in (1, 2, 3)),
         part(LONG, R3, 1), mid(LONG, f"thread {SUB}")}
+
+
+def test_the_lineage_of_a_lesson_leads_to_the_summaries_it_came_from(
+        imported: Imported) -> None:
+    store, _ = imported
+    found = lineage(store, mid(LONG, f"lesson {C2} 1"))
+    assert [(a.memory_id, a.hops) for a in found.ancestors] == [
+        (mid(LONG, f"compaction {C2}"), 1), (mid(LONG, f"compaction {C1}"), 2)]
+    assert {d.memory_id for d in lineage(store, mid(LONG, f"compaction {C1}")).descendants
+            } >= {mid(LONG, f"lesson {C1} 1"), mid(LONG, f"pending {C1} 2"),
+                  mid(LONG, f"compaction {C2}"), mid(LONG, f"lesson {C2} 1")}
 
 
 def test_reimporting_changes_nothing_and_ids_are_stable(store: MemoryStore) -> None:
