@@ -124,8 +124,11 @@ def sections_of(summary: str) -> tuple[Section, ...]:
     found: list[tuple[str, str, list[str]]] = []
     last_number = 0
     seen: set[str] = set()
+    fenced = False  # inside a ``` code block nothing is a heading
     for line in summary.splitlines():
-        head = _heading(line, last_number, seen)
+        if line.strip().startswith("```"):
+            fenced = not fenced
+        head = None if fenced else _heading(line, last_number, seen)
         if head is not None:
             key, title, rest, last_number = head
             seen.add(key)

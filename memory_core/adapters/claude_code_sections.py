@@ -5,7 +5,8 @@ pairs), decisions and pending tasks, as plain text.
   lines nested under them, or paragraphs when there are no bullets; an introduction ending
   with a colon and "None." items are left out.
 - `lessons` reads the errors-and-fixes section: one lesson per item, its fix taken from a
-  nested `Fix:` / `Solution:` / `Resolution:` line, from " - Fix: ..." on the item's own line,
+  nested `Fix:` / `Solution:` / `Resolution:` / "Fixed by ..." line, from " - Fix: ..." on
+  the item's own line,
   or from a following item that is only a fix. Items without a fix are lessons too: the
   error is what is worth knowing next time.
 - `decisions` takes every item of a decisions section, and from the sections that state
@@ -28,7 +29,8 @@ NONE = re.compile(r"^\W*(?:none|n/a|nothing|no (?:pending|outstanding|remaining|
                   r"all (?:tasks )?(?:are )?(?:done|complete))", re.IGNORECASE)
 FIX_LABEL = (r"(?:\*\*)?(?:fix(?:ed)?(?: applied)?|solution|resolution|resolved|correction|"
              r"how (?:it was )?fixed)(?:\*\*)?(?: by)?[ \t]*(?:\*\*)?[ \t]*[:\-–—]")
-FIX_LINE = re.compile(rf"^\W*{FIX_LABEL}[ \t]*(?P<fix>.*)$", re.IGNORECASE)
+FIX_LINE = re.compile(rf"^\W*(?:{FIX_LABEL}|(?:fixed|resolved|solved) by\b)[ \t]*(?P<fix>.*)$",
+                      re.IGNORECASE)
 FIX_INLINE = re.compile(rf"[ \t][-–—][ \t]*{FIX_LABEL}[ \t]*(?P<fix>.*)$", re.IGNORECASE)
 DECISION_LABEL = re.compile(r"^\W*(?:design |key |architectural )?decisions?(?:\*\*)?[ \t]*"
                             r"(?:made)?[ \t]*:", re.IGNORECASE)
@@ -61,13 +63,13 @@ class Lesson:
 
     error: str
     fix: str | None = None
-    notes: tuple[str, ...] = ()
+    #: The item's other lines, in order, its fix written "Fix: ...".
+    lines: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
-        """"<error>\\nFix: <fix>", then the other lines of the item."""
-        lines = [self.error] + ([f"Fix: {self.fix}"] if self.fix else []) + list(self.notes)
-        return "\n".join(lines)
+        """The error, then the item's lines ("Fix: ..." among them)."""
+        return "\n".join((self.error, *self.lines))
 
 
 def plain(line: str) -> str:
@@ -108,30 +110,32 @@ def items(text: str) -> list[Item]:
 
 def _lesson(item: Item) -> Lesson:
     head, fix = plain(item.head), None
+    lines: list[str] = []
     inline = FIX_INLINE.search(head)
     if inline:
         head, fix = head[:inline.start()].strip(), inline["fix"].strip()
-    notes = []
+        lines.append(f"Fix: {fix}")
     for line in item.body:
         text = plain(line)
         found = FIX_LINE.match(text)
-        if found and fix is None:
+        if found and fix is None and found["fix"].strip():
             fix = found["fix"].strip()
+            lines.append(f"Fix: {fix}")
         elif text:
-            notes.append(text)
-    return Lesson(head, fix or None, tuple(notes))
+            lines.append(text)
+    return Lesson(head, fix, tuple(lines))
 
 
 def lessons(summary: CompactSummary) -> list[Lesson]:
-    """The error/fix pairs of the errors section (none without one)."""
+    """The error/fix pairs of the errors section, one per item."""
     section = summary.section("errors")
     found: list[Lesson] = []
     for item in items(section.text) if section else []:
         alone = FIX_LINE.match(plain(item.head))
         if alone and found and found[-1].fix is None:  # "- Error: ..." then "- Fix: ..."
-            last = found[-1]
-            found[-1] = Lesson(last.error, alone["fix"].strip(),
-                               last.notes + tuple(plain(line) for line in item.body))
+            last, fix = found[-1], alone["fix"].strip()
+            found[-1] = Lesson(last.error, fix, (*last.lines, f"Fix: {fix}",
+                                                 *(plain(line) for line in item.body)))
         else:
             found.append(_lesson(item))
     return found

@@ -37,7 +37,13 @@ Summary:
       - Fix: inject the sleep function.
       - User feedback: "tests must stay under 10 s".
    - **ImportError: cannot import name 'Retry'**
-      - Fix: import it from urllib3.util.
+      - Cause: it moved in urllib3 2.
+      - Fixed by importing it from urllib3.util.
+
+6. All user messages:
+   ```yaml
+pending: this is code, not a heading
+   ```
 
 7. Pending Tasks:
    - Document the retry settings.
@@ -56,8 +62,8 @@ def test_numbered_summary_keeps_summary_and_sections_and_drops_the_rest() -> Non
                                         "The user wants retries.")
     assert [(s.key, s.title) for s in parsed.sections] == [
         ("request", "Primary Request and Intent"), ("concepts", "Key Technical Concepts"),
-        ("errors", "Errors and fixes"), ("pending", "Pending Tasks"),
-        ("current", "Current Work")]
+        ("errors", "Errors and fixes"), ("messages", "All user messages"),
+        ("pending", "Pending Tasks"), ("current", "Current Work")]
     assert parsed.section("request") == Section(
         "request", "Primary Request and Intent", "Make the fetcher retry on HTTP 429.")
 
@@ -68,7 +74,8 @@ def test_lessons_decisions_and_pending_of_a_numbered_summary() -> None:
         "Tests slept for a minute: the backoff really slept.\n"
         "Fix: inject the sleep function.\n"
         "User feedback: \"tests must stay under 10 s\".",
-        "ImportError: cannot import name 'Retry'\nFix: import it from urllib3.util.",
+        "ImportError: cannot import name 'Retry'\nCause: it moved in urllib3 2.\n"
+        "Fix: importing it from urllib3.util.",
     ]
     assert decisions(parsed) == ["We chose jitter rather than fixed delays."]
     # "None of the others." is not a task.
@@ -116,7 +123,8 @@ def test_markdown_and_bold_headings_inline_fixes_and_split_pairs() -> None:
     ]
     # "**Unicode error**:" names a section already seen: it is text of the errors section,
     # nested under the last item, not a heading of its own.
-    assert found[1].notes == ("Unicode error: the feed had a BOM.",)
+    assert found[1].lines == ("Fix: resolve it against XDG_CACHE_HOME.",
+                              "Unicode error: the feed had a BOM.")
     assert decisions(parsed) == ["keep one cache file per base currency.",
                                  "Reports read the cache only when the fetch fails, and we "
                                  "settled on printing the rates' date."]
