@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     from memory_core.errors import ImportConflictError as ImportConflictError
     from memory_core.errors import InvalidConfigError as InvalidConfigError
     from memory_core.errors import InvalidFilterError as InvalidFilterError
+    from memory_core.errors import InvalidMapParamsError as InvalidMapParamsError
     from memory_core.errors import InvalidRecordError as InvalidRecordError
     from memory_core.errors import MemlensError as MemlensError
     from memory_core.errors import MemoryNotFoundError as MemoryNotFoundError
@@ -132,6 +133,11 @@ if TYPE_CHECKING:
     from memory_core.exchange.readers import register_reader as register_reader
     from memory_core.exchange.readers.memlens import read_export as read_export
     from memory_core.filters import Filter as Filter
+    from memory_core.projection import Clusters as Clusters
+    from memory_core.projection import cluster_labels as cluster_labels
+    from memory_core.projection import cluster_layout as cluster_layout
+    from memory_core.projection import near_duplicate_pairs as near_duplicate_pairs
+    from memory_core.projection import near_duplicates as near_duplicates
     from memory_core.records import AuditEntry as AuditEntry
     from memory_core.records import Edge as Edge
     from memory_core.records import Memory as Memory
@@ -225,6 +231,7 @@ _EXPORTS: dict[str, str] = {
     "MemlensError": "memory_core.errors",
     "InvalidRecordError": "memory_core.errors",
     "InvalidFilterError": "memory_core.errors",
+    "InvalidMapParamsError": "memory_core.errors",
     "StoreLocationError": "memory_core.errors",
     "StoreNotFoundError": "memory_core.errors",
     "StoreNotAllowedError": "memory_core.errors",
@@ -377,6 +384,11 @@ _EXPORTS: dict[str, str] = {
     "age_scatter": "memory_core.viz.decay",
     "timeline_chart": "memory_core.viz.decay",
     "rank_shift_chart": "memory_core.viz.decay",
+    "cluster_layout": "memory_core.projection",
+    "Clusters": "memory_core.projection",
+    "cluster_labels": "memory_core.projection",
+    "near_duplicates": "memory_core.projection",
+    "near_duplicate_pairs": "memory_core.projection",
 }
 
 __all__ = sorted(_EXPORTS)

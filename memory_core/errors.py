@@ -121,3 +121,8 @@ class VersionGoneError(CurationConflictError):
 class GraphError(MemlensError, ValueError):
     """A graph request or edge is not valid: an unknown relation, a depth or hop count out
     of range, a self loop, an edge already there."""
+
+
+class InvalidMapParamsError(MemlensError, ValueError):
+    """A map, cluster or near-duplicate parameter is out of range or its input is malformed
+    (a cluster size below 2, a threshold outside (0, 1], a layout without x and y, ...)."""

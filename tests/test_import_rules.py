@@ -26,7 +26,8 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("embedding", frozenset({"embedding"})),
     ("store", frozenset({"store"})),
     ("engines", frozenset({"retrieval", "decay", "graph", "exchange", "adapters", "reembed",
-                           "stats", "demo", "curation", "causal", "decay_analysis"})),
+                           "stats", "demo", "curation", "causal", "decay_analysis",
+                           "projection"})),
     ("evaluation", frozenset({"evaluation", "bench", "viz"})),
     ("edge", frozenset({"cli", "seeding"})),
 )

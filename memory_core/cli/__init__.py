@@ -19,6 +19,7 @@ from memory_core.cli import (
     corrections,
     curation,
     decay,
+    duplicates,
     exchange,
     graph,
     maintenance,
@@ -54,7 +55,7 @@ def cli(ctx: click.Context, store_uri: str | None, tenant: str | None) -> None:
 
 
 for _family in (memories, curation, corrections, search, graph, maintenance, exchange,
-                evaluation, tune, bench, decay):
+                evaluation, tune, bench, decay, duplicates):
     for _command in _family.COMMANDS:
         cli.add_command(_command)
 
