@@ -84,6 +84,7 @@ if TYPE_CHECKING:
     from memory_core.errors import InvalidFilterError as InvalidFilterError
     from memory_core.errors import InvalidMapParamsError as InvalidMapParamsError
     from memory_core.errors import InvalidRecordError as InvalidRecordError
+    from memory_core.errors import MapError as MapError
     from memory_core.errors import MemlensError as MemlensError
     from memory_core.errors import MemoryNotFoundError as MemoryNotFoundError
     from memory_core.errors import MigrationError as MigrationError
@@ -134,10 +135,16 @@ if TYPE_CHECKING:
     from memory_core.exchange.readers.memlens import read_export as read_export
     from memory_core.filters import Filter as Filter
     from memory_core.projection import Clusters as Clusters
+    from memory_core.projection import MapParams as MapParams
+    from memory_core.projection import Projection as Projection
+    from memory_core.projection import ProjectionCache as ProjectionCache
+    from memory_core.projection import QueryPlacement as QueryPlacement
     from memory_core.projection import cluster_labels as cluster_labels
     from memory_core.projection import cluster_layout as cluster_layout
     from memory_core.projection import near_duplicate_pairs as near_duplicate_pairs
     from memory_core.projection import near_duplicates as near_duplicates
+    from memory_core.projection import place_query as place_query
+    from memory_core.projection import project as project
     from memory_core.records import AuditEntry as AuditEntry
     from memory_core.records import Edge as Edge
     from memory_core.records import Memory as Memory
@@ -389,6 +396,13 @@ _EXPORTS: dict[str, str] = {
     "cluster_labels": "memory_core.projection",
     "near_duplicates": "memory_core.projection",
     "near_duplicate_pairs": "memory_core.projection",
+    "MapError": "memory_core.errors",
+    "MapParams": "memory_core.projection",
+    "Projection": "memory_core.projection",
+    "ProjectionCache": "memory_core.projection",
+    "QueryPlacement": "memory_core.projection",
+    "place_query": "memory_core.projection",
+    "project": "memory_core.projection",
 }
 
 __all__ = sorted(_EXPORTS)

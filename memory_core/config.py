@@ -56,10 +56,11 @@ class Settings:
     Environment variables: `MEMLENS_STORE` (store URI, default `./data/store`),
     `MEMLENS_TENANT` (default `default`), `MEMLENS_READ_ONLY` (1/true/yes/on),
     `MEMLENS_EMBED_MODEL` (default the offline all-MiniLM-L6-v2; `none` disables embedding),
-    `MEMLENS_MODEL_CACHE` (folder for model config files and fastembed caches, default
-    `~/.cache/memlens`), `MEMLENS_ACTOR` (name written to the audit log, default the OS user),
-    `MEMLENS_STORES` (further stores the web app may open besides `MEMLENS_STORE`,
-    os.pathsep- or comma-separated; default none: the app opens the configured store only).
+    `MEMLENS_MODEL_CACHE` (folder for model config files, fastembed caches and cached maps,
+    default `~/.cache/memlens`), `MEMLENS_ACTOR` (name written to the audit log, default
+    the OS user), `MEMLENS_STORES` (further stores the web app may open besides
+    `MEMLENS_STORE`, os.pathsep- or comma-separated; default none: the app opens the
+    configured store only).
     """
 
     store_uri: str = DEFAULT_STORE
@@ -85,6 +86,12 @@ class Settings:
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(settings, **given) if given else settings
+
+    @property
+    def map_cache(self) -> Path:
+        """The folder of cached embedding maps (`memlens map`, the Map page): `maps` under
+        `model_cache` (MEMLENS_MODEL_CACHE)."""
+        return self.model_cache / "maps"
 
     @property
     def allowed_stores(self) -> tuple[str, ...]:

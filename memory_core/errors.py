@@ -126,3 +126,8 @@ class GraphError(MemlensError, ValueError):
 class InvalidMapParamsError(MemlensError, ValueError):
     """A map, cluster or near-duplicate parameter is out of range or its input is malformed
     (a cluster size below 2, a threshold outside (0, 1], a layout without x and y, ...)."""
+
+
+class MapError(MemlensError):
+    """A map cannot be made or used as asked: too few embedded memories, or the fitted
+    model a cached map needs to place a query is gone from the cache."""

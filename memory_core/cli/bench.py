@@ -1,5 +1,5 @@
-"""`memlens bench ingest | search | exchange | curate | graph | decay`: benchmarks that print
-figures and ratios."""
+"""`memlens bench ingest | search | exchange | curate | graph | decay | map`: benchmarks that
+print figures and ratios."""
 
 from __future__ import annotations
 
@@ -164,6 +164,21 @@ def decay_bench(memories: int, events: int, as_json: bool) -> None:
     from memory_core.bench.decay import run_decay_bench
 
     result = run_decay_bench(memories, events=events)
+    _report(result, as_json)
+
+
+@bench.command(name="map")
+@click.option("--n", "memories", default=50_000, show_default=True,
+              type=click.IntRange(min=3), help="Synthetic memories in the benchmark store.")
+@click.option("--sample", type=click.IntRange(min=16),
+              help="Also time a map fitted on this many memories, the rest placed.")
+@json_option("Print every figure, its target and its ratio as JSON.")
+def map_bench(memories: int, sample: int | None, as_json: bool) -> None:
+    """The embedding map cold (fresh process, numba compiling) and cached, its HDBSCAN
+    clusters with labels, and its near-duplicates, vs the targets."""
+    from memory_core.bench.map import run_map_bench
+
+    result = run_map_bench(memories, sample=sample)
     _report(result, as_json)
 
 

@@ -1,0 +1,178 @@
+"""`project`: the embedding map of a tenant's memories (UMAP, cosine), read from the cache
+when the store has not changed since it was computed (DESIGN.md section 12).
+
+Stages, each reported to `progress(stage, fraction)` with fractions rising to 1: "loading
+vectors", "compiling UMAP (first use, ~20 s)" (only the first time a process fits UMAP:
+numba compiles it), "fitting", "placing the rest" (only with `params.sample`), "saving
+the map to the cache" (unless `cache=False`), "done"; a cache hit reports "reading the
+cached map" then "done".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from memory_core.errors import MapError
+from memory_core.projection.cache import ProjectionCache, cache_key
+from memory_core.projection.params import MapParams
+from memory_core.projection.result import LoadOnce, Projection, QueryPlacement, axes
+from memory_core.projection.vectors import FIELDS, MapInput, load_input
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from memory_core.filters import Filter
+    from memory_core.store import MemoryStore
+
+__all__ = ["MIN_POINTS", "Projection", "QueryPlacement", "project"]
+
+Progress = Callable[[str, float], None]
+CacheChoice = ProjectionCache | Literal[False] | None
+
+#: The fewest embedded memories a map is drawn for.
+MIN_POINTS = 3
+LOADING = "loading vectors"
+COMPILING = "compiling UMAP (first use, ~20 s)"
+FITTING = "fitting"
+PLACING = "placing the rest"
+READING = "reading the cached map"
+SAVING = "saving the map to the cache"
+DONE = "done"
+
+
+def _no_progress(stage: str, fraction: float) -> None:
+    """The progress callback when none is given."""
+
+
+def _resolve_cache(cache: CacheChoice) -> ProjectionCache | None:
+    if cache is False:
+        return None
+    if cache is None:
+        return ProjectionCache.default()
+    if not isinstance(cache, ProjectionCache):
+        raise MapError(f"cache must be a ProjectionCache, None (the default cache) or False "
+                       f"(no cache), got {type(cache).__name__}")
+    return cache
+
+
+def neighbours_for(n: int, params: MapParams) -> tuple[int, tuple[str, ...]]:
+    """The n_neighbors UMAP can use on `n` points (at most n - 1) and a note when it is
+    lowered; `MapError` under `MIN_POINTS` points."""
+    if n < MIN_POINTS:
+        raise MapError(f"a map needs at least {MIN_POINTS} embedded memories, the filter "
+                       f"selects {n}; widen the filter, or embed pending memories with "
+                       f"`memlens reembed`")
+    if params.n_neighbors <= n - 1:
+        return params.n_neighbors, ()
+    return n - 1, (f"n_neighbors lowered from {params.n_neighbors} to {n - 1}: only {n} "
+                   f"memories are on the map",)
+
+
+def _frame(data: MapInput, coords: np.ndarray) -> pl.DataFrame:
+    """The layout frame: id, the coordinates, then the memory fields."""
+    import polars as pl
+
+    names = axes(coords.shape[1])
+    return data.fields.with_columns(
+        pl.Series(name, coords[:, i], dtype=pl.Float64) for i, name in enumerate(names)
+    ).select("id", *names, *FIELDS)
+
+
+def _compute(data: MapInput, params: MapParams, progress: Progress
+             ) -> tuple[np.ndarray, Any, int, tuple[str, ...]]:
+    """Fit UMAP (on a sample when `params.sample` asks) and place every memory: the
+    coordinates in `data`'s order, the fitted model, how many it was fitted on, notes."""
+    from memory_core.projection import reducer as umap_reducer
+    from memory_core.projection.sampling import sample_rows
+
+    n = len(data.vectors)
+    rows = np.arange(n)
+    notes: tuple[str, ...] = ()
+    if params.sample is not None and n > params.sample:
+        rows = sample_rows(data.fields["memory_type"].to_list(), params.sample, params.seed)
+        notes = (f"fitted on a sample of {len(rows)} of {n} memories (seed {params.seed}, "
+                 f"in proportion to each memory type); the rest placed with transform",)
+    n_neighbors, lowered = neighbours_for(len(rows), params)
+    if umap_reducer.initial_layout(len(rows), params.dims) == "random":
+        lowered += (f"a random initial layout (seed {params.seed}): {len(rows)} memories are "
+                    f"too few for a spectral one in {params.dims} dimensions",)
+    if not umap_reducer.is_warm():
+        progress(COMPILING, 0.05)
+        umap_reducer.warm_up(params)
+    progress(FITTING, 0.3)
+    fit_on = data.vectors if len(rows) == n else data.vectors[rows]
+    model, fitted = umap_reducer.fit(fit_on, params, n_neighbors)
+    coords = np.empty((n, params.dims), dtype=np.float64)
+    coords[rows] = fitted
+    rest = np.setdiff1d(np.arange(n), rows, assume_unique=True)
+    if len(rest):
+        progress(PLACING, 0.8)
+        coords[rest] = umap_reducer.place_batches(
+            model, data.vectors[rest],
+            lambda done: progress(PLACING, 0.8 + 0.15 * done / len(rest)))
+    return coords, model, len(rows), lowered + notes
+
+
+def _from_cache(cache: ProjectionCache, key: str, params: MapParams, version: int,
+                model_id: str, filter: Filter | None) -> Projection | None:
+    hit = cache.get(key)
+    if hit is None:
+        return None
+    path = hit.reducer_path
+    return Projection(
+        frame=hit.frame, params=params, key=key, from_cache=True,
+        skipped_unembedded=int(hit.meta["skipped_unembedded"]), fitted=int(hit.meta["fitted"]),
+        model_id=model_id, version=version, filter=filter,
+        notes=tuple(hit.meta.get("notes", ())),
+        reducer=LoadOnce(loader=lambda: ProjectionCache.load_reducer(path)))
+
+
+def project(store: MemoryStore, filter: Filter | None = None, *,
+            params: MapParams | None = None, cache: CacheChoice = None,
+            progress: Progress | None = None) -> Projection:
+    """The map of the memories `filter` selects (active only unless it asks otherwise) in
+    the store's tenant: UMAP (cosine distance) of their vectors with `params`, one row per
+    embedded memory; memories without a vector are counted in `skipped_unembedded`.
+
+    Deterministic: the same memories, parameters and seed give the same layout, float for
+    float. `cache` None uses the default cache (`ProjectionCache.default()`), a
+    `ProjectionCache` that one, False none. Fewer than n_neighbors + 1 memories lower
+    n_neighbors (said in `notes`); fewer than 3 raise `MapError`.
+
+    Example: `project(store, Filter(project="herd"), params=MapParams(seed=7)).frame`.
+    """
+    params = params if params is not None else MapParams()
+    if not isinstance(params, MapParams):
+        raise MapError(f"params must be a MapParams, got {type(params).__name__}")
+    report = progress or _no_progress
+    where = _resolve_cache(cache)
+    version = store.version  # read before the vectors: a later write can only raise it
+    key = cache_key(store_uri=store.uri, tenant=store.tenant, version=version,
+                    filter=filter, params=params, model_id=store.model_id)
+    if where is not None:
+        report(READING, 0.0)
+        cached = _from_cache(where, key, params, version, store.model_id, filter)
+        if cached is not None:
+            report(DONE, 1.0)
+            return cached
+    report(LOADING, 0.01)
+    data = load_input(store, filter)
+    neighbours_for(len(data.vectors), params)  # too few points: say so before UMAP loads
+    coords, model, fitted, notes = _compute(data, params, report)
+    if data.zero:
+        notes += (f"{data.zero} memories with an all-zero vector left out (cosine distance "
+                  f"cannot place them)",)
+    frame = _frame(data, coords)
+    if where is not None:
+        report(SAVING, 0.97)
+        where.put(key, frame, model, {"skipped_unembedded": data.skipped, "fitted": fitted,
+                                      "notes": list(notes), "params": params.to_dict(),
+                                      "store": store.uri, "tenant": store.tenant,
+                                      "version": version, "model": store.model_id})
+    report(DONE, 1.0)
+    return Projection(frame=frame, params=params, key=key, from_cache=False,
+                      skipped_unembedded=data.skipped, fitted=fitted, model_id=store.model_id,
+                      version=version, filter=filter, notes=notes, reducer=LoadOnce(model))
