@@ -55,6 +55,7 @@ pages = [
     st.Page("app_pages/export_diff.py", title="Export Diff", icon=":material/difference:"),
     st.Page("app_pages/curate.py", title="Curate", icon=":material/edit_note:"),
     st.Page("app_pages/graph.py", title="Graph", icon=":material/hub:"),
+    st.Page("app_pages/map.py", title="Map", icon=":material/scatter_plot:"),
     st.Page("app_pages/decay.py", title="Decay", icon=":material/hourglass_bottom:"),
 ]
 navigation = st.navigation(pages)

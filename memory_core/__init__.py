@@ -205,6 +205,10 @@ if TYPE_CHECKING:
     from memory_core.viz.explain import score_parts as score_parts
     from memory_core.viz.explain import score_waterfall as score_waterfall
     from memory_core.viz.graph_html import neighbourhood_html as neighbourhood_html
+    from memory_core.viz.map import MAP_COLOURS as MAP_COLOURS
+    from memory_core.viz.map import map_figure as map_figure
+    from memory_core.viz.map import selected_ids as selected_ids
+    from memory_core.viz.map import with_colour_columns as with_colour_columns
     from memory_core.viz.overview import counts_bar as counts_bar
     from memory_core.viz.overview import written_over_time as written_over_time
 
@@ -391,11 +395,10 @@ _EXPORTS: dict[str, str] = {
     "age_scatter": "memory_core.viz.decay",
     "timeline_chart": "memory_core.viz.decay",
     "rank_shift_chart": "memory_core.viz.decay",
-    "cluster_layout": "memory_core.projection",
-    "Clusters": "memory_core.projection",
-    "cluster_labels": "memory_core.projection",
-    "near_duplicates": "memory_core.projection",
-    "near_duplicate_pairs": "memory_core.projection",
+    "MAP_COLOURS": "memory_core.viz.map",
+    "map_figure": "memory_core.viz.map",
+    "selected_ids": "memory_core.viz.map",
+    "with_colour_columns": "memory_core.viz.map",
     "MapError": "memory_core.errors",
     "MapParams": "memory_core.projection",
     "Projection": "memory_core.projection",
@@ -403,6 +406,11 @@ _EXPORTS: dict[str, str] = {
     "QueryPlacement": "memory_core.projection",
     "place_query": "memory_core.projection",
     "project": "memory_core.projection",
+    "cluster_layout": "memory_core.projection",
+    "Clusters": "memory_core.projection",
+    "cluster_labels": "memory_core.projection",
+    "near_duplicates": "memory_core.projection",
+    "near_duplicate_pairs": "memory_core.projection",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -125,7 +125,8 @@ class GraphError(MemlensError, ValueError):
 
 class InvalidMapParamsError(MemlensError, ValueError):
     """A map, cluster or near-duplicate parameter is out of range or its input is malformed
-    (a cluster size below 2, a threshold outside (0, 1], a layout without x and y, ...)."""
+    (n_neighbors, min_dist, seed, dims, sample; a cluster size below 2, a threshold outside
+    (0, 1], a layout without x and y, ...)."""
 
 
 class MapError(MemlensError):
