@@ -15,9 +15,10 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.i
 IMPORT = re.compile(r"^\s*(?:from\s+(\S+)\s+import\s+\(?([^)]*)\)?|import\s+(\S+))", re.M)
 
 
-def test_both_notebooks_are_there() -> None:
+def test_every_notebook_is_there() -> None:
     assert [p.name for p in NOTEBOOKS] == ["01_retrieval_quality.ipynb",
-                                           "02_ranking_comparison.ipynb"]
+                                           "02_ranking_comparison.ipynb",
+                                           "03_embedding_map.ipynb"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

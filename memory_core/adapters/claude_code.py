@@ -7,43 +7,44 @@ file `<project>/<session>.jsonl`. A project folder is named after the working di
 `<project>/agent-<agentId>.jsonl`, matched to its session by `sessionId`; both are read).
 `agent-acompact-*` files are Claude Code's own compaction runs and are skipped.
 
-Each session becomes `thread` memories (one per answered user request) and one
-`session_summary` (see `claude_code_extract`), with `derived_from` edges from the summary to
-each thread and from a thread that started a subagent to the subagent's threads. Lines are
-read by `claude_code_parse`, which says what is skipped and what is an error.
+Each session becomes `thread` memories (one per part of each answered request), one
+`session_summary` written from the transcript, and per compaction summary a
+`session_summary` with the lessons, decisions and pending tasks its sections hold (see
+`claude_code_extract`). Edges: `derived_from` from the session summary to each thread, from
+a thread that started a subagent to the subagent's threads, from a compaction's lessons,
+decisions and pending tasks to its summary and from a compaction summary to the one before
+it; `relates_to` from a compaction summary to the threads it summarises or continues and
+from the session summary to its compaction summaries. Lines are read by
+`claude_code_parse`, which says what is skipped and what is an error; what the extractor
+produced is counted in a note of the import report.
 
 Mapping: `sessionId` -> session_id; the model that answered (or the subagent's `agentId`) ->
 agent; the project -> the last component of the session's first `cwd`, else the folder name;
-the request line's `timestamp` -> created_at (a summary's: the session's first line);
-source `transcript`; ids `stable_id("claude_code", sessionId, "thread " + uuid)` and
-`stable_id("claude_code", sessionId, "session")`. `--project NAME` keeps the sessions whose
-folder name or project name is NAME; `--limit N` reads at most N sessions (in folder, then
-file-name order). `--param subagents=no` leaves subagent files out; `--param extractor=NAME`
-picks the extractor (`deterministic`, the default); `request_chars` / `answer_chars` set the
-clipping of thread content (2000 / 4000).
+the request line's `timestamp` -> created_at (a later part's: its first line's; a summary's:
+the session's first line; a compaction's: its line's); source `transcript`; ids
+`stable_id("claude_code", sessionId, key)` with the extractor's keys (`thread <uuid>`,
+`thread <uuid> part <n>`, `compaction <uuid>`, `lesson <uuid> <n>`, `session`, ...), so a
+second import finds the same ids. `--project NAME` keeps the sessions whose folder name or
+project name is NAME; `--limit N` reads at most N sessions (in folder, then file-name
+order). `--param subagents=no` leaves subagent files out; `--param extractor=NAME` picks
+the extractor (`deterministic`, the default); `request_chars` / `answer_chars` set the
+clipping of thread content (2000 / 4000), `part_tools` the tool calls after which a long
+phase is cut (25), `compactions=sections|summary|skip` what compaction summaries give.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from memory_core.adapters.base import Adapter, edge_record, memory_record, stable_id
-from memory_core.adapters.claude_code_extract import (
-    EXTRACTORS,
-    Draft,
-    Extractor,
-    Session,
-    extractor_class,
-)
-from memory_core.adapters.claude_code_parse import (
-    Skip,
-    looks_like_transcript_line,
-    peek,
-    read_transcript,
-)
+from memory_core.adapters.claude_code_extract import EXTRACTORS, Extractor, extractor_class
+from memory_core.adapters.claude_code_lines import Skip, looks_like_transcript_line, peek
+from memory_core.adapters.claude_code_model import Draft, Session
+from memory_core.adapters.claude_code_parse import read_transcript
 from memory_core.errors import ExportFormatError
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,
@@ -177,8 +178,9 @@ class ClaudeCodeAdapter(Adapter):
 
     name = NAME
     sniff_order = 110
-    summary = ("Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl): a "
-               "thread per answered request, a summary per session")
+    summary = ("Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl): "
+               "threads per answered request, a summary per session and per compaction, "
+               "with the compaction's lessons, decisions and pending tasks")
     options = frozenset({"limit", "project"})
     params = (*PARAMS, *sorted({key for kind in EXTRACTORS.values() for key in kind.params}))
 
@@ -224,7 +226,7 @@ class ClaudeCodeAdapter(Adapter):
         if options.limit is not None:
             sessions = sessions[: options.limit]
         info = SourceInfo(format=NAME, path=str(path), schema_version=1,
-                          record_types=("thread", "session_summary"))
+                          record_types=("thread", "session_summary", "lesson", "decision"))
         source = ExportSource(info, lambda: self._records(sessions, left_out, source,
                                                           extractor, subagents))
         return source
@@ -237,12 +239,33 @@ class ClaudeCodeAdapter(Adapter):
             for reason, where in left_out.get(folder, []):
                 skip(reason, where)
         count = 0
+        produced: Counter[str] = Counter()
         for files in sessions:
             session = read_session(files, skip, subagents=subagents)
-            for record in session_records(session, extractor.extract(session, skip),
-                                          extractor.name):
+            drafts = extractor.extract(session, skip)
+            produced.update(_kind(draft) for draft in drafts)
+            for record in session_records(session, drafts, extractor.name):
                 count += 1
                 yield SourceRecord(count, record.kind, record.doc, record.where)
+        source.notes.append(produced_note(extractor.name, produced))
+
+
+def _kind(draft: Draft) -> str:
+    if draft.memory_type == "session_summary" and "compaction" in draft.tags:
+        return "compaction summary"
+    if draft.memory_type == "thread" and "pending" in draft.tags:
+        return "pending task"
+    return draft.memory_type
+
+
+def produced_note(extractor: str, produced: Counter[str]) -> str:
+    """"the deterministic extractor produced 3 thread, 1 session_summary, ...", by kind
+    (compaction summaries and pending-task threads counted apart), most first."""
+    if not produced:
+        return f"the {extractor} extractor produced no memories"
+    kinds = sorted(produced.items(), key=lambda item: (-item[1], item[0]))
+    return (f"the {extractor} extractor produced "
+            + ", ".join(f"{n} {kind}" for kind, n in kinds))
 
 
 def read_session(files: SessionFiles, skip: Skip, *, subagents: bool = True) -> Session:
@@ -263,7 +286,7 @@ def read_session(files: SessionFiles, skip: Skip, *, subagents: bool = True) -> 
 
 def session_records(session: Session, drafts: list[Draft], extractor: str
                     ) -> Iterator[SourceRecord]:
-    """The memories of `drafts`, then their `derived_from` edges."""
+    """The memories of `drafts`, then their `derived_from` and `relates_to` edges."""
     ids: dict[str, str] = {}
     for draft in drafts:
         if draft.key in ids:
@@ -277,12 +300,14 @@ def session_records(session: Session, drafts: list[Draft], extractor: str
             metadata=draft.metadata, tags=draft.tags, project=session.project,
             session_id=session.session_id, agent=draft.agent)
     for draft in drafts:
-        for target in draft.derived_from:
+        links = [("derived_from", t) for t in draft.derived_from] + [
+            ("relates_to", t) for t in draft.relates_to]
+        for relation, target in links:
             if target not in ids:
-                raise ExportFormatError(f"{draft.where}: the {extractor} extractor derived "
-                                        f"{draft.key!r} from {target!r}, which it did not write")
+                raise ExportFormatError(f"{draft.where}: the {extractor} extractor linked "
+                                        f"{draft.key!r} to {target!r}, which it did not write")
             yield edge_record(
-                draft.where, id=stable_id(NAME, session.session_id, "derived_from", draft.key,
+                draft.where, id=stable_id(NAME, session.session_id, relation, draft.key,
                                           target),
-                source_id=ids[draft.key], target_id=ids[target], relation="derived_from",
+                source_id=ids[draft.key], target_id=ids[target], relation=relation,
                 created_at=draft.created_at, metadata={"extractor": extractor})

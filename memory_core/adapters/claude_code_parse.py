@@ -6,45 +6,38 @@ Claude Code appends one JSON object per line: `user` and `assistant` lines carry
 are bookkeeping. One assistant API message is written as several lines (one block each)
 sharing `message.id`.
 
-An `Exchange` opens at each real user request and collects what the assistant did until the
-next one: its text blocks grouped by `message.id` (the answer is the text of the last message
-that has any), the tools it called (`tool_use` names), the files those tools were given
-(`file_path` / `notebook_path`), tool errors (`tool_result.is_error`) and the subagents it
-started (`toolUseResult.agentId`). Everything else is left out with a reason (`skip`):
-tool-result carriers, `isMeta` lines, compact summaries, command wrappers
-(`<command-name>`, `<local-command-stdout>`, `<bash-input>`, ...), interruption markers,
-synthetic API-error messages, bookkeeping lines.
+An `Exchange` opens at each real user request and collects, as `Step`s in order, what the
+assistant did until the next one: its text blocks, its tool calls (with the files they were
+given, `file_path` / `notebook_path`, and a Bash call's command), the tools' results (errors,
+`toolUseResult.agentId` of a subagent's report) and the compactions in between. A compaction
+summary (`isCompactSummary`) becomes a `Compaction` of the transcript; the work after it
+continues the open request, and when none is open (a transcript that starts with one, or
+after a slash command) a continuation exchange opens that names the last request. So does an
+assistant line that follows a closed request: only assistant lines before the transcript's
+first request or compaction are left out. Everything else is left out with a reason
+(`skip`): tool-result carriers, `isMeta` lines, command wrappers (`<command-name>`,
+`<local-command-stdout>`, `<bash-input>`, ...), interruption markers, synthetic API-error
+messages, bookkeeping lines.
 
-Malformed input raises `ExportFormatError` naming the file and line: a line that is not a
-JSON object, a user or assistant line without `sessionId`, `uuid` or `timestamp`, a
-`message.content` that is neither text nor a list of blocks, a binary file. One exception: a
-last line without its newline that does not parse is what a live transcript looks like while
-Claude Code is writing it, so it is skipped with a reason instead.
+Malformed input raises `ExportFormatError` naming the file and line (see
+`claude_code_lines` for what a line must be): a user or assistant line without
+`sessionId`, `uuid` or `timestamp`, a `message.content` that is neither text nor a list of
+blocks.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections import Counter
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from memory_core.adapters.base import BINARY_MARKERS, timestamp
+from memory_core.adapters.base import timestamp
+from memory_core.adapters.claude_code_lines import Skip, blocks_of, iter_lines, required_text
+from memory_core.adapters.claude_code_model import Compaction, Exchange, Step, Transcript
 from memory_core.errors import ExportFormatError
-from memory_core.exchange.readers.base import without_bom
 
-#: skip(reason, where): how the reader reports what it leaves out.
-Skip = Callable[[str, str], None]
-
-#: Line types Claude Code writes; a first line of one of them (with a session key) is how the
-#: adapter recognises a transcript.
-KNOWN_TYPES = ("user", "assistant", "system", "progress", "summary", "file-history-snapshot",
-               "queue-operation", "custom-title", "attachment")
-SESSION_KEYS = ("sessionId", "leafUuid", "snapshot")
 #: Top-level fields of a user line the thread memory uses; the others go into its metadata.
 USED_FIELDS = frozenset({"type", "message", "uuid", "parentUuid", "sessionId", "timestamp",
                          "cwd", "gitBranch", "version", "isSidechain", "agentId", "userType"})
@@ -54,136 +47,25 @@ WRAPPER = re.compile(r"\s*<(command-name|command-message|command-args|local-comm
                      r"bash-stderr|task-notification|user-prompt-submit-hook)>")
 REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 INTERRUPTED = "[Request interrupted by user"
+#: A Bash call's command is kept this long (to recognise commits and test runs).
+COMMAND_CHARS = 300
 
 SKIP_TOOL_RESULT = "tool result line (tool output, not a request)"
 SKIP_META = "meta line (isMeta: caveats and injected context)"
-SKIP_COMPACT = "compact summary (isCompactSummary: earlier context carried over)"
+SKIP_COMPACT = "compact summary (isCompactSummary; --param compactions=skip)"
 SKIP_INTERRUPT = "interruption marker ([Request interrupted by user])"
 SKIP_NO_TEXT = "user line without text (image only or empty)"
 SKIP_SYNTHETIC = "synthetic assistant message (API error, no model answer)"
 SKIP_ORPHAN = "assistant line before any user request"
 SKIP_REPEAT = "repeated line (uuid already read)"
-SKIP_TRUNCATED = "truncated last line (transcript still being written?)"
 SKIP_TITLE = "summary line (kept as the session title)"
 SKIP_OTHER_SUMMARY = "summary line of another session"
-
-
-@dataclass
-class Exchange:
-    """One real user request and what the assistant did until the next one."""
-
-    uuid: str
-    where: str
-    line: int
-    timestamp: str
-    request: str
-    parent_uuid: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    images: int = 0
-    ended_at: str = ""
-    #: (message id, text) of every assistant text block, in order.
-    texts: list[tuple[str, str]] = field(default_factory=list)
-    models: dict[str, str] = field(default_factory=dict)
-    tools: Counter[str] = field(default_factory=Counter)
-    tool_errors: int = 0
-    files: list[str] = field(default_factory=list)
-    subagents: list[str] = field(default_factory=list)
-    assistant_lines: int = 0
-    interrupted: bool = False
-
-    @property
-    def answer_message(self) -> str | None:
-        """The id of the last assistant message that has text."""
-        return self.texts[-1][0] if self.texts else None
-
-    @property
-    def answer(self) -> str:
-        """The text blocks of the last assistant message that has text, joined."""
-        last = self.answer_message
-        return "\n\n".join(text for msg, text in self.texts if msg == last).strip()
-
-    @property
-    def model(self) -> str | None:
-        """The model that wrote the answer (else the last model seen)."""
-        last = self.answer_message
-        if last is not None and last in self.models:
-            return self.models[last]
-        return next(reversed(self.models.values()), None)
-
-
-@dataclass
-class Transcript:
-    """What one `.jsonl` file holds."""
-
-    path: Path
-    where: str
-    session_id: str | None = None
-    agent_id: str | None = None
-    is_sidechain: bool = False
-    cwd: str | None = None
-    git_branch: str | None = None
-    version: str | None = None
-    title: str | None = None
-    exchanges: list[Exchange] = field(default_factory=list)
-    times: list[datetime] = field(default_factory=list)
-
-
-def _text(value: Any, where: str, name: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ExportFormatError(f"{where}: {name} must be non-empty text, got {value!r:.60}")
-    return value
-
-
-def _blocks(message: Any, where: str, kind: str) -> list[dict[str, Any]]:
-    if not isinstance(message, dict):
-        raise ExportFormatError(f"{where}: the {kind} line has no 'message' object")
-    content = message.get("content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if not isinstance(content, list):
-        raise ExportFormatError(
-            f"{where}: message.content of the {kind} line must be text or a list of blocks, "
-            f"got {type(content).__name__} {content!r:.60}")
-    for index, block in enumerate(content, start=1):
-        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
-            raise ExportFormatError(
-                f"{where}: block {index} of message.content is not an object with a 'type'")
-        if block["type"] == "text" and not isinstance(block.get("text"), str):
-            raise ExportFormatError(f"{where}: text block {index} has no 'text' string")
-    return content
 
 
 def _relative(path: str, cwd: str | None) -> str:
     if cwd and path.startswith(cwd.rstrip("/\\") + "/"):
         return path[len(cwd.rstrip("/\\")) + 1:]
     return path
-
-
-def iter_lines(path: Path, where: str, skip: Skip) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line; see the module doc for errors."""
-    with path.open("rb") as handle:
-        if any(marker in handle.read(8192) for marker in BINARY_MARKERS):
-            raise ExportFormatError(f"{path} is a binary file, not a Claude Code transcript")
-        handle.seek(0)
-        for number, raw in enumerate(handle, start=1):
-            if number == 1:
-                raw = without_bom(raw)
-            if not raw.strip():
-                continue
-            try:
-                value = json.loads(raw)
-            except UnicodeDecodeError as exc:
-                raise ExportFormatError(f"{path}: line {number} is not UTF-8 text") from exc
-            except json.JSONDecodeError as exc:
-                if not raw.endswith(b"\n"):
-                    skip(SKIP_TRUNCATED, f"{where} line {number}")
-                    return
-                raise ExportFormatError(
-                    f"{path}: line {number} is not JSON ({exc.msg}); the file may be "
-                    f"truncated or corrupted") from exc
-            if not isinstance(value, dict):
-                raise ExportFormatError(f"{path}: line {number} is not a JSON object")
-            yield number, value
 
 
 class _Reader:
@@ -195,6 +77,7 @@ class _Reader:
         self.open: Exchange | None = None
         self.seen: set[str] = set()
         self.leaves: list[tuple[str, str, str]] = []  # (leafUuid, title, where)
+        self.boundary: dict[str, Any] = {}  # compactMetadata of the last compact_boundary
 
     def line(self, number: int, obj: dict[str, Any]) -> None:
         where = f"{self.out.where} line {number}"
@@ -206,15 +89,18 @@ class _Reader:
             return
         if kind == "custom-title" and isinstance(obj.get("customTitle"), str):
             self.out.title = obj["customTitle"]
+        if kind == "system" and obj.get("subtype") == "compact_boundary":
+            meta = obj.get("compactMetadata")
+            self.boundary = meta if isinstance(meta, dict) else {}
         if kind not in ("user", "assistant"):
             self.skip(f"{kind} line (not conversation)", where)
             return
         place = f"{self.out.path}: line {number}"
-        session = _text(obj.get("sessionId"), place, f"the {kind} line's 'sessionId'")
-        uuid = _text(obj.get("uuid"), place, f"the {kind} line's 'uuid'")
-        when = timestamp(_text(obj.get("timestamp"), place, f"the {kind} line's 'timestamp'"),
-                         place)
-        blocks = _blocks(obj.get("message"), place, kind)
+        session = required_text(obj.get("sessionId"), place, f"the {kind} line's 'sessionId'")
+        uuid = required_text(obj.get("uuid"), place, f"the {kind} line's 'uuid'")
+        when = timestamp(required_text(obj.get("timestamp"), place,
+                                       f"the {kind} line's 'timestamp'"), place)
+        blocks = blocks_of(obj.get("message"), place, kind)
         if uuid in self.seen:
             self.skip(SKIP_REPEAT, where)
             return
@@ -223,7 +109,7 @@ class _Reader:
         if kind == "user":
             self._user(obj, blocks, number, where, when)
         else:
-            self._assistant(obj, blocks, where, when)
+            self._assistant(obj, blocks, number, where, when)
 
     def _context(self, obj: dict[str, Any], session: str, when: str) -> None:
         out = self.out
@@ -238,11 +124,11 @@ class _Reader:
     def _user(self, obj: dict[str, Any], blocks: list[dict[str, Any]], number: int,
               where: str, when: str) -> None:
         if obj.get("isCompactSummary") is True:
-            return self.skip(SKIP_COMPACT, where)
+            return self._compaction(obj, blocks, number, where, when)
         if obj.get("isMeta") is True:
             return self.skip(SKIP_META, where)
         if any(b["type"] == "tool_result" for b in blocks):
-            return self._tool_results(obj, blocks, where)
+            return self._tool_results(obj, blocks, number, where, when)
         text = "\n\n".join(b["text"] for b in blocks if b["type"] == "text")
         text = REMINDER.sub("", text).strip()
         wrapper = WRAPPER.match(text)
@@ -260,52 +146,93 @@ class _Reader:
         parent = obj.get("parentUuid")
         self.open = Exchange(
             uuid=obj["uuid"], where=where, line=number, timestamp=when, request=text,
-            parent_uuid=parent if isinstance(parent, str) else None, ended_at=when,
+            parent_uuid=parent if isinstance(parent, str) else None,
             extra={k: v for k, v in obj.items() if k not in USED_FIELDS},
             images=sum(b["type"] == "image" for b in blocks))
 
-    def _tool_results(self, obj: dict[str, Any], blocks: list[dict[str, Any]],
-                      where: str) -> None:
+    def _compaction(self, obj: dict[str, Any], blocks: list[dict[str, Any]], number: int,
+                    where: str, when: str) -> None:
+        text = "\n\n".join(b["text"] for b in blocks if b["type"] == "text").strip()
+        last = self.open or (self.out.exchanges[-1] if self.out.exchanges else None)
+        tokens = self.boundary.get("preTokens")
+        trigger = self.boundary.get("trigger")
+        self.boundary = {}
+        compaction = Compaction(
+            uuid=obj["uuid"], where=where, line=number, timestamp=when, text=text,
+            index=len(self.out.compactions) + 1, request_uuid=_origin(last),
+            trigger=trigger if isinstance(trigger, str) else None,
+            pre_tokens=tokens if isinstance(tokens, int) else None)
+        self.out.compactions.append(compaction)
+        if self.open is None:
+            self.open = self._continuation(obj["uuid"], where, number, when, compaction.uuid)
+        self.open.steps.append(Step("compaction", obj["uuid"], number, when))
+
+    def _continuation(self, uuid: str, where: str, number: int, when: str,
+                      compaction: str | None) -> Exchange:
+        """An exchange for work with no request open: it continues the last request."""
+        last = self.out.exchanges[-1] if self.out.exchanges else None
+        return Exchange(uuid=uuid, where=where, line=number, timestamp=when,
+                        request=last.request if last else "", continues=_origin(last),
+                        compaction=compaction, continuation=True)
+
+    def _recent(self) -> str | None:
+        """The last compaction, when no request started after it."""
+        latest = self.out.compactions[-1] if self.out.compactions else None
+        last = self.out.exchanges[-1] if self.out.exchanges else None
+        return latest.uuid if latest and (last is None or latest.line >= last.line) else None
+
+    def _tool_results(self, obj: dict[str, Any], blocks: list[dict[str, Any]], number: int,
+                      where: str, when: str) -> None:
         self.skip(SKIP_TOOL_RESULT, where)
         if self.open is None:
             return
-        self.open.tool_errors += sum(b["type"] == "tool_result" and b.get("is_error") is True
-                                     for b in blocks)
         result = obj.get("toolUseResult")
-        if isinstance(result, dict) and isinstance(result.get("agentId"), str):
-            self.open.subagents.append(result["agentId"])
+        agent = result.get("agentId") if isinstance(result, dict) else None
+        for block in blocks:
+            if block["type"] != "tool_result":
+                continue
+            used = block.get("tool_use_id")
+            self.open.steps.append(Step(
+                "result", obj["uuid"], number, when,
+                tool_use_id=used if isinstance(used, str) else None,
+                is_error=block.get("is_error") is True,
+                agent_id=agent if isinstance(agent, str) and agent else None))
+            agent = None  # one report per line
 
-    def _assistant(self, obj: dict[str, Any], blocks: list[dict[str, Any]], where: str,
-                   when: str) -> None:
+    def _assistant(self, obj: dict[str, Any], blocks: list[dict[str, Any]], number: int,
+                   where: str, when: str) -> None:
         message = obj["message"]
         model = message.get("model")
         if model == "<synthetic>" or obj.get("isApiErrorMessage") is True:
             return self.skip(SKIP_SYNTHETIC, where)
-        exchange = self.open
-        if exchange is None:
-            return self.skip(SKIP_ORPHAN, where)
+        if self.open is None:
+            if not (self.out.exchanges or self.out.compactions):
+                return self.skip(SKIP_ORPHAN, where)
+            self.open = self._continuation(obj["uuid"], where, number, when, self._recent())
         message_id = message.get("id") if isinstance(message.get("id"), str) else obj["uuid"]
-        if isinstance(model, str):
-            exchange.models[message_id] = model
-        exchange.assistant_lines += 1
-        exchange.ended_at = when
+        step = partial(Step, uuid=obj["uuid"], line=number, timestamp=when,
+                       message_id=message_id, model=model if isinstance(model, str) else None)
         for block in blocks:
             if block["type"] == "text" and block["text"].strip():
-                exchange.texts.append((message_id, block["text"].strip()))
+                self.open.steps.append(step("text", text=block["text"].strip()))
             elif block["type"] == "tool_use" and isinstance(block.get("name"), str):
-                exchange.tools[block["name"]] += 1
-                given = block.get("input")
-                for key in FILE_KEYS:
-                    path = given.get(key) if isinstance(given, dict) else None
-                    if isinstance(path, str) and path:
-                        name = _relative(path, self.out.cwd)
-                        if name not in exchange.files:
-                            exchange.files.append(name)
+                given: dict[str, Any] = block["input"] if isinstance(block.get("input"),
+                                                                    dict) else {}
+                files = [_relative(given[key], self.out.cwd) for key in FILE_KEYS
+                         if isinstance(given.get(key), str) and given[key]]
+                command, used = given.get("command"), block.get("id")
+                self.open.steps.append(step(
+                    "tool", tool=block["name"], files=tuple(files),
+                    text=command[:COMMAND_CHARS] if isinstance(command, str) else "",
+                    tool_use_id=used if isinstance(used, str) else None))
 
     def _close(self) -> None:
-        if self.open is not None:
-            self.out.exchanges.append(self.open)
-            self.open = None
+        exchange, self.open = self.open, None
+        # A continuation that holds only its compaction (a manual /compact between two
+        # requests) has no work of its own: the compaction is kept by itself.
+        if exchange is not None and not (exchange.continuation and all(
+                step.kind == "compaction" for step in exchange.steps)):
+            self.out.exchanges.append(exchange)
 
     def finish(self) -> Transcript:
         self._close()
@@ -318,35 +245,16 @@ class _Reader:
         return self.out
 
 
+def _origin(exchange: Exchange | None) -> str | None:
+    """The uuid of the request `exchange` works on (None when it is not known)."""
+    if exchange is None:
+        return None
+    return exchange.continues or (None if exchange.continuation else exchange.uuid)
+
+
 def read_transcript(path: Path, where: str, skip: Skip) -> Transcript:
     """Parse the transcript at `path` (`where` names it in skips and records)."""
     reader = _Reader(path, where, skip)
     for number, obj in iter_lines(path, where, skip):
         reader.line(number, obj)
     return reader.finish()
-
-
-def peek(path: Path, key: str, lines: int = 50) -> str | None:
-    """The first string value of `key` among the first `lines` lines (never raises)."""
-    try:
-        with path.open("rb") as handle:
-            for number, raw in zip(range(lines), handle, strict=False):
-                try:
-                    value = json.loads(without_bom(raw) if number == 0 else raw)
-                except (json.JSONDecodeError, UnicodeDecodeError):
-                    continue
-                if isinstance(value, dict) and isinstance(value.get(key), str) and value[key]:
-                    return str(value[key])
-    except OSError:
-        return None
-    return None
-
-
-def looks_like_transcript_line(text: str) -> bool:
-    """Whether `text` is a line Claude Code writes (a known type with a session key)."""
-    try:
-        value = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
-        return False
-    return (isinstance(value, dict) and value.get("type") in KNOWN_TYPES
-            and any(key in value for key in SESSION_KEYS))

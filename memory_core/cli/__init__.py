@@ -56,7 +56,7 @@ def cli(ctx: click.Context, store_uri: str | None, tenant: str | None) -> None:
 
 
 for _family in (memories, curation, corrections, search, graph, maintenance, exchange,
-                evaluation, tune, bench, decay, projection, duplicates):
+                evaluation, tune, bench, decay, duplicates, projection):
     for _command in _family.COMMANDS:
         cli.add_command(_command)
 

@@ -270,7 +270,7 @@ def import_file(
             path=str(path), format=info.format, schema_version=info.schema_version,
             migrations=info.migrations, mode=mode, records=dict(staged.counts),
             dangling_edges=dangling, vectors_kept=staged.vectors_kept,
-            notes=tuple(_notes(staged, dangling)), skipped=source.skips.as_dict(),
+            notes=tuple(source.notes + _notes(staged, dangling)), skipped=source.skips.as_dict(),
             duplicates=dict(staged.duplicates))
         if dry_run:
             present = store.id_owners(list(staged.memory_ids))

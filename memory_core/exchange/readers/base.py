@@ -118,8 +118,9 @@ class SkipLog:
 class ExportSource:
     """An opened file: its `info` and a one-shot stream of its records.
 
-    Readers fill `skips` (records left out, with reasons) and, for benchmark formats,
-    `queries` (query-set lines referring to memory ids) while the stream runs.
+    Readers fill `skips` (records left out, with reasons), `notes` (lines for the import
+    report, e.g. what an extractor produced) and, for benchmark formats, `queries`
+    (query-set lines referring to memory ids) while the stream runs.
     """
 
     def __init__(self, info: SourceInfo, records: Callable[[], Iterator[SourceRecord]],
@@ -128,6 +129,7 @@ class ExportSource:
         self._records = records
         self.skips = skips if skips is not None else SkipLog()
         self.queries: list[dict[str, Any]] = []
+        self.notes: list[str] = []
 
     def records(self) -> Iterator[SourceRecord]:
         """The records, in file order; integrity checks run as the stream ends."""

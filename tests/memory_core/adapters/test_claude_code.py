@@ -12,7 +12,7 @@ import pytest
 from memory_core.adapters.base import stable_id
 from memory_core.adapters.claude_code import ClaudeCodeAdapter
 from memory_core.adapters.claude_code_extract import Draft, Extractor, Session, clip
-from memory_core.adapters.claude_code_parse import Skip
+from memory_core.adapters.claude_code_lines import Skip
 from memory_core.errors import ExportFormatError
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.readers import ReadOptions, detect_reader
@@ -36,6 +36,10 @@ def summary(session: str) -> str:
     return stable_id("claude_code", session, "session")
 
 
+def compaction(session: str, uuid: str) -> str:
+    return stable_id("claude_code", session, f"compaction {uuid}")
+
+
 A_FIX = thread(A, "1b6f2c3d-8e4a-4f5b-9c6d-0e1f2a3b4c04")
 A_IMAGE = thread(A, "1b6f2c3d-8e4a-4f5b-9c6d-0e1f2a3b4c25")
 A_TESTS = thread(A, "1b6f2c3d-8e4a-4f5b-9c6d-0e1f2a3b4c27")
@@ -43,6 +47,7 @@ A_SUB = thread(A, "e9d4b2a7-6c1f-4e3d-a5b8-3c2d1e0f9a01")
 B_TESTS = thread(B, "7e2d9a10-5b3c-4d1e-8f2a-6c7b8d9e0f01")
 B_CONTINUE = thread(B, "7e2d9a10-5b3c-4d1e-8f2a-6c7b8d9e0f11")
 C_ALT = thread(C, "c3a8e5f1-2d4b-4a6c-b7e9-1f0a2b3c4d01")
+A_COMPACTION = "1b6f2c3d-8e4a-4f5b-9c6d-0e1f2a3b4c24"
 
 SKIPPED = {
     "tool result line (tool output, not a request)": 13,
@@ -54,7 +59,6 @@ SKIPPED = {
     "command wrapper <command-name> (slash command or shell)": 1,
     "command wrapper <local-command-stdout> (slash command or shell)": 1,
     "progress line (not conversation)": 1,
-    "compact summary (isCompactSummary: earlier context carried over)": 1,
     "summary line (kept as the session title)": 1,
     "interruption marker ([Request interrupted by user])": 1,
     "synthetic assistant message (API error, no model answer)": 1,
@@ -68,6 +72,7 @@ A_SUMMARY = (
     "First request: The importer test `test_second_import_adds_nothing` fails on CI about one "
     "time in five. Can you find out why and fix it?\n"
     "4 exchanges, 1 of them by subagent a3f9c21.\n"
+    "1 compaction, kept as a summary of its own.\n"
     "Tools: Bash ×4, Read ×2, Edit ×1, Grep ×1, Task ×1; 1 tool error.\n"
     "Files touched: tests/test_importer.py, memory_core/staging.py."
 )
@@ -86,12 +91,14 @@ def edges_of(store: MemoryStore) -> set[tuple[str, str, str]]:
 def test_fixture_imports_threads_summaries_and_edges(store: MemoryStore) -> None:
     report = import_file(store, ROOT)
     assert report.format == "claude_code" and report.mode == "merge"
-    assert report.records == {"memory": 9, "edge": 8, "audit": 0}
+    assert report.records == {"memory": 10, "edge": 10, "audit": 0}
     # B's "run the tests" exchange says exactly what A's said: kept once, A's id.
     assert report.duplicates == {B_TESTS: A_TESTS}
     assert {reason: s["count"] for reason, s in report.skipped.items()} == SKIPPED
-    assert report.read == 9 + 8 + 1 + sum(SKIPPED.values())
-    assert store.count() == 9
+    assert report.read == 10 + 10 + 1 + sum(SKIPPED.values())
+    assert report.notes == ("the deterministic extractor produced 7 thread, 3 session_summary, "
+                            "1 compaction summary",)
+    assert store.count() == 10
 
     fix = store.get(A_FIX)
     assert fix.memory_type == "thread" and fix.status == "active"
@@ -140,6 +147,9 @@ def test_fixture_imports_threads_summaries_and_edges(store: MemoryStore) -> None
         *(("derived_from", summary(A), t) for t in (A_FIX, A_IMAGE, A_TESTS, A_SUB)),
         ("derived_from", summary(B), A_TESTS), ("derived_from", summary(B), B_CONTINUE),
         ("derived_from", summary(C), C_ALT),
+        # A's compaction summarises the fix and belongs with the session's summary.
+        ("relates_to", compaction(A, A_COMPACTION), A_FIX),
+        ("relates_to", summary(A), compaction(A, A_COMPACTION)),
     }
 
 
@@ -147,24 +157,24 @@ def test_a_second_import_adds_nothing(store: MemoryStore) -> None:
     import_file(store, ROOT)
     versions = store.table_versions()
     again = import_file(store, ROOT)
-    assert again.inserted == () and again.updated == () and len(again.unchanged) == 9
-    assert again.edges_added == 0 and again.edges_skipped == 8
-    assert store.table_versions() == versions and store.count() == 9
+    assert again.inserted == () and again.updated == () and len(again.unchanged) == 10
+    assert again.edges_added == 0 and again.edges_skipped == 10
+    assert store.table_versions() == versions and store.count() == 10
 
 
 def test_dry_run_reports_and_writes_nothing(store: MemoryStore) -> None:
     versions = store.table_versions()
     report = import_file(store, ROOT, dry_run=True)
-    assert report.dry_run and len(report.inserted) == 9 and report.edges_added == 8
+    assert report.dry_run and len(report.inserted) == 10 and report.edges_added == 10
     assert store.table_versions() == versions and store.count() == 0
 
 
 @pytest.mark.parametrize("options, memories, sessions", [
-    (ReadOptions(limit=1), 5, {A}),
-    (ReadOptions(limit=2), 7, {A, B}),
+    (ReadOptions(limit=1), 6, {A}),
+    (ReadOptions(limit=2), 8, {A, B}),
     (ReadOptions(project="notes-site"), 2, {C}),
-    (ReadOptions(project=HERD), 7, {A, B}),
-    (ReadOptions(project="herd", limit=1), 5, {A}),
+    (ReadOptions(project=HERD), 8, {A, B}),
+    (ReadOptions(project="herd", limit=1), 6, {A}),
 ])
 def test_limit_counts_sessions_and_project_picks_folder_or_name(
         store: MemoryStore, options: ReadOptions, memories: int, sessions: set[str]) -> None:
@@ -179,7 +189,7 @@ def test_unknown_project_lists_the_projects(store: MemoryStore) -> None:
         import_file(store, ROOT, options=ReadOptions(project="nope"))
 
 
-@pytest.mark.parametrize("path, memories", [(ROOT / HERD, 7), (A_FILE, 5), (ROOT / NOTES, 2)])
+@pytest.mark.parametrize("path, memories", [(ROOT / HERD, 8), (A_FILE, 6), (ROOT / NOTES, 2)])
 def test_path_is_a_project_folder_or_a_session_file(store: MemoryStore, path: Path,
                                                     memories: int) -> None:
     assert detect_reader(path).name == "claude_code"
@@ -204,7 +214,7 @@ def test_sniff_refuses_other_files(tmp_path: Path) -> None:
 def test_params_clip_content_and_leave_subagents_out(store: MemoryStore) -> None:
     params = {"subagents": "no", "request_chars": "60", "answer_chars": "60"}
     report = import_file(store, A_FILE, options=ReadOptions(params=params))
-    assert report.records == {"memory": 4, "edge": 3, "audit": 0}
+    assert report.records == {"memory": 5, "edge": 5, "audit": 0}
     fix = store.get(A_FIX)
     assert fix.content == (
         "User: The importer test `test_second_import_adds_nothing` fails … [63 more characters]"
@@ -222,7 +232,10 @@ def test_clip_cuts_at_a_word_end() -> None:
 
 @pytest.mark.parametrize("params, message", [
     ({"colour": "red"}, r"has no --param colour; it takes extractor=\.\.\., "
-                        r"subagents=\.\.\., answer_chars=\.\.\., request_chars=\.\.\."),
+                        r"subagents=\.\.\., answer_chars=\.\.\., compactions=\.\.\., "
+                        r"part_tools=\.\.\., request_chars=\.\.\."),
+    ({"compactions": "all"}, r"--param compactions='all': use one of sections, summary, skip"),
+    ({"part_tools": "x"}, r"--param part_tools='x': use a positive number of tool calls"),
     ({"extractor": "haiku"}, r"--param extractor='haiku' is not known; use one of: "
                              r"deterministic"),
     ({"subagents": "maybe"}, r"--param subagents='maybe': use yes or no"),
@@ -311,7 +324,7 @@ def test_legacy_layout_and_compaction_files(store: MemoryStore, tmp_path: Path) 
         '{"type":"user","sessionId":"gone","uuid":"u1","timestamp":"2025-11-01T00:00:00Z",'
         '"message":{"role":"user","content":"hello"}}\n')
     report = import_file(store, root)
-    assert report.records == {"memory": 9, "edge": 8, "audit": 0}
+    assert report.records == {"memory": 10, "edge": 10, "audit": 0}
     assert store.get(A_SUB).metadata["transcript"] == f"{HERD}/agent-a3f9c21.jsonl"
     assert report.skipped["compaction agent file (agent-acompact-*: Claude Code's own)"] == {
         "count": 1, "examples": [f"{HERD}/{A}/subagents/agent-acompact-7d1e2f.jsonl"]}
@@ -343,6 +356,33 @@ def test_odd_lines_are_skipped_with_reasons(store: MemoryStore, tmp_path: Path) 
     assert {r: s["count"] for r, s in report.skipped.items()} == {
         "assistant line before any user request": 1, "repeated line (uuid already read)": 1,
         "custom-title line (not conversation)": 1, "session without a user request": 1}
+
+
+def test_assistant_lines_after_a_closed_request_continue_it(store: MemoryStore,
+                                                          tmp_path: Path) -> None:
+    """A notification line closes the request; what the assistant says after it continues
+    that request instead of being dropped for want of one."""
+    folder = tmp_path / "-tmp-bg"
+    folder.mkdir()
+    common = '"sessionId":"s2","cwd":"/tmp/bg","timestamp":"2025-11-01T10:00:0{}Z"'
+    lines = [
+        '{"type":"user","uuid":"u1",' + common.format(1) + ',"message":{"role":"user",'
+        '"content":"Run the slow migration in the background."}}',
+        '{"type":"assistant","uuid":"a1",' + common.format(2) + ',"message":{"id":"m1",'
+        '"model":"claude-x","role":"assistant","content":"Started it in the background."}}',
+        '{"type":"user","uuid":"n1",' + common.format(3) + ',"message":{"role":"user",'
+        '"content":"<task-notification>migration done</task-notification>"}}',
+        '{"type":"assistant","uuid":"a2",' + common.format(4) + ',"message":{"id":"m2",'
+        '"model":"claude-x","role":"assistant","content":"It finished: 120 rows moved."}}',
+    ]
+    (folder / "s2.jsonl").write_text("\n".join(lines) + "\n")
+    report = import_file(store, folder)
+    assert report.records == {"memory": 3, "edge": 2, "audit": 0}
+    later = store.get(thread("s2", "a2"))
+    assert later.content == ("Continuing request: Run the slow migration in the background."
+                             "\n\nAssistant: It finished: 120 rows moved.")
+    assert later.metadata["continuation"] is True and later.metadata["request_uuid"] == "u1"
+    assert "assistant line before any user request" not in report.skipped
 
 
 class OneLesson(Extractor):
@@ -380,12 +420,12 @@ def test_cli_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str
     code, out, err = run_cli(["--store", store, "import", str(ROOT), "--dry-run"], capsys)
     assert code == 0, err
     assert "format: claude_code (--format auto chose it); mode merge; dry run" in out
-    assert "memories: 9 would be new" in out and "edges: 8 would be created" in out
+    assert "memories: 10 would be new" in out and "edges: 10 would be created" in out
     code, out, err = run_cli(["--store", store, "import", str(ROOT), "--limit", "1",
                               "--project", "herd"], capsys)
     assert code == 0, err
-    assert "read 27 records from" in out
-    assert "memories: 5 imported, 0 updated, 0 unchanged" in out
-    assert "edges: 5 created, 0 already there" in out
+    assert "read 29 records from" in out
+    assert "memories: 6 imported, 0 updated, 0 unchanged" in out
+    assert "edges: 7 created, 0 already there" in out
     assert "duplicates by content_hash: 0" in out
     assert "  9 tool result line (tool output, not a request) (e.g. " in out

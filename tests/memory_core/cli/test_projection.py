@@ -123,7 +123,6 @@ def test_too_few_memories_is_one_line(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 @pytest.mark.usefixtures("stand_in")
-@pytest.mark.xfail(strict=False, reason="needs clusters")
 def test_clusters_add_a_cluster_and_its_label(uri: str, tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "map.parquet"
