@@ -10,6 +10,7 @@ cached map" then "done".
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
     from memory_core.store import MemoryStore
 
 __all__ = ["MIN_POINTS", "Projection", "QueryPlacement", "project"]
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[str, float], None]
 CacheChoice = ProjectionCache | Literal[False] | None
@@ -118,15 +121,23 @@ def _compute(data: MapInput, params: MapParams, progress: Progress
 
 def _from_cache(cache: ProjectionCache, key: str, params: MapParams, version: int,
                 model_id: str, filter: Filter | None) -> Projection | None:
+    """The map under `key` in `cache`, or None (a miss: none there, or one this code did not
+    write, which `project` then replaces)."""
     hit = cache.get(key)
     if hit is None:
         return None
     path = hit.reducer_path
+    try:
+        if hit.frame.columns != ["id", *axes(params.dims), *FIELDS]:
+            raise ValueError(f"its columns are {hit.frame.columns}")
+        skipped, fitted = int(hit.meta["skipped_unembedded"]), int(hit.meta["fitted"])
+        notes = tuple(str(note) for note in hit.meta["notes"])
+    except (KeyError, TypeError, ValueError) as exc:
+        log.warning("ignoring the map cache entry %s (%s); it is recomputed", path.parent, exc)
+        return None
     return Projection(
-        frame=hit.frame, params=params, key=key, from_cache=True,
-        skipped_unembedded=int(hit.meta["skipped_unembedded"]), fitted=int(hit.meta["fitted"]),
-        model_id=model_id, version=version, filter=filter,
-        notes=tuple(hit.meta.get("notes", ())),
+        frame=hit.frame, params=params, key=key, from_cache=True, skipped_unembedded=skipped,
+        fitted=fitted, model_id=model_id, version=version, filter=filter, notes=notes,
         reducer=LoadOnce(loader=lambda: ProjectionCache.load_reducer(path)))
 
 
