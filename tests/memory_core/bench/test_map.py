@@ -69,13 +69,24 @@ def test_figures_this_install_cannot_compute_are_not_run() -> None:
     assert set(bench.to_dict()["targets_s"]) == {"cold", "cached"}
 
 
-def test_engines_run_when_present(store: MemoryStore) -> None:
-    import memory_core.projection as projection
+def test_engines_time_the_clusters_and_the_near_duplicates(store: MemoryStore) -> None:
+    import numpy as np
+    import polars as pl
 
-    out = time_engines(store, None)
-    for name, needs in (("cluster_layout", "clusters"), ("near_duplicates", "duplicates")):
-        assert (needs + "_s" in out) == hasattr(projection, name)
-        assert any(name in m for m in out["missing"]) != hasattr(projection, name)
+    from memory_core.projection import near_duplicates
+    from memory_core.records import Memory
+
+    store.add([Memory.new(f"memory {n} about topic {n % 3}") for n in range(12)])
+    ids = sorted(store.ids())
+    rng = np.random.default_rng(0)
+    frame = pl.DataFrame({"id": ids, "x": rng.normal(size=len(ids)),
+                          "y": rng.normal(size=len(ids)),
+                          "content": ["lancedb vector index"] * len(ids)})
+    out = time_engines(store, frame)
+    assert out["missing"] == ()
+    assert out["clusters_s"] > 0 and out["duplicates_s"] > 0
+    assert out["clusters"] >= 0
+    assert out["duplicate_pairs"] == near_duplicates(store, threshold=0.95).height
 
 
 @pytest.mark.slow
