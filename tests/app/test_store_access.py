@@ -86,7 +86,7 @@ def test_only_the_seed_button_creates_the_configured_store(
     assert not at.exception and not at.sidebar.error
     assert "has no memories yet" in at.info[0].value
     for page in ("app_pages/search.py", "app_pages/ranking_lab.py", "app_pages/export_diff.py",
-                 "app_pages/decay.py", "app_pages/overview.py"):
+                 "app_pages/decay.py", "app_pages/map.py", "app_pages/overview.py"):
         at.switch_page(page).run()
         assert not at.exception
     assert not missing.exists()  # looking at every page created nothing
