@@ -4,6 +4,7 @@ fast tests fit in microseconds (the real UMAP compiles for half a minute per pro
 from __future__ import annotations
 
 import random
+import threading
 from typing import Any
 
 import numpy as np
@@ -69,3 +70,5 @@ def use_linear_map(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(reducer, "fit", linear_fit)
     monkeypatch.setattr(reducer, "warm_up", lambda params: None)
+    # as in a fresh process, whatever real fits earlier tests ran: UMAP is not compiled yet
+    monkeypatch.setattr(reducer, "_warm", threading.Event())
