@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
 from app_pages.widgets.markup import code
@@ -12,9 +14,11 @@ from app_pages.widgets.state import (
     launch_settings,
     show_error,
 )
-from memory_core import MemlensError, visible
+from memory_core import MemlensError, prepare_in_background, visible
 
 st.set_page_config(page_title="memlens", page_icon="🔎", layout="wide")
+if os.environ.get("MEMLENS_MAP_PREWARM") == "1":  # set by `memlens serve`
+    prepare_in_background()  # UMAP compiles for the Map page while the user looks elsewhere
 
 STORE_HELP = ("A folder or an object-storage URI this deployment allows: MEMLENS_STORE or one "
               "listed in MEMLENS_STORES. Opening a store never creates one.")

@@ -2,8 +2,10 @@
 when the store has not changed since it was computed (DESIGN.md section 12).
 
 Stages, each reported to `progress(stage, fraction)` with fractions rising to 1: "loading
-vectors", "compiling UMAP (first use, ~20 s)" (only the first time a process fits UMAP:
-numba compiles it), "fitting", "placing the rest" (only with `params.sample`), "saving
+vectors", "finding neighbours" (exact ones, up to `neighbours.EXACT_LIMIT` points),
+"compiling UMAP (first use, ~20 s)" (only until a process has fitted UMAP: numba compiles
+it, in the background from the start, or another process does and this one waits and loads
+the code), "fitting", "placing the rest" (only with `params.sample`), "saving
 the map to the cache" (unless `cache=False`), "done"; a cache hit reports "reading the
 cached map" then "done".
 """
@@ -18,6 +20,7 @@ import numpy as np
 
 from memory_core.errors import MapError
 from memory_core.projection.cache import ProjectionCache, cache_key
+from memory_core.projection.neighbours import EXACT_LIMIT
 from memory_core.projection.params import MapParams
 from memory_core.projection.result import LoadOnce, Projection, QueryPlacement, axes
 from memory_core.projection.vectors import FIELDS, MapInput, load_input
@@ -38,6 +41,7 @@ CacheChoice = ProjectionCache | Literal[False] | None
 #: The fewest embedded memories a map is drawn for.
 MIN_POINTS = 3
 LOADING = "loading vectors"
+NEIGHBOURS = "finding neighbours"
 COMPILING = "compiling UMAP (first use, ~20 s)"
 FITTING = "fitting"
 PLACING = "placing the rest"
@@ -102,12 +106,19 @@ def _compute(data: MapInput, params: MapParams, progress: Progress
     if umap_reducer.initial_layout(len(rows), params.dims) == "random":
         lowered += (f"a random initial layout (seed {params.seed}): {len(rows)} memories are "
                     f"too few for a spectral one in {params.dims} dimensions",)
-    if not umap_reducer.is_warm():
-        progress(COMPILING, 0.05)
-        umap_reducer.warm_up(params)
-    progress(FITTING, 0.3)
+    # UMAP is imported and compiled in the background while numpy (BLAS, which releases
+    # the GIL) finds the neighbours: on a large map the compile costs no extra time
+    preparation = None if umap_reducer.is_warm() else umap_reducer.prepare_in_background(params)
     fit_on = data.vectors if len(rows) == n else data.vectors[rows]
-    model, fitted = umap_reducer.fit(fit_on, params, n_neighbors)
+    known = None
+    if len(fit_on) <= EXACT_LIMIT:
+        progress(NEIGHBOURS, 0.03)
+        known = umap_reducer.exact_neighbours(fit_on, n_neighbors)
+    if preparation is not None:
+        progress(COMPILING, 0.1)
+        preparation.wait()
+    progress(FITTING, 0.3)
+    model, fitted = umap_reducer.fit(fit_on, params, n_neighbors, known)
     coords = np.empty((n, params.dims), dtype=np.float64)
     coords[rows] = fitted
     rest = np.setdiff1d(np.arange(n), rows, assume_unique=True)

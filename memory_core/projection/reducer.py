@@ -4,9 +4,13 @@ parameters, and used to place further vectors in batches."""
 from __future__ import annotations
 
 import logging
+import os
+import tempfile
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,10 +30,17 @@ WARM_UP_POINTS = 64
 _UMAP_MODULES = ("umap.distances", "umap.utils", "umap.spectral", "umap.sparse",
                  "umap.layouts", "umap.umap_")
 
+try:
+    import fcntl
+except ImportError:  # not POSIX: two processes may compile at once (only slower)
+    fcntl = None  # type: ignore[assignment]
+
 log = logging.getLogger(__name__)
 _warm = threading.Event()
 _cached = threading.Event()
 _warm_lock = threading.Lock()
+_preparation: Preparation | None = None
+_preparation_lock = threading.Lock()
 
 
 def is_warm() -> bool:
@@ -99,12 +110,99 @@ def warm_up(params: MapParams) -> None:
         fit(points.astype(np.float32), params, 5)
 
 
-def fit(vectors: np.ndarray, params: MapParams, n_neighbors: int) -> tuple[Any, np.ndarray]:
+def compile_lock_path() -> Path:
+    """The file two processes of this user lock so that one of them compiles UMAP's numba
+    code (and pynndescent's, on its first import) while the other waits, then loads what
+    the first one stored instead of compiling the same code on the other core."""
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return Path(tempfile.gettempdir()) / f"memlens-umap-compile-{uid}.lock"
+
+
+@contextmanager
+def _compile_lock() -> Iterator[None]:
+    if fcntl is None:
+        yield
+        return
+    try:
+        handle = compile_lock_path().open("a")
+    except OSError as exc:  # an unwritable temp folder: compile without the lock
+        log.info("compiling UMAP without the machine-wide lock (%s)", exc)
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # the OS drops it when its holder dies
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def prepare(params: MapParams) -> None:
+    """Import UMAP and compile its code (`warm_up`) in this process, holding the machine's
+    compile lock (`compile_lock_path`): the first process on a machine compiles and stores
+    the code, a concurrent one waits and then loads it. Does nothing once warm."""
+    if _warm.is_set():
+        return
+    with _compile_lock():
+        import umap  # noqa: F401  (its import compiles pynndescent the first time)
+
+        warm_up(params)
+
+
+class Preparation:
+    """`prepare` running in a background thread: `wait()` returns once it has finished and
+    raises what it raised (UMAP missing, say) in the waiting thread."""
+
+    def __init__(self, params: MapParams) -> None:
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(params,),
+                                        name="memlens-umap-prepare", daemon=True)
+        self._thread.start()
+
+    def _run(self, params: MapParams) -> None:
+        try:
+            prepare(params)
+        except BaseException as exc:  # handed to whoever waits
+            self._error = exc
+
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def wait(self) -> None:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+
+def prepare_in_background(params: MapParams | None = None) -> Preparation:
+    """Start `prepare` in a daemon thread, once per process (later calls return the same
+    `Preparation`, or a new one when the last one failed). A map started meanwhile waits for
+    it instead of compiling again; the neighbour search (numpy, BLAS) runs alongside it."""
+    global _preparation
+    with _preparation_lock:
+        if _preparation is None or (_preparation.done() and _preparation._error is not None):
+            _preparation = Preparation(params if params is not None else MapParams())
+        return _preparation
+
+
+def exact_neighbours(vectors: np.ndarray, n_neighbors: int
+                     ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The exact cosine neighbours of every vector (indices, distances) that `fit` hands to
+    UMAP, or None beyond `neighbours.EXACT_LIMIT` points (pynndescent finds them then)."""
+    if len(vectors) > EXACT_LIMIT:
+        return None
+    return ExactCosineIndex(vectors).query(vectors, n_neighbors)
+
+
+def fit(vectors: np.ndarray, params: MapParams, n_neighbors: int,
+        known: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[Any, np.ndarray]:
     """UMAP fitted on `vectors`, and their layout (n x dims, float64). Up to
-    `neighbours.EXACT_LIMIT` points it is given their exact neighbours; beyond, it finds
-    them with pynndescent. Either way its `transform` searches an `ExactCosineIndex`."""
+    `neighbours.EXACT_LIMIT` points it is given their exact neighbours (`known`, from
+    `exact_neighbours`, or found here); beyond, it finds them with pynndescent. Either way
+    its `transform` searches an `ExactCosineIndex`."""
     index = ExactCosineIndex(vectors)
-    known = index.query(vectors, n_neighbors) if len(vectors) <= EXACT_LIMIT else None
+    if known is None and len(vectors) <= EXACT_LIMIT:
+        known = index.query(vectors, n_neighbors)
     reducer = make_umap(params, n_neighbors, len(vectors),
                         precomputed_knn=(*known, index) if known else (None, None, None))
     with warnings.catch_warnings():

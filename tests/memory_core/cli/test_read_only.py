@@ -110,7 +110,7 @@ def test_every_writing_command_fails_with_one_line(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     before = home.versions()
     code, out, err = run_cli(_read_only(home.argv(command), home.uri, way, monkeypatch),
-                             capsys)
+                           capsys)
     assert code == 1, (out, err)
     assert err.endswith("\n") and err.count("\n") == 1, err  # one line
     assert err.startswith(f"Error: the store {home.uri} {REFUSAL}"), err
@@ -198,7 +198,8 @@ def test_serve_read_only_passes_it_on_and_seeds_nothing(
     monkeypatch.setattr(memories.subprocess, "call",
                         lambda args, env: calls.append((args, env)) or 0)
     monkeypatch.setattr(memory_store, "load_embedder", lambda settings=None: FakeEmbedder())
-    code, _, err = run_cli(["--store", uri, "serve", "--read-only"], capsys)
+    code, _, err = run_cli(["--store", uri, "serve", "--read-only", "--no-map-prewarm"],
+                           capsys)
     assert code == 0, err
     [(args, env)] = calls
     assert args[args.index("--") + 1:] == ["--store", uri, "--tenant", "default",
@@ -207,6 +208,6 @@ def test_serve_read_only_passes_it_on_and_seeds_nothing(
     assert "is read-only, so it is not seeded" in err
     assert MemoryStore.open(uri, embedder=FakeEmbedder()).count() == 0
     calls.clear()
-    code, _, _ = run_cli(["--store", uri, "serve", "--no-seed"], capsys)
+    code, _, _ = run_cli(["--store", uri, "serve", "--no-seed", "--no-map-prewarm"], capsys)
     [(args, env)] = calls
     assert "--read-only" not in args and "MEMLENS_READ_ONLY" not in env

@@ -56,8 +56,8 @@ class LinearMap:
         return np.asarray(vectors, dtype=np.float64) @ self.basis
 
 
-def linear_fit(vectors: np.ndarray, params: MapParams, n_neighbors: int
-               ) -> tuple[Any, np.ndarray]:
+def linear_fit(vectors: np.ndarray, params: MapParams, n_neighbors: int,
+               known: Any = None) -> tuple[Any, np.ndarray]:
     """`reducer.fit`'s stand-in."""
     model = LinearMap(params.dims, params.seed, n_neighbors)
     return model, model.transform(vectors)
@@ -69,6 +69,7 @@ def use_linear_map(monkeypatch: pytest.MonkeyPatch) -> None:
     from memory_core.projection import reducer
 
     monkeypatch.setattr(reducer, "fit", linear_fit)
-    monkeypatch.setattr(reducer, "warm_up", lambda params: None)
+    monkeypatch.setattr(reducer, "prepare", lambda params: None)
     # as in a fresh process, whatever real fits earlier tests ran: UMAP is not compiled yet
     monkeypatch.setattr(reducer, "_warm", threading.Event())
+    monkeypatch.setattr(reducer, "_preparation", None)

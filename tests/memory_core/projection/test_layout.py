@@ -94,7 +94,7 @@ def test_progress_rises_to_one(topic_store: MemoryStore, cache: ProjectionCache)
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     assert all(0.0 <= f <= 1.0 for f in fractions)
     stages = list(dict.fromkeys(stage for stage, _ in calls))
-    assert stages == ["reading the cached map", "loading vectors",
+    assert stages == ["reading the cached map", "loading vectors", "finding neighbours",
                       "compiling UMAP (first use, ~20 s)", "fitting", "placing the rest",
                       "saving the map to the cache", "done"]
     calls.clear()
