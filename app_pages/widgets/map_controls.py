@@ -18,7 +18,7 @@ class View:
 
     colour: str
     labels: bool
-    #: HDBSCAN's smallest cluster; None: the engine's rule, max(5, n // 100)
+    #: HDBSCAN's smallest cluster; None: the engine's rule, max(10, n // 200)
     min_cluster: int | None
     duplicates: bool
     threshold: float
@@ -62,8 +62,8 @@ def view_controls() -> View:
     labels = labels_col.toggle("Cluster labels", value=True, key="map_labels")
     size = int(size_col.number_input(
         "Min cluster size", 0, 5000, 0, step=5, key="map_min_cluster",
-        help="HDBSCAN's smallest cluster, on the map's 2-D layout. 0: automatic, 1% of the "
-             "memories (at least 5). Smaller values find more, finer topics."))
+        help="HDBSCAN's smallest cluster, on the map's 2-D layout. 0: automatic, 0.5% of the "
+             "memories (at least 10). Smaller values find more, finer topics."))
     duplicates = dup_col.toggle("Near-duplicates", key="map_duplicates",
                                 help="Draw a line between memories whose vectors are "
                                      "nearly the same (cosine at least the threshold) but "

@@ -224,7 +224,7 @@ def test_whole_clusters_can_be_added_to_the_selection(store: MemoryStore) -> Non
 
 def test_the_min_cluster_size_reaches_hdbscan(store: MemoryStore) -> None:
     at = _open()
-    assert any("min cluster size 5;" in c.value for c in at.caption)  # max(5, 39 // 100)
+    assert any("min cluster size 10;" in c.value for c in at.caption)  # max(10, 39 // 200)
     at.number_input(key="map_min_cluster").set_value(20).run()
     assert any("min cluster size 20;" in c.value for c in at.caption)
     # no topic has 20 memories: at most one cluster (two topics merged) and noise

@@ -86,11 +86,12 @@ def test_clusters_are_deterministic(layout: pl.DataFrame) -> None:
     assert first.assignments.equals(second.assignments) and first.table.equals(second.table)
 
 
-def test_default_min_cluster_size_is_one_percent_at_least_five(layout: pl.DataFrame) -> None:
-    assert [default_min_cluster_size(n) for n in (0, 499, 500, 3000, 50_000)] == [
-        5, 5, 5, 30, 500]
+def test_default_min_cluster_size_is_half_a_percent_at_least_ten(layout: pl.DataFrame
+                                                                 ) -> None:
+    assert [default_min_cluster_size(n) for n in (0, 1999, 2000, 2806, 50_000)] == [
+        10, 10, 10, 14, 250]
     clusters = cluster_layout(layout)
-    assert (clusters.min_cluster_size, clusters.min_samples) == (5, 5)
+    assert (clusters.min_cluster_size, clusters.min_samples) == (10, 10)
     assert cluster_layout(layout, min_cluster_size=40).min_samples == 10
 
 
