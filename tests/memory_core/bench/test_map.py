@@ -94,11 +94,13 @@ def test_cli_prints_the_figures_as_json(tmp_path: Path, monkeypatch: pytest.Monk
                                         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("MEMLENS_EMBED_MODEL", "none")  # nothing is embedded
     monkeypatch.chdir(tmp_path)
-    code, out, err = run_cli(["bench", "map", "--n", "300", "--sample", "100", "--json"],
-                             capsys)
+    # this machine's numba cache: an empty one would compile UMAP for a minute of CI
+    code, out, err = run_cli(["bench", "map", "--n", "300", "--sample", "100",
+                              "--machine-numba-cache", "--json"], capsys)
     assert code == 0, err
     figures = json.loads(out)
     assert (figures["memories"], figures["sample"]) == (300, 100)
+    assert figures["numba_cache"] == "machine"
     assert 250 <= figures["active"] < 300  # ~95% active
     assert figures["ratios"]["cold"] == figures["cold_s"] / figures["targets_s"]["cold"]
     assert set(figures["cold_stages"]) >= {"loading vectors", "fitting",
