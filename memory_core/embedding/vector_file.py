@@ -19,7 +19,9 @@ import hashlib
 import io
 import json
 import os
+import tokenize
 import zipfile
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,9 +124,15 @@ def _members(path: Path, names: Iterable[str]) -> dict[str, Any]:
         raise VectorFileError(f"the vectors file {path} does not exist; "
                               f"{_REGENERATE}")
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            return {name: archive[name] for name in names}
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        with zipfile.ZipFile(path) as archive:
+            # each member read whole, so zipfile checks its CRC (np.load stops at the last
+            # array byte, before the check, and would take a damaged stored block as it is)
+            return {name: np.lib.format.read_array(io.BytesIO(archive.read(f"{name}.npy")),
+                                                   allow_pickle=False) for name in names}
+    # what a damaged zip or .npy raises: a bad CRC, inflate errors, flags read as encryption
+    # or an unknown zip version (RuntimeError), a garbled header (SyntaxError, TokenError)
+    except (OSError, ValueError, KeyError, EOFError, RuntimeError, SyntaxError,
+            zipfile.BadZipFile, zlib.error, tokenize.TokenError) as exc:
         raise VectorFileError(f"the vectors file {path} is damaged or not a "
                               f"memlens vectors file ({exc}); {_REGENERATE}") from exc
 
