@@ -111,9 +111,10 @@ def _reusing_vectors(store: MemoryStore, vectors: Path
     except (VectorFileError, EmbedderUnavailableError) as exc:
         log.warning("seeding embeds every memory with the model: %s", exc)
         return store, None, str(exc)
-    view = copy.copy(store)
-    view.embedder = PreloadedEmbedder(inner, shipped)
-    return view, view.embedder, None
+    preloaded = PreloadedEmbedder(inner, shipped)
+    view = copy.copy(store)  # as `tune` searches: the import sets no attribute of the store
+    view.embedder = preloaded
+    return view, preloaded, None
 
 
 def seed_from_export(
