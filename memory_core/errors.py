@@ -74,6 +74,11 @@ class EmbedderUnavailableError(MemlensError):
     """The embedding model cannot be loaded (missing files, bad checksum, unknown name)."""
 
 
+class VectorFileError(MemlensError):
+    """A file of precomputed vectors (`data/demo/demo_vectors.npz`) is missing, damaged or not
+    in memlens' format."""
+
+
 class ExportFormatError(MemlensError):
     """An export file is malformed: bad manifest, checksum, or record line."""
 

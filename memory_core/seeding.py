@@ -2,17 +2,25 @@
 
 The demo corpus lives in `data/demo/` as a memlens export (vectors left out; memories, edges,
 then the recall and cite events behind the access histories) plus a query set;
-`write_demo_files` regenerates both from `memory_core.demo` byte for byte.
+`write_demo_files` regenerates both from `memory_core.demo` byte for byte, and the offline
+model's vectors of its texts (`demo_vectors.npz`, a cache: seeding takes a memory's vector
+from it when the store embeds with that same model, and embeds the others).
 """
 
 from __future__ import annotations
 
+import copy
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memory_core.embedding import UnavailableEmbedder
+from memory_core.embedding.preloaded import PreloadedEmbedder
+from memory_core.embedding.vector_file import read_vector_file, write_vector_file
+from memory_core.errors import EmbedderUnavailableError, ModelMismatchError, VectorFileError
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.ndjson import write_export
 from memory_core.filters import Filter
@@ -22,9 +30,13 @@ from memory_core.store import MemoryStore
 
 if TYPE_CHECKING:
     from memory_core.config import Settings
+    from memory_core.embedding import Embedder
+
+log = logging.getLogger(__name__)
 
 DEMO_EXPORT = "demo_export.ndjson"
 DEMO_QUERIES = "queries.ndjson"
+DEMO_VECTORS = "demo_vectors.npz"
 #: Fixed so the committed demo export is byte-identical on every regeneration.
 DEMO_EXPORTED_AT = datetime(2026, 10, 1, tzinfo=UTC)
 
@@ -45,11 +57,22 @@ class SeedReport:
     edges: int
     pending: int
     embedding_error: str | None
+    #: Memories whose vector came from the vectors file rather than the model.
+    vectors_reused: int = 0
+    #: Why the vectors file was not used, when it was not.
+    vectors_note: str | None = None
 
 
-def write_demo_files(folder: Path, *, seed: int | None = None) -> tuple[Path, Path]:
-    """Generate the demo corpus and write its export and query set into `folder`."""
+def write_demo_files(folder: Path, *, seed: int | None = None,
+                     embedder: Embedder | None = None, vectors: bool = True,
+                     progress: Progress | None = None) -> tuple[Path, Path]:
+    """Generate the demo corpus and write its export and query set into `folder`, and (with
+    `vectors`) the vectors of its texts by `embedder` (default: the offline default model,
+    whatever MEMLENS_EMBED_MODEL says; about a minute on 2 cores); returns the export and
+    query-set paths."""
+    from memory_core.config import DEFAULT_MODEL, Settings
     from memory_core.demo import DEMO_SEED, generate_demo
+    from memory_core.embedding import load_embedder
 
     corpus = generate_demo(DEMO_SEED if seed is None else seed)
     folder.mkdir(parents=True, exist_ok=True)
@@ -60,23 +83,59 @@ def write_demo_files(folder: Path, *, seed: int | None = None) -> tuple[Path, Pa
     with queries.open("w", encoding="utf-8", newline="\n") as out:
         for query in corpus.queries:
             out.write(canonical_json(query) + "\n")
+    if vectors:
+        write_vector_file(folder / DEMO_VECTORS, [m.content for m in corpus.memories],
+                          embedder or load_embedder(Settings.from_env(embed_model=DEFAULT_MODEL)),
+                          progress=progress)
     return export, queries
 
 
+def _reusing_vectors(store: MemoryStore, vectors: Path
+                     ) -> tuple[MemoryStore, PreloadedEmbedder | None, str | None]:
+    """`store`, or a view of it (same tables, caches, lock and journal) whose embedder takes
+    the vectors of `vectors` for the texts it holds, with the reason when it cannot.
+
+    The file is used when it holds the store's model (id, dimension, fingerprint), even if
+    that model then fails to load: its vectors are exactly the model's. Not when embedding
+    is switched off (`MEMLENS_EMBED_MODEL=none`: memories stay pending, as asked), nor when
+    the model's package is missing (nothing says which model will embed the queries).
+    """
+    inner = store.embedder
+    if isinstance(inner, UnavailableEmbedder):
+        return store, None, f"not used: {inner.reason}"
+    try:
+        shipped = read_vector_file(vectors, inner)
+    except ModelMismatchError as exc:  # another model: expected, so only noted
+        log.info("%s", exc)
+        return store, None, str(exc)
+    except (VectorFileError, EmbedderUnavailableError) as exc:
+        log.warning("seeding embeds every memory with the model: %s", exc)
+        return store, None, str(exc)
+    preloaded = PreloadedEmbedder(inner, shipped)
+    view = copy.copy(store)  # as `tune` searches: the import sets no attribute of the store
+    view.embedder = preloaded
+    return view, preloaded, None
+
+
 def seed_from_export(
-    store: MemoryStore, path: Path | None = None, *, progress: Progress | None = None
+    store: MemoryStore, path: Path | None = None, *, vectors: Path | None = None,
+    progress: Progress | None = None
 ) -> SeedReport:
     """Load an export (default: the demo export) into the store, embedding the memories.
 
     One way to load an export: this is `import_file` in `empty` mode (the tenant must have no
     memories yet; records are taken as they are, no content dedup), so every line is parsed
     and checked before anything is written and a failed seeding leaves the store unchanged.
+    A memory whose exact text the vectors file holds (default: the demo's, `DEMO_VECTORS`)
+    gets its vector from there when the file holds the store's model; a missing, damaged or
+    other model's file is logged and every memory is embedded, as without it.
     """
     store.check_writable("seeding")
     path = path or demo_dir() / DEMO_EXPORT
-    report = import_file(store, path, mode="empty", progress=progress)
+    target, preloaded, note = _reusing_vectors(store, vectors or demo_dir() / DEMO_VECTORS)
+    report = import_file(target, path, mode="empty", progress=progress)
     return SeedReport(str(path), len(report.inserted), report.edges_added, report.pending,
-                      report.embedding_error)
+                      report.embedding_error, preloaded.served if preloaded else 0, note)
 
 
 def demo_store(settings: Settings | None = None, *, progress: Progress | None = None
@@ -85,7 +144,7 @@ def demo_store(settings: Settings | None = None, *, progress: Progress | None = 
 
     `MEMLENS_STORE` when it is set, otherwise `demo-store` under the model cache folder
     (`~/.cache/memlens`), never the working directory's `./data/store`. A store without
-    memories is seeded from the demo export first (about 20 s of embedding on 2 cores).
+    memories is seeded from the demo export first (a few seconds: its vectors are shipped).
     """
     import os
 

@@ -7,7 +7,9 @@ before loading, plus the small config files fastembed reads, which `offline.py` 
 Nothing downloads at run time: other fastembed models load only from a local cache.
 
 Modules: `base` (the `Embedder` base, `UnavailableEmbedder`), `fastembed_embedder`,
-`offline` (the offline model folder), `loader` (`load_embedder`, once per process).
+`offline` (the offline model folder), `loader` (`load_embedder`, once per process),
+`vector_file` (files of precomputed vectors, e.g. the demo's) and `preloaded`
+(`PreloadedEmbedder`: an embedder taking its vectors from such a file where it can).
 """
 
 from __future__ import annotations

@@ -107,6 +107,17 @@ def verify_onnx(path: Path, expected_sha256: str) -> None:
         )
 
 
+def offline_fingerprint() -> str:
+    """sha256 of what decides the offline model's vectors besides fastembed's code: the sha256
+    the model package declares for its ONNX, the tokenizer's, and the config files written
+    here (`model_max_length` truncates long texts). Vectors computed under one fingerprint
+    are those the model makes under it; files of precomputed vectors record it."""
+    _, onnx_sha256 = packaged_onnx()
+    settings = json.dumps([onnx_sha256, TOKENIZER_SHA256, TOKENIZER_CONFIG, SPECIAL_TOKENS,
+                           MODEL_CONFIG], sort_keys=True)
+    return hashlib.sha256(settings.encode("utf-8")).hexdigest()
+
+
 def _link_or_copy(source: Path, target: Path) -> None:
     if target.is_symlink() or target.exists():
         if target.resolve() == source.resolve():
