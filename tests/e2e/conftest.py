@@ -1,0 +1,101 @@
+"""Fixtures of the browser tests: Chromium (Debian's, never a download) driven by Playwright,
+and `memlens serve` on copies of the seeded demo store and of a hostile store.
+
+Every test here is marked `e2e` (which implies `slow`). Without /usr/bin/chromium or the
+`playwright` package they skip, saying how to enable them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from memory_core.store import MemoryStore
+from tests.e2e.browser import Visit
+from tests.e2e.server import serving
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+HERE = Path(__file__).parent
+
+
+def missing_browser() -> str | None:
+    """Why the browser tests cannot run here, or None when they can."""
+    if not CHROMIUM.is_file():
+        return (f"no Chromium at {CHROMIUM}: the browser tests need Debian's (`apt-get "
+                f"install -y chromium`, which .ci/run does); no browser is ever downloaded")
+    if importlib.util.find_spec("playwright") is None:
+        return ("the `playwright` package is missing: `pip install -e '.[dev]'` (only the "
+                "package; Chromium comes from `apt-get install -y chromium`)")
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests of this folder `e2e`; skip them when Chromium or Playwright is missing."""
+    reason = missing_browser()
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.e2e)
+            if reason is not None:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(scope="session")
+def e2e_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """MEMLENS_MODEL_CACHE of the servers (model config files, cached maps), shared."""
+    return tmp_path_factory.mktemp("e2e-cache")
+
+
+@pytest.fixture(scope="session")
+def demo_copy(demo_store: MemoryStore, e2e_cache: Path,
+              tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the seeded demo store (the tests write to it: curation) with one export in
+    its exports folder, made before a change, so Export Diff has something to show."""
+    from tests.e2e.demo_copy import prepare
+
+    folder = tmp_path_factory.mktemp("e2e-demo")
+    shutil.copytree(demo_store.uri, folder / "store")
+    return prepare(folder / "store", e2e_cache)
+
+
+@pytest.fixture(scope="session")
+def demo_server(demo_copy: Path, e2e_cache: Path,
+                tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`memlens serve` on the demo copy: its base URL."""
+    log = tmp_path_factory.mktemp("e2e-logs") / "demo-server.log"
+    with serving(demo_copy, e2e_cache, log) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One Chromium for the whole run."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM))
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _visit(browser: Browser, base: str) -> Iterator[Visit]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        yield Visit(context.new_page(), base)
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def visit(browser: Browser, demo_server: str) -> Iterator[Visit]:
+    """A fresh page (its own browser context: no shared session) on the demo server."""
+    yield from _visit(browser, demo_server)
