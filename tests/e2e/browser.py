@@ -7,18 +7,38 @@ exception box, the console logged no error but the allowed ones, and no dialog o
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from playwright.sync_api import ConsoleMessage, Dialog, Page, expect
+from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, expect
 
 #: Folder of the screenshots (gitignored; CI keeps it as an artifact).
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-#: Console errors the server itself causes, each (what, resource URL pattern). Chromium logs
-#: "Failed to load resource: ... 404" for any missing resource; these are the only allowed.
-ALLOWED_404S: tuple[tuple[str, re.Pattern[str]], ...] = ()
-#: Milliseconds to wait for a rerun to finish (the first search loads the model).
-RUN_TIMEOUT = 60_000
+#: The only console errors allowed: 404s the server itself causes, as (why, URL pattern).
+#: Chromium logs "Failed to load resource: ... 404" for every missing resource.
+ALLOWED_404S: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("opened at a page's URL (/search), Streamlit's front end looks for its server under "
+     "that path first (/search/_stcore/health), then at the root",
+     re.compile(r"/[a-z_]+/_stcore/health$")),
+    ("the same probe, for the host configuration", re.compile(r"/[a-z_]+/_stcore/host-config$")),
+)
+#: Milliseconds to wait for a rerun to finish (the first search loads the model, the first
+#: map runs UMAP).
+RUN_TIMEOUT = 120_000
+#: True once the app has been idle and fully drawn for 500 ms (polled by the browser).
+SETTLED = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const idle = app !== null && app.dataset.testConnectionState === "CONNECTED"
+    && app.dataset.testScriptState === "notRunning"
+    && !document.querySelector('[data-testid^="stSkeleton"]')
+    && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+         .every(chart => chart.querySelector(".main-svg"));
+  if (!idle) { window.__idleSince = null; return false; }
+  window.__idleSince = window.__idleSince || performance.now();
+  return performance.now() - window.__idleSince > 500;
+}"""
 
 
 @dataclass
@@ -53,18 +73,15 @@ class Visit:
         self.settle()
 
     def settle(self) -> None:
-        """Wait until the app is connected and its script finished running."""
-        app = self.page.locator('[data-testid="stApp"]')
-        expect(app).to_have_attribute("data-test-connection-state", "CONNECTED",
-                                      timeout=RUN_TIMEOUT)
-        # a click's rerun starts a moment after the click: give it that moment first
-        self.page.wait_for_timeout(300)
-        expect(app).to_have_attribute("data-test-script-state", "notRunning",
-                                      timeout=RUN_TIMEOUT)
-        # plotly draws after the run, from a lazily loaded bundle
-        self.page.wait_for_function(
-            "[...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
-            ".every(chart => chart.querySelector('.main-svg'))", timeout=RUN_TIMEOUT)
+        """Wait until the app is connected, its script has finished, nothing is still a
+        placeholder (skeletons, charts plotly has not drawn), and that held for 0.5 s (a
+        click's rerun starts a moment after the click)."""
+        self.page.wait_for_function(SETTLED, polling=100, timeout=RUN_TIMEOUT)
+
+    def go_to(self, title: str) -> None:
+        """Follow the sidebar's link to the page titled `title`."""
+        self.page.locator('[data-testid="stSidebarNavLink"]', has_text=title).first.click()
+        self.settle()
 
     def check(self) -> None:
         """The page rendered: no exception box, no console error, no dialog."""
@@ -79,3 +96,13 @@ class Visit:
         path = ARTIFACTS / f"{name}.png"
         self.page.screenshot(path=str(path), full_page=True)
         return path
+
+
+@contextmanager
+def open_visit(browser: Browser, base: str) -> Iterator[Visit]:
+    """A page in a new browser context (no cookies, no Streamlit session) on `base`."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        yield Visit(context.new_page(), base)
+    finally:
+        context.close()

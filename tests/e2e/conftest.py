@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memory_core.store import MemoryStore
-from tests.e2e.browser import Visit
+from tests.e2e.browser import Visit, open_visit
 from tests.e2e.server import serving
 
 if TYPE_CHECKING:
@@ -87,15 +87,8 @@ def browser() -> Iterator[Browser]:
             chromium.close()
 
 
-def _visit(browser: Browser, base: str) -> Iterator[Visit]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        yield Visit(context.new_page(), base)
-    finally:
-        context.close()
-
-
 @pytest.fixture
 def visit(browser: Browser, demo_server: str) -> Iterator[Visit]:
     """A fresh page (its own browser context: no shared session) on the demo server."""
-    yield from _visit(browser, demo_server)
+    with open_visit(browser, demo_server) as fresh:
+        yield fresh
