@@ -7,12 +7,13 @@ exception box, the console logged no error but the allowed ones, and no dialog o
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, expect
+from playwright.sync_api import Browser, ConsoleMessage, Dialog, Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 #: Folder of the screenshots (gitignored; CI keeps it as an artifact).
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -27,6 +28,17 @@ ALLOWED_404S: tuple[tuple[str, re.Pattern[str]], ...] = (
 #: Milliseconds to wait for a rerun to finish (the first search loads the model, the first
 #: map runs UMAP).
 RUN_TIMEOUT = 120_000
+#: Sets `window.__memlensRan` once the app's script state turns "running" from now on.
+WATCH_RUN = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  window.__memlensRan = false;
+  if (window.__memlensWatch) window.__memlensWatch.disconnect();
+  window.__memlensWatch = new MutationObserver(() => {
+    if (app.dataset.testScriptState === "running") window.__memlensRan = true;
+  });
+  window.__memlensWatch.observe(app, {attributes: true,
+                                      attributeFilter: ["data-test-script-state"]});
+}"""
 #: True once the app has been idle and fully drawn for 500 ms (polled by the browser).
 SETTLED = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
@@ -78,10 +90,45 @@ class Visit:
         click's rerun starts a moment after the click)."""
         self.page.wait_for_function(SETTLED, polling=100, timeout=RUN_TIMEOUT)
 
+    def act(self, action: Callable[[], object]) -> None:
+        """Do `action` (a click, a key press) and wait for the rerun it starts to finish.
+
+        Under load a rerun can start later than `settle`'s quiet half second, so the
+        app's script state is watched from before the action until it has run."""
+        self.page.evaluate(WATCH_RUN)
+        action()
+        try:
+            self.page.wait_for_function("window.__memlensRan === true", timeout=10_000)
+        except PlaywrightTimeoutError:
+            pass  # the action started no rerun: a widget that only changes the page
+        self.settle()
+
     def go_to(self, title: str) -> None:
         """Follow the sidebar's link to the page titled `title`."""
-        self.page.locator('[data-testid="stSidebarNavLink"]', has_text=title).first.click()
-        self.settle()
+        link = self.page.locator('[data-testid="stSidebarNavLink"]', has_text=title).first
+        self.act(link.click)
+
+    def pick(self, label: str, option: str | None = None) -> None:
+        """Choose `option` (default: the first) in the multiselect labelled `label`; its
+        list is virtual, so the option is typed in to bring it into view."""
+        box = self.page.locator('[data-testid="stMultiSelect"]', has_text=label)
+        combobox = box.get_by_role("combobox")
+        combobox.click()
+        combobox.press("ArrowDown")  # a click alone does not open it near the window's bottom
+        options = self.page.get_by_role("listbox", name=label).get_by_role("option")
+        if option is None:
+            choice = options.first
+        else:
+            combobox.fill(option)
+            choice = options.filter(has_text=re.compile(f"^{re.escape(option)}$")).first
+        self.act(choice.click)
+        self.page.keyboard.press("Escape")
+
+    def type_in(self, name: str, text: str, within: Locator | None = None) -> None:
+        """Type `text` into the text input named `name` and submit it (Enter)."""
+        box = (within or self.page).get_by_role("textbox", name=name)
+        box.fill(text)
+        self.act(lambda: box.press("Enter"))
 
     def check(self) -> None:
         """The page rendered: no exception box, no console error, no dialog."""

@@ -17,6 +17,7 @@ import pytest
 
 from memory_core.store import MemoryStore
 from tests.e2e.browser import Visit, open_visit
+from tests.e2e.demo_copy import DemoCopy, prepare
 from tests.e2e.server import serving
 
 if TYPE_CHECKING:
@@ -55,22 +56,20 @@ def e2e_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def demo_copy(demo_store: MemoryStore, e2e_cache: Path,
-              tmp_path_factory: pytest.TempPathFactory) -> Path:
+              tmp_path_factory: pytest.TempPathFactory) -> DemoCopy:
     """A copy of the seeded demo store (the tests write to it: curation) with one export in
     its exports folder, made before a change, so Export Diff has something to show."""
-    from tests.e2e.demo_copy import prepare
-
     folder = tmp_path_factory.mktemp("e2e-demo")
     shutil.copytree(demo_store.uri, folder / "store")
     return prepare(folder / "store", e2e_cache)
 
 
 @pytest.fixture(scope="session")
-def demo_server(demo_copy: Path, e2e_cache: Path,
+def demo_server(demo_copy: DemoCopy, e2e_cache: Path,
                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`memlens serve` on the demo copy: its base URL."""
     log = tmp_path_factory.mktemp("e2e-logs") / "demo-server.log"
-    with serving(demo_copy, e2e_cache, log) as url:
+    with serving(demo_copy.store, e2e_cache, log) as url:
         yield url
 
 

@@ -12,6 +12,7 @@ from playwright.sync_api import Browser, expect
 
 from app_pages.widgets.routes import APP_NAME, PAGES, PageSpec
 from tests.e2e.browser import Visit, open_visit
+from tests.e2e.demo_copy import DemoCopy
 from tests.e2e.server import serving
 
 #: The element that shows a page did its work, by the page's URL path (every page needs one).
@@ -71,16 +72,16 @@ def test_every_page_from_the_sidebar(visit: Visit) -> None:
 
 
 @pytest.fixture(scope="module")
-def fresh_server(demo_copy: Path, e2e_cache: Path,
+def fresh_server(demo_copy: DemoCopy, e2e_cache: Path,
                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server no browser has visited yet (nothing cached), on the demo copy."""
     log = tmp_path_factory.mktemp("e2e-logs") / "fresh-server.log"
-    with serving(demo_copy, e2e_cache, log) as url:
+    with serving(demo_copy.store, e2e_cache, log) as url:
         yield url
 
 
 @pytest.mark.parametrize("spec", PAGES, ids=_id)
-def test_deep_link(browser: Browser, fresh_server: str, demo_copy: Path,
+def test_deep_link(browser: Browser, fresh_server: str, demo_copy: DemoCopy,
                    spec: PageSpec) -> None:
     """The page's own URL, typed into a new browser, opens that page (not the default
     one), its sidebar entry current, with the store picker naming the store."""
@@ -91,6 +92,6 @@ def test_deep_link(browser: Browser, fresh_server: str, demo_copy: Path,
         current = page.locator('[data-testid="stSidebarNavLink"][aria-current="page"]')
         expect(current).to_have_accessible_name(spec.title)
         expect(page.locator('[data-testid="stSidebar"] input[aria-label="Store"]')) \
-            .to_have_value(str(demo_copy))
+            .to_have_value(str(demo_copy.store))
         expect(page.locator(KEY_ELEMENTS[spec.url_path]).first).to_be_visible()
         visit.check()
