@@ -22,9 +22,14 @@ class PageSpec:
 
     @property
     def url_path(self) -> str:
-        """The page's URL path (its script's name): `/search`; the default page is also
-        served at `/`."""
+        """The page's name in URLs (its script's name): `search`."""
         return PurePosixPath(self.script).stem
+
+    @property
+    def link(self) -> str:
+        """The path that opens the page: `/search`; `/` for the default page (Streamlit
+        answers its own `url_path` with the default page and an error in the console)."""
+        return "/" if self.default else f"/{self.url_path}"
 
     @property
     def tab_title(self) -> str:

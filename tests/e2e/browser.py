@@ -134,8 +134,8 @@ class Visit:
         """The page rendered: no exception box, no console error, no dialog."""
         expect(self.page.locator('[data-testid="stException"]')).to_have_count(0)
         expect(self.page.locator('[data-testid="stMain"]')).to_be_visible()
-        assert self.errors == []
-        assert self.dialogs == []
+        assert self.errors == [], self.errors
+        assert self.dialogs == [], self.dialogs
 
     def screenshot(self, name: str) -> Path:
         """A full-page screenshot in test-artifacts/."""

@@ -35,6 +35,8 @@ TENANT = f"t {IMG_ONERROR}"
 #: What every hostile memory's content starts with: a query for it finds them all.
 TOPIC = "caching decision"
 BIG_CHARS = 1_000_000
+#: An export taken before the XSS memory was edited.
+BEFORE_EXPORT = "before.ndjson"
 #: The export with lone surrogates, newest in the folder: Export Diff's default side A.
 SURROGATE_EXPORT = "surrogates.ndjson"
 LONE_SURROGATE = "\\ud800"  # as JSON text: a lone high surrogate, invalid in UTF-8
@@ -101,6 +103,8 @@ def build(folder: Path, model_cache: Path) -> HostileStore:
                      Edge.new(big.id, rtl.id, "caused"),
                      *(Edge.new(m.id, xss.id, "supports") for m in memories[5:8])])
     exports = default_exports_dir(store.uri)
-    export_store(store, exports / "before.ndjson")
-    _surrogate_export(exports / "before.ndjson", exports / SURROGATE_EXPORT)
+    export_store(store, exports / BEFORE_EXPORT)
+    # after the export, the XSS memory changes: the diff's side-by-side view shows both
+    store.upsert([xss.with_changes(content=f"{TOPIC} edited {XSS}", why=f"edited {TEXTAREA}")])
+    _surrogate_export(exports / BEFORE_EXPORT, exports / SURROGATE_EXPORT)
     return HostileStore(folder / "store", TENANT, xss.id, big.id)

@@ -5,6 +5,7 @@ including graph tooltips, map hover text, the diff view and the curation table."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -13,15 +14,27 @@ from playwright.sync_api import Browser, expect
 
 from app_pages.widgets.routes import PAGES, PageSpec
 from tests.e2e.browser import Visit, open_visit
-from tests.e2e.hostile_store import TOPIC, HostileStore, build
+from tests.e2e.hostile_store import BEFORE_EXPORT, TOPIC, HostileStore, build
 from tests.e2e.server import serving
-from tests.payloads import SCRIPT
+from tests.payloads import SCRIPT, XSS
 
-#: Elements a payload would create if it were parsed as HTML, in any frame.
+#: Elements a payload would create if it were parsed as HTML, in any frame (a script only
+#: if it is the payload's: the app's own scripts hold payloads as escaped data).
 INJECTED = ('img[src="x"], svg[onload], a[href^="javascript:"], [onmouseover], '
             'script:not([src])')
-#: Inline scripts the app itself has: none but those Streamlit and pyvis ship, which set
-#: nothing like `__pwned` (checked too).
+#: Where each node of the graph drawing is, in the iframe's pixels.
+NODE_POSITIONS = """() => {
+  const box = document.getElementById("graph").getBoundingClientRect();
+  return Object.values(memlensNetwork.getPositions()).map(p => memlensNetwork.canvasToDOM(p))
+    .map(p => ({x: box.left + p.x, y: box.top + p.y}));
+}"""
+#: Where each point of a plotly chart (its graph div) is, in the window's pixels: the map
+#: draws with WebGL, so there is no element per point to hover.
+POINT_POSITIONS = """g => {
+  const r = g.getBoundingClientRect(), xa = g._fullLayout.xaxis, ya = g._fullLayout.yaxis;
+  return g._fullData.flatMap(t => Array.from(t.x || [], (x, i) => (
+    {x: r.left + xa._offset + xa.l2p(x), y: r.top + ya._offset + ya.l2p(t.y[i])})));
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +56,7 @@ def nothing_ran(visit: Visit) -> None:
         assert frame.evaluate("typeof window.__pwned") == "undefined", frame.url
         injected = frame.evaluate(
             "sel => [...document.querySelectorAll(sel)].filter(e => e.tagName !== 'SCRIPT' "
-            "|| e.textContent.includes('__pwned')).map(e => e.outerHTML.slice(0, 200))",
+            "|| e.textContent.trim() === 'window.__pwned=1').map(e => e.outerHTML.slice(0, 200))",
             INJECTED)
         assert injected == [], frame.url
     visit.check()  # no dialog, no console error, no exception box
@@ -53,12 +66,13 @@ def shows_as_text(visit: Visit, text: str = SCRIPT) -> None:
     expect(visit.page.get_by_text(text, exact=False).first).to_be_attached()
 
 
-def overview(visit: Visit) -> None:
-    chart = visit.page.locator('[data-testid="stPlotlyChart"]', has_text="By project")
-    expect(chart.get_by_text(f"proj {SCRIPT}", exact=False)).to_have_count(1)
+def overview(visit: Visit, hostile: HostileStore) -> None:
+    """The bar charts name projects and agents on their axes: as text."""
+    labels = visit.page.locator('[data-testid="stPlotlyChart"] .ytick text')
+    assert f"proj {SCRIPT}" in labels.all_text_contents()
 
 
-def search(visit: Visit) -> None:
+def search(visit: Visit, hostile: HostileStore) -> None:
     visit.type_in("Query", TOPIC)
     shows_as_text(visit)
     page = visit.page
@@ -67,13 +81,19 @@ def search(visit: Visit) -> None:
     visit.act(page.get_by_role("button", name="Details").first.click)
 
 
-def export_diff(visit: Visit) -> None:
-    """Side A defaults to the newest export: the one with lone surrogates."""
-    expect(visit.page.get_by_text("surrogates.ndjson", exact=False).first).to_be_visible()
-    expect(visit.page.get_by_text("Changed: content").first).to_be_visible()
+def export_diff(visit: Visit, hostile: HostileStore) -> None:
+    """Side A defaults to the newest export, the one with lone surrogates: refused in one
+    line. The export before the XSS memory was edited: its old and new text side by side."""
+    page = visit.page
+    expect(page.get_by_text("holds a lone surrogate", exact=False)).to_be_visible()
+    page.get_by_role("combobox", name="Export").click()
+    visit.act(page.get_by_role("option", name=re.compile(f"^{BEFORE_EXPORT}")).click)
+    expect(page.get_by_text("Changed: content", exact=True)).to_be_visible()
+    codes = page.locator('[data-testid="stCode"]').all_text_contents()
+    assert f"{TOPIC} {XSS}" in codes and f"{TOPIC} edited {XSS}" in codes, codes
 
 
-def curate(visit: Visit) -> None:
+def curate(visit: Visit, hostile: HostileStore) -> None:
     page = visit.page
     box = page.locator('[data-testid="stDataFrame"]').first.bounding_box()
     assert box is not None
@@ -84,48 +104,51 @@ def curate(visit: Visit) -> None:
     visit.act(page.get_by_role("button", name="Preview").click)
 
 
-def graph(visit: Visit) -> None:
-    """Centre on the XSS memory and hover every node and edge: vis-network's tooltips."""
-    visit.type_in("Find a memory", TOPIC)
+def graph(visit: Visit, hostile: HostileStore) -> None:
+    """Centre on the XSS memory and hover every node: vis-network's tooltips."""
+    visit.act(visit.page.get_by_role("radio", name="Memory id").click)
+    visit.type_in("Memory id", hostile.xss_id)
     frame = visit.page.frame_locator("iframe").first
     expect(frame.locator("canvas").first).to_be_visible()
+    expect(frame.locator('body[data-ready="1"]')).to_be_attached()  # the layout settled
     iframe = next(f for f in visit.page.frames if f != visit.page.main_frame)
-    points = iframe.evaluate(
-        "() => Object.values(network.getPositions()).map(p => network.canvasToDOM(p))")
+    points = iframe.evaluate(NODE_POSITIONS)
+    visit.page.locator("iframe").first.scroll_into_view_if_needed()
     canvas = visit.page.locator("iframe").first.bounding_box()
     assert canvas is not None and points
     tips = []
     for point in points:
         visit.page.mouse.move(canvas["x"] + point["x"], canvas["y"] + point["y"])
-        visit.page.wait_for_timeout(400)
+        visit.page.wait_for_timeout(300)
         tips.append(iframe.evaluate(
             "() => [...document.querySelectorAll('.vis-tooltip')].map(t => t.innerText)"
             ".join(' ')"))
     assert any(SCRIPT in tip for tip in tips), tips
 
 
-def map_(visit: Visit) -> None:
+def map_(visit: Visit, hostile: HostileStore) -> None:
     """Hover the points: plotly's hover labels hold the payloads as text."""
     page = visit.page
-    chart = page.locator('[data-testid="stPlotlyChart"]').first
-    points = chart.locator(".scatterlayer .point")
+    chart = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').first
+    chart.scroll_into_view_if_needed()
     seen = []
-    for i in range(min(points.count(), 15)):
-        points.nth(i).hover(force=True)
+    for point in chart.evaluate(POINT_POSITIONS):
+        page.mouse.move(point["x"], point["y"])
         page.wait_for_timeout(150)
-        seen.append(" ".join(chart.locator(".hoverlayer").all_inner_texts()))
-    assert any("<script>" in text for text in seen), seen
+        seen.append(" ".join(page.locator(".hoverlayer").all_text_contents()))
+    assert any(f"proj {SCRIPT}" in text for text in seen), seen
+    assert page.locator(".hoverlayer a").count() == 0
 
 
-def decay(visit: Visit) -> None:
+def decay(visit: Visit, hostile: HostileStore) -> None:
     page = visit.page
     visit.act(page.get_by_role("tab", name="Ranking impact").click)
     visit.type_in("Query", TOPIC)
 
 
 #: What to do on each page beyond opening it (every page needs an entry).
-ACTIONS: dict[str, Callable[[Visit], None]] = {
-    "overview": overview, "search": search, "ranking_lab": lambda visit: None,
+ACTIONS: dict[str, Callable[[Visit, HostileStore], None]] = {
+    "overview": overview, "search": search, "ranking_lab": lambda visit, hostile: None,
     "export_diff": export_diff, "curate": curate, "graph": graph, "map": map_, "decay": decay,
 }
 
@@ -135,11 +158,12 @@ def test_every_page_has_a_hostile_action() -> None:
 
 
 @pytest.mark.parametrize("spec", PAGES, ids=lambda spec: spec.url_path)
-def test_no_payload_runs(browser: Browser, hostile_server: str, spec: PageSpec) -> None:
+def test_no_payload_runs(browser: Browser, hostile: HostileStore, hostile_server: str,
+                         spec: PageSpec) -> None:
     with open_visit(browser, hostile_server) as visit:
-        visit.open(f"/{spec.url_path}")
+        visit.open(spec.link)
         expect(visit.page.locator("h2").first).to_have_text(spec.title)
         nothing_ran(visit)
-        ACTIONS[spec.url_path](visit)
+        ACTIONS[spec.url_path](visit, hostile)
         nothing_ran(visit)
         visit.screenshot(f"hostile-{spec.url_path}")

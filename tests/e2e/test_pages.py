@@ -86,7 +86,7 @@ def test_deep_link(browser: Browser, fresh_server: str, demo_copy: DemoCopy,
     """The page's own URL, typed into a new browser, opens that page (not the default
     one), its sidebar entry current, with the store picker naming the store."""
     with open_visit(browser, fresh_server) as visit:
-        visit.open(f"/{spec.url_path}")
+        visit.open(spec.link)
         page = visit.page
         expect(page.locator("h2").first).to_have_text(spec.title)
         current = page.locator('[data-testid="stSidebarNavLink"][aria-current="page"]')
