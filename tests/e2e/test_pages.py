@@ -1,6 +1,6 @@
-"""Every page of the router in Chromium: it renders with no exception box and no console
-error, shows its key element, names itself in the browser tab, and gets a screenshot; its
-URL opened directly (a deep link) shows the same page with the store picker."""
+"""Every page of the router in Chromium, opened by its URL on a fresh server (a deep link):
+that page, with the store picker, no exception box and no console error, its key element,
+its name in the browser tab, and a screenshot; and the app's menu and favicon."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
-from app_pages.widgets.routes import APP_NAME, PAGES, PageSpec
+from app_pages.widgets.routes import PAGES, PageSpec
 from tests.e2e.browser import Visit, open_visit
 from tests.e2e.demo_copy import DemoCopy
 from tests.e2e.server import serving
@@ -57,20 +57,6 @@ def test_the_menu_has_no_developer_items_and_the_tab_has_memlens_icon(visit: Vis
     visit.check()
 
 
-def test_every_page_from_the_sidebar(visit: Visit) -> None:
-    """Each page, reached by its sidebar link, renders its key element under its own tab
-    title; a screenshot of each goes to test-artifacts/."""
-    visit.open("/")
-    for spec in PAGES:
-        visit.go_to(spec.title)
-        expect(visit.page.locator("h2").first).to_have_text(spec.title)
-        expect(visit.page.locator(KEY_ELEMENTS[spec.url_path]).first).to_be_visible()
-        assert visit.page.title() == f"{spec.title} · {APP_NAME}"
-        assert visit.page.url.rstrip("/").endswith("" if spec.default else spec.url_path)
-        visit.check()
-        visit.screenshot(spec.url_path)
-
-
 @pytest.fixture(scope="module")
 def fresh_server(demo_copy: DemoCopy, e2e_cache: Path,
                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
@@ -81,10 +67,11 @@ def fresh_server(demo_copy: DemoCopy, e2e_cache: Path,
 
 
 @pytest.mark.parametrize("spec", PAGES, ids=_id)
-def test_deep_link(browser: Browser, fresh_server: str, demo_copy: DemoCopy,
-                   spec: PageSpec) -> None:
-    """The page's own URL, typed into a new browser, opens that page (not the default
-    one), its sidebar entry current, with the store picker naming the store."""
+def test_every_page_by_its_url(browser: Browser, fresh_server: str, demo_copy: DemoCopy,
+                               spec: PageSpec) -> None:
+    """The page's URL typed into a new browser (a deep link) opens that page, not the
+    default one, current in the sidebar, with the store picker naming the store; it shows its
+    key element, names itself in the tab, and gets a screenshot in test-artifacts/."""
     with open_visit(browser, fresh_server) as visit:
         visit.open(spec.link)
         page = visit.page
@@ -94,4 +81,6 @@ def test_deep_link(browser: Browser, fresh_server: str, demo_copy: DemoCopy,
         expect(page.locator('[data-testid="stSidebar"] input[aria-label="Store"]')) \
             .to_have_value(str(demo_copy.store))
         expect(page.locator(KEY_ELEMENTS[spec.url_path]).first).to_be_visible()
+        assert page.title() == spec.tab_title
         visit.check()
+        visit.screenshot(spec.url_path)
