@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from playwright.sync_api import Browser, ConsoleMessage, Dialog, Locator, Page, expect
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+if TYPE_CHECKING:  # imported where used: without playwright the tests skip, not crash
+    from playwright.sync_api import Browser, ConsoleMessage, Dialog, Locator, Page
 
 #: Folder of the screenshots (gitignored; CI keeps it as an artifact).
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -95,6 +96,8 @@ class Visit:
 
         Under load a rerun can start later than `settle`'s quiet half second, so the
         app's script state is watched from before the action until it has run."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
         self.page.evaluate(WATCH_RUN)
         action()
         try:
@@ -132,6 +135,8 @@ class Visit:
 
     def check(self) -> None:
         """The page rendered: no exception box, no console error, no dialog."""
+        from playwright.sync_api import expect
+
         expect(self.page.locator('[data-testid="stException"]')).to_have_count(0)
         expect(self.page.locator('[data-testid="stMain"]')).to_be_visible()
         assert self.errors == [], self.errors

@@ -7,7 +7,6 @@ Every test here is marked `e2e` (which implies `slow`). Without /usr/bin/chromiu
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,27 +16,17 @@ import pytest
 
 from memory_core.store import MemoryStore
 from tests.e2e.browser import Visit, open_visit
+from tests.e2e.chromium import CHROMIUM, missing_browser
 from tests.e2e.demo_copy import DemoCopy, prepare
 from tests.e2e.server import serving
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
-CHROMIUM = Path("/usr/bin/chromium")
 HERE = Path(__file__).parent
 
 
-def missing_browser() -> str | None:
-    """Why the browser tests cannot run here, or None when they can."""
-    if not CHROMIUM.is_file():
-        return (f"no Chromium at {CHROMIUM}: the browser tests need Debian's (`apt-get "
-                f"install -y chromium`, which .ci/run does); no browser is ever downloaded")
-    if importlib.util.find_spec("playwright") is None:
-        return ("the `playwright` package is missing: `pip install -e '.[dev]'` (only the "
-                "package; Chromium comes from `apt-get install -y chromium`)")
-    return None
-
-
+@pytest.hookimpl(tryfirst=True)  # before tests/conftest.py's hook, which makes e2e imply slow
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the tests of this folder `e2e`; skip them when Chromium or Playwright is missing."""
     reason = missing_browser()

@@ -8,15 +8,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from playwright.sync_api import Browser, expect
 
 from app_pages.widgets.routes import PAGES, PageSpec
 from tests.e2e.browser import Visit, open_visit
+from tests.e2e.chromium import PLAYWRIGHT_MISSING
 from tests.e2e.hostile_store import BEFORE_EXPORT, TOPIC, HostileStore, build
 from tests.e2e.server import serving
 from tests.payloads import SCRIPT, XSS
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+expect = pytest.importorskip("playwright.sync_api", reason=PLAYWRIGHT_MISSING).expect
 
 #: Elements a payload would create if it were parsed as HTML, in any frame (a script only
 #: if it is the payload's: the app's own scripts hold payloads as escaped data).

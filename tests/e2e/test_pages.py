@@ -6,14 +6,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from playwright.sync_api import Browser, expect
 
 from app_pages.widgets.routes import PAGES, PageSpec
 from tests.e2e.browser import Visit, open_visit
+from tests.e2e.chromium import PLAYWRIGHT_MISSING
 from tests.e2e.demo_copy import DemoCopy
 from tests.e2e.server import serving
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+expect = pytest.importorskip("playwright.sync_api", reason=PLAYWRIGHT_MISSING).expect
 
 #: The element that shows a page did its work, by the page's URL path (every page needs one).
 KEY_ELEMENTS = {

@@ -5,11 +5,18 @@ query and its clusters handed to Curate, decay's ranking impact, and an archive 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from playwright.sync_api import Locator, expect
+import pytest
 
 from tests.e2e.browser import Visit
+from tests.e2e.chromium import PLAYWRIGHT_MISSING
 from tests.e2e.demo_copy import DemoCopy
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator
+
+expect = pytest.importorskip("playwright.sync_api", reason=PLAYWRIGHT_MISSING).expect
 
 QUERY = "why did we move session caching off Redis?"
 
