@@ -79,12 +79,16 @@ def overview(visit: Visit, hostile: HostileStore) -> None:
 
 
 def search(visit: Visit, hostile: HostileStore) -> None:
-    visit.type_in("Query", TOPIC)
+    """The XSS memory first (the 1 MB one is shown on the other pages), its explanation
+    and its details: every field, metadata included."""
+    visit.type_in("Query", f"{TOPIC} edited")
     shows_as_text(visit)
     page = visit.page
     visit.act(page.locator('[data-testid="stExpander"] summary', has_text="Why this rank")
               .first.click)
-    visit.act(page.get_by_role("button", name="Details").first.click)
+    # Streamlit names a widget's element after its key
+    visit.act(page.locator(f".st-key-detail_{hostile.xss_id} button").click)
+    expect(page.get_by_text("why: ", exact=False).first).to_be_visible()
 
 
 def export_diff(visit: Visit, hostile: HostileStore) -> None:
