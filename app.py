@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import streamlit as st
 
 from app_pages.widgets.markup import code
 from app_pages.widgets.read_only import read_only_reason
+from app_pages.widgets.routes import APP_NAME, PAGES
 from app_pages.widgets.state import (
     configured_store_missing,
     current_store,
@@ -16,7 +18,11 @@ from app_pages.widgets.state import (
 )
 from memory_core import MemlensError, prepare_in_background, visible
 
-st.set_page_config(page_title="memlens", page_icon="🔎", layout="wide")
+#: A file, not an emoji: Streamlit draws an emoji favicon as text in the visitor's fonts, which
+#: without an emoji font is a box.
+FAVICON = Path(__file__).parent / "app_pages" / "favicon.png"
+st.set_page_config(page_title=APP_NAME, page_icon=str(FAVICON), layout="wide")
+TAB_TITLES = {spec.title: spec.tab_title for spec in PAGES}
 if os.environ.get("MEMLENS_MAP_PREWARM") == "1":  # set by `memlens serve`
     prepare_in_background()  # UMAP compiles for the Map page while the user looks elsewhere
 
@@ -52,16 +58,10 @@ def sidebar() -> None:
         st.caption(f"model {code(store.model_id)} · version {store.version}")
 
 
-pages = [
-    st.Page("app_pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
-    st.Page("app_pages/search.py", title="Search", icon=":material/search:"),
-    st.Page("app_pages/ranking_lab.py", title="Ranking Lab", icon=":material/science:"),
-    st.Page("app_pages/export_diff.py", title="Export Diff", icon=":material/difference:"),
-    st.Page("app_pages/curate.py", title="Curate", icon=":material/edit_note:"),
-    st.Page("app_pages/graph.py", title="Graph", icon=":material/hub:"),
-    st.Page("app_pages/map.py", title="Map", icon=":material/scatter_plot:"),
-    st.Page("app_pages/decay.py", title="Decay", icon=":material/hourglass_bottom:"),
-]
+pages = [st.Page(spec.script, title=spec.title, icon=spec.icon, url_path=spec.url_path,
+                 default=spec.default) for spec in PAGES]
 navigation = st.navigation(pages)
+# the browser tab names the open page ("Search · memlens") beside memlens' own icon
+st.set_page_config(page_title=TAB_TITLES[navigation.title])
 sidebar()
 navigation.run()

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from memory_core.cli.app_config import config_flags
 from memory_core.cli.options import (
     echo,
     emit_json,
@@ -101,7 +102,8 @@ def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: boo
                  f"seeded", err=True)
         else:
             ctx.invoke(init)
-    app = Path(__file__).resolve().parents[2] / "app.py"  # memory_core/cli/ -> the checkout
+    checkout = Path(__file__).resolve().parents[2]  # memory_core/cli/ -> the checkout
+    app = checkout / "app.py"
     if not app.is_file():
         raise MemlensError(f"app.py is not at {app}; run memlens from a source checkout "
                            f"(pip install -e .)")
@@ -113,7 +115,9 @@ def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: boo
                    f"{'read' if store.read_only else 'read and change'} the store; there is "
                    f"no login. Set MEMLENS_READ_ONLY=1 or put it behind an authenticating "
                    f"proxy.", err=True)
-    env_args = ["--server.address", host, "--server.port", str(port),
+    # the checkout's settings first: the address, port and headless mode here win over them
+    env_args = [*config_flags(checkout / ".streamlit" / "config.toml"),
+                "--server.address", host, "--server.port", str(port),
                 "--server.headless", str(headless).lower(),
                 "--browser.gatherUsageStats", "false"]
     app_args = ["--", "--store", store.uri, "--tenant", store.tenant]

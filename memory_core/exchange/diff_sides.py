@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,6 +38,8 @@ VERSION = "version:"
 KINDS = ("memory", "edge")
 _MEMORY_START, _EDGE_START, _AUDIT_START = '{"access_count":', '{"created_at":', '{"action":'
 _ID = r'"id":"((?:[^"\\]|\\.)*)"'
+#: A JSON escape of a UTF-16 surrogate; only lines holding one are parsed to check the pair.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,24 @@ def without_vector(line: str) -> str:
     return line[:at] + line[end:] if end > 0 else line[:at] + "}"
 
 
+def refuse_lone_surrogates(line: str, number: int, path: Path) -> None:
+    """Refuse a JSON line whose escapes decode to a lone surrogate (`\\ud800` without its
+    pair): not text, it has no UTF-8 spelling and `memlens import` refuses it too. Only a line
+    holding such an escape is parsed.
+
+    >>> refuse_lone_surrogates(r'{"content":"a \\ud83d\\ude00 pair"}', 2, Path("x"))
+    """
+    if not _SURROGATE_ESCAPE.search(line):
+        return
+    try:
+        json.dumps(json.loads(line), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ExportFormatError(
+            f"{path}: line {number} holds a lone surrogate (a \\ud800-\\udfff escape "
+            f"without its pair), which is not text; fix the program that wrote the file "
+            f"(memlens import refuses it too)") from None
+
+
 def _frame(rows: Iterable[tuple[str, str, str]]) -> pl.DataFrame:
     import polars as pl
 
@@ -94,9 +115,11 @@ def _raw_lines(path: Path, body_sha256: str) -> pl.DataFrame:
                                         f"truncated")
             digest.update(raw)
             try:
-                lines.append(without_vector(raw[:-1].decode("utf-8")))
+                line = raw[:-1].decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise ExportFormatError(f"{path}: line {number} is not UTF-8 text") from exc
+            refuse_lone_surrogates(line, number, path)
+            lines.append(without_vector(line))
     if digest.hexdigest() != body_sha256:
         raise ExportFormatError(f"{path}: body sha256 does not match the manifest's; the "
                                 f"file is truncated or was edited")

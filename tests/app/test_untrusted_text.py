@@ -16,19 +16,12 @@ from memory_core.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.app.inert import check_page, hazards, plain
 from tests.conftest import FakeEmbedder
+from tests.payloads import BIDI, HOSTILE, SHOWN_BIDI, URL
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
-PIXEL = "![x](http://127.0.0.1:9/pixel.png)"
-LINK = "[click](http://evil.example)"
-COLOUR = ":red[alert]"
-IMG = "<img src=x onerror=alert(1)>"
-URL = "http://evil.example/path"
-BIDI = "safe\u202etxt.exe"
-HOSTILE = f"{PIXEL} {LINK} {COLOUR} {IMG} {URL} www.evil.example ops@evil.example {BIDI}"
 TENANT = f"t {HOSTILE}"
 EMPTY_TENANT = f"e {HOSTILE}"
-SHOWN_BIDI = "safe<U+202E>txt.exe"
 
 
 @pytest.fixture

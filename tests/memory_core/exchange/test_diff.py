@@ -148,3 +148,36 @@ def test_each_side_says_its_tenant_and_a_mismatch_is_warned(filled: MemoryStore,
     versions = diff_sides(load_side(f"version:{filled.version}", filled),
                           load_side(str(before)))
     assert versions.tenants == ("default", "default")
+
+
+def _with_content(export: Path, out: Path, content_json: str) -> Path:
+    """`export` with its first memory's content replaced by the JSON text `content_json`
+    (escapes kept as written) and the manifest's digest recomputed."""
+    import hashlib
+
+    head, *body = export.read_bytes().splitlines(keepends=True)
+    first = next(i for i, raw in enumerate(body) if json.loads(raw).get("kind") == "memory")
+    record = json.loads(body[first])
+    record["content"] = "PLACEHOLDER"
+    line = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    body[first] = line.replace('"PLACEHOLDER"', content_json).encode() + b"\n"
+    manifest = json.loads(head)
+    manifest["body_sha256"] = hashlib.sha256(b"".join(body)).hexdigest()
+    out.write_bytes(json.dumps(manifest).encode() + b"\n" + b"".join(body))
+    return out
+
+
+def test_a_lone_surrogate_in_an_export_is_one_clear_error(filled: MemoryStore, before: Path,
+                                                          tmp_path: Path) -> None:
+    """A lone surrogate escape is not text (no UTF-8 spelling): refused naming its line,
+    as the importer refuses it, instead of failing inside polars; a pair is an emoji."""
+    lone = _with_content(before, tmp_path / "lone.ndjson", r'"half \ud800 a pair"')
+    with pytest.raises(ExportFormatError, match=r"line 2 holds a lone surrogate"):
+        load_side(str(lone), filled)
+    pair = _with_content(before, tmp_path / "pair.ndjson", r'"an emoji \ud83d\ude00"')
+    escaped = _with_content(before, tmp_path / "text.ndjson", r'"written out \\ud800"')
+    for path, content in ((pair, "an emoji \U0001f600"), (escaped, "written out \\ud800")):
+        result = diff_sides(load_side(str(path), filled), load_side("live", filled))
+        assert result.counts["memory"].changed == 1
+        [old] = result.fields.filter(result.fields["field"] == "content")["old"].to_list()
+        assert json.loads(old) == content

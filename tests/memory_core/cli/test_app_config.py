@@ -1,0 +1,40 @@
+"""`config_flags`: the checkout's Streamlit settings as the flags `memlens serve` passes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memory_core.cli.app_config import config_flags
+from memory_core.errors import MemlensError
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_the_checkout_hides_the_developer_toolbar() -> None:
+    """What a user of `memlens serve` gets: no Deploy button, no developer menu."""
+    flags = config_flags(ROOT / ".streamlit" / "config.toml")
+    assert flags[flags.index("--client.toolbarMode") + 1] == "viewer"
+
+
+def test_every_option_becomes_a_flag_spelt_as_streamlit_reads_it(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[client]\ntoolbarMode = "minimal"\nshowErrorDetails = false\n'
+                    "[server]\nmaxUploadSize = 50\n")
+    assert config_flags(path) == ["--client.toolbarMode", "minimal",
+                                  "--client.showErrorDetails", "false",
+                                  "--server.maxUploadSize", "50"]
+    assert config_flags(tmp_path / "missing.toml") == []
+
+
+@pytest.mark.parametrize("text, says", [
+    ("[client\n", "not valid TOML"),
+    ('toolbarMode = "viewer"\n', r"'toolbarMode' outside a \[section\]"),
+])
+def test_a_bad_file_is_one_error_naming_it(tmp_path: Path, text: str, says: str) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    with pytest.raises(MemlensError, match=says) as caught:
+        config_flags(path)
+    assert str(path) in str(caught.value)
