@@ -33,6 +33,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.is_relative_to(HERE):
             item.add_marker(pytest.mark.e2e)
+            # one pytest-xdist worker runs them all: one server copy and one Chromium
+            item.add_marker(pytest.mark.xdist_group("browser"))
             if reason is not None:
                 item.add_marker(pytest.mark.skip(reason=reason))
 
