@@ -2,8 +2,10 @@
 
 Also the markers that keep `pytest -m "not slow"` a fast loop: a test using a fixture seeded
 with the real model (`demo_store`) and every notebook is marked `model`; every `model` test,
-every `e2e` test (tests/e2e marks its own: a browser drives the app) and every test in
-tests/app (Streamlit and the app's modules load first) is marked `slow`; a test
+every `e2e` test (tests/e2e marks its own: a browser drives the app), every `hardening`
+test (every test in tests/hardening, and the hostile-input, crash and concurrency tests that
+live beside their modules and mark themselves) and every test in tests/app (Streamlit and the
+app's modules load first) is marked `slow`; a test
 that embeds with the real model without the `model` marker fails.
 """
 
@@ -26,14 +28,18 @@ FAKE_DIM = 16
 REAL_MODEL_FIXTURES = frozenset({"demo_store"})
 #: Folders whose every test is `slow`: AppTest and `memlens serve` start Streamlit first.
 SLOW_FOLDERS = (Path(__file__).parent / "app",)
-#: Markers that imply `slow`: the real model, a browser driving the app.
-SLOW_MARKERS = ("model", "e2e")
+#: Folders whose every test is a `hardening` test: hostile input, crashes, concurrent writers.
+HARDENING_FOLDERS = (Path(__file__).parent / "hardening",)
+#: Markers that imply `slow`: the real model, a browser driving the app, the hardening suite.
+SLOW_MARKERS = ("model", "e2e", "hardening")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark real-model tests and notebooks (nbmake items) `model`; those, `e2e` tests and
-    tests/app `slow`."""
+    """Mark real-model tests and notebooks (nbmake items) `model`, tests/hardening
+    `hardening`; those, `e2e` tests and tests/app `slow`."""
     for item in items:
+        if any(item.path.is_relative_to(folder) for folder in HARDENING_FOLDERS):
+            item.add_marker(pytest.mark.hardening)
         if item.path.suffix == ".ipynb" or REAL_MODEL_FIXTURES & set(
                 getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.model)

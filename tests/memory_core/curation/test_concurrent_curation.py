@@ -29,6 +29,8 @@ from tests.conftest import FakeEmbedder
 import time
 from pathlib import Path
 
+pytestmark = pytest.mark.hardening  # the hardening suite (issue 18)
+
 uri, role, barrier, *ids = sys.argv[1:]
 store = MemoryStore.open(uri, embedder=FakeEmbedder())
 store.get(ids[0])  # warm up before the race

@@ -27,6 +27,8 @@ from memory_core.stats import store_stats
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 
+pytestmark = pytest.mark.hardening  # the hardening suite (issue 18)
+
 CLI = [sys.executable, "-c", "from memory_core.cli import main; main()"]
 TRIALS = 8
 SEED = 20

@@ -19,6 +19,8 @@ from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 
+pytestmark = pytest.mark.hardening  # the hardening suite (issue 18)
+
 ROUNDS = 3
 N = 300
 CLI = [sys.executable, "-c", "from memory_core.cli import main; main()"]
