@@ -168,6 +168,10 @@ class Preparation:
     def done(self) -> bool:
         return not self._thread.is_alive()
 
+    def failed(self) -> bool:
+        """Finished with an error (a later `prepare_in_background` starts a new one)."""
+        return self.done() and self._error is not None
+
     def wait(self) -> None:
         self._thread.join()
         if self._error is not None:
@@ -180,7 +184,7 @@ def prepare_in_background(params: MapParams | None = None) -> Preparation:
     it instead of compiling again; the neighbour search (numpy, BLAS) runs alongside it."""
     global _preparation
     with _preparation_lock:
-        if _preparation is None or (_preparation.done() and _preparation._error is not None):
+        if _preparation is None or _preparation.failed():
             _preparation = Preparation(params if params is not None else MapParams())
         return _preparation
 
