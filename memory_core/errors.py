@@ -137,3 +137,8 @@ class InvalidMapParamsError(MemlensError, ValueError):
 class MapError(MemlensError):
     """A map cannot be made or used as asked: too few embedded memories, or the fitted
     model a cached map needs to place a query is gone from the cache."""
+
+
+class EngineUnavailableError(MemlensError):
+    """A job was asked to run on an engine that is not installed or cannot start (`--engine
+    ray` without the `ray` extra, an unreachable RAY_ADDRESS)."""

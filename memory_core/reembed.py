@@ -14,13 +14,36 @@ import numpy as np
 import pyarrow as pa
 
 from memory_core.embedding import Embedder
-from memory_core.errors import EmbedderUnavailableError
+from memory_core.errors import EmbedderUnavailableError, StoreBusyError
 from memory_core.filters import Filter
 from memory_core.records import utcnow
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 
 Progress = Callable[[int], None]
+#: A memory's key: (tenant, id). Ids are unique within a tenant; two tenants may share one.
+Key = tuple[str, str]
+#: Computes vectors for a job: (store, embedder, predicate or None for the whole store,
+#: progress) -> (keys sorted by id then tenant, their vectors in that order). In-process by
+#: default; the Ray engine embeds in its workers (memory_core.distributed).
+VectorJob = Callable[[MemoryStore, Embedder, "str | None", "Progress | None"],
+                     tuple[list[Key], np.ndarray]]
+
+
+def sorted_keys(rows: pa.Table) -> tuple[list[Key], pa.Table]:
+    """The (tenant, id) keys of `rows`, sorted by id then tenant, and the rows in that order."""
+    rows = rows.sort_by([("id", "ascending"), ("tenant", "ascending")])
+    return list(zip(rows["tenant"].to_pylist(), rows["id"].to_pylist(), strict=True)), rows
+
+
+def local_vectors(store: MemoryStore, embedder: Embedder, where: str | None,
+                  progress: Progress | None) -> tuple[list[Key], np.ndarray]:
+    """The vectors of the memories matching `where` (every tenant's when None), embedded in
+    this process (the default `VectorJob`)."""
+    keys, rows = sorted_keys(store.bulk.scan(["tenant", "id", "content"], where))
+    if not keys:
+        return keys, np.zeros((0, embedder.dimension), dtype=np.float32)
+    return keys, embedder.embed(rows["content"].to_pylist(), progress=progress)
 
 
 @dataclass(frozen=True)
@@ -33,15 +56,18 @@ class ReembedReport:
     table_version: int
 
 
-def _merge_vectors(store: MemoryStore, ids: list[str], vectors: np.ndarray, batch_rows: int
-                   ) -> None:
+def _merge_vectors(store: MemoryStore, keys: list[tuple[str, str]], vectors: np.ndarray,
+                   batch_rows: int) -> None:
+    """Write `vectors` to the memories `keys` ((tenant, id) each, in the same order)."""
     dim = int(vectors.shape[1])
     now = utcnow()
-    for start in range(0, len(ids), batch_rows):
-        chunk_ids = ids[start : start + batch_rows]
+    for start in range(0, len(keys), batch_rows):
+        chunk_keys = keys[start : start + batch_rows]
+        chunk_ids = [i for _, i in chunk_keys]
         chunk = vectors[start : start + batch_rows]
         store.bulk.update(pa.table(
             {
+                "tenant": pa.array([t for t, _ in chunk_keys], pa.string()),
                 "id": pa.array(chunk_ids, pa.string()),
                 "embedding_status": pa.array(["ok"] * len(chunk_ids), pa.string()),
                 "updated_at": pa.array([now] * len(chunk_ids), pa.timestamp("us", tz="UTC")),
@@ -53,22 +79,28 @@ def _merge_vectors(store: MemoryStore, ids: list[str], vectors: np.ndarray, batc
 
 
 def fill_pending(
-    store: MemoryStore, *, progress: Progress | None = None, batch_rows: int = 512
+    store: MemoryStore, *, progress: Progress | None = None, batch_rows: int = 512,
+    vectors: VectorJob = local_vectors,
 ) -> ReembedReport:
-    """Embed this tenant's pending and failed memories with the store's model."""
+    """Embed this tenant's pending and failed memories with the store's model (`vectors`
+    computes them: in this process by default)."""
     store.check_writable("reembed")
     unembedded = Filter(status=STATUSES, embedding_status=["pending", "failed"])
-    rows = store.scan(["id", "content"], unembedded).sort_by("id")
-    ids, contents = rows["id"].to_pylist(), rows["content"].to_pylist()
-    if ids:
+    where = unembedded.to_predicate(store.tenant)
+    if store.bulk.count("memory", where):
         try:
-            vectors = store.embedder.embed(contents, progress=progress)
+            keys, computed = vectors(store, store.embedder, where, progress)
         except EmbedderUnavailableError as exc:
+            pending = store.bulk.count("memory", where)
             raise EmbedderUnavailableError(
-                f"{len(ids)} memories are still pending: {exc}"
+                f"{pending} memories are still pending: {exc}"
             ) from exc
+    else:
+        keys, computed = [], np.zeros((0, store.dimension), dtype=np.float32)
+    ids = [i for _, i in keys]
+    if ids:
         with store.writing("reembed"):  # all batches or none
-            _merge_vectors(store, ids, vectors, batch_rows)
+            _merge_vectors(store, keys, computed, batch_rows)
             store.append_audit("reembed", ids,
                                after={"embedded": len(ids), "model": store.model_id},
                                table_version=store.version)
@@ -77,27 +109,31 @@ def fill_pending(
 
 def switch_model(
     store: MemoryStore, embedder: Embedder, *, progress: Progress | None = None,
-    batch_rows: int = 512,
+    batch_rows: int = 512, vectors: VectorJob = local_vectors,
 ) -> ReembedReport:
-    """Re-embed every memory of the store (all tenants) with `embedder` and record its model.
+    """Re-embed every memory of the store (all tenants) with `embedder` and record its model
+    (`vectors` computes them: in this process by default).
 
     Every vector is computed before the table changes, so a model that fails leaves the store
     as it was.
     """
     store.check_writable("reembed --model")
-    rows = store.bulk.scan(["id", "content", "tenant"]).sort_by("id")
-    ids, contents = rows["id"].to_pylist(), rows["content"].to_pylist()
-    vectors = embedder.embed(contents, progress=progress)
+    expected, _ = sorted_keys(store.bulk.scan(["tenant", "id"]))
+    keys, computed = vectors(store, embedder, None, progress)
+    if keys != expected:
+        raise StoreBusyError(
+            "the store changed while its memories were being re-embedded (memories were "
+            "added or deleted meanwhile); nothing was changed: run `memlens reembed --model` "
+            "again")
     old_model = (store.model_id, store.dimension)
     old_embedder = store.embedder
     try:
         with store.writing("switch model"):  # the column swap, every batch, every audit row
             store.bulk.set_vector_model(embedder)
-            _merge_vectors(store, ids, vectors, batch_rows)
+            _merge_vectors(store, keys, computed, batch_rows)
             version = store.version
-            tenants = rows["tenant"].to_pylist()
-            for tenant in sorted(set(tenants)):
-                tenant_ids = [i for i, t in zip(ids, tenants, strict=True) if t == tenant]
+            for tenant in sorted({t for t, _ in keys}):
+                tenant_ids = [i for t, i in keys if t == tenant]
                 store.append_audit(
                     "reembed", tenant_ids, tenant=tenant,
                     before={"model": old_model[0], "dimension": old_model[1]},
@@ -107,4 +143,4 @@ def switch_model(
     except BaseException:
         store.use_model(old_embedder)  # the tables were put back; so is the handle
         raise
-    return ReembedReport(len(ids), embedder.model_id, embedder.dimension, version)
+    return ReembedReport(len(keys), embedder.model_id, embedder.dimension, version)

@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("store", frozenset({"store"})),
     ("engines", frozenset({"retrieval", "decay", "graph", "exchange", "adapters", "reembed",
                            "stats", "demo", "curation", "causal", "decay_analysis",
-                           "projection"})),
+                           "projection", "distributed"})),
     ("evaluation", frozenset({"evaluation", "bench", "viz"})),
     ("edge", frozenset({"cli", "seeding"})),
 )

@@ -7,6 +7,7 @@ mistakes are `MemlensError`s, which the CLI's `main` prints as one line with exi
 from __future__ import annotations
 
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ import click
 from memory_core.cli.options import (
     echo,
     emit_json,
+    engine_option,
     filter_from_options,
     filter_options,
     json_option,
@@ -40,20 +42,29 @@ if TYPE_CHECKING:
               help="Include the vectors (import then keeps them instead of embedding).")
 @click.option("--with-audit", is_flag=True, help="Include the audit rows (after the edges).")
 @filter_options("all")
+@engine_option("render the memory lines")
 @json_option()
 @click.pass_context
 def export_command(ctx: click.Context, path: Path, with_vectors: bool, with_audit: bool,
-                   as_json: bool, **filters: Any) -> None:
+                   engine: str, as_json: bool, **filters: Any) -> None:
     """Export the tenant to PATH as canonical NDJSON: a manifest line, then memories (every
     status unless --status is given) and edges sorted by id. Exports of an unchanged store
     have byte-identical bodies. With filters, edges between exported memories only."""
-    from memory_core.exchange.export import export_filter, export_store
+    from memory_core.exchange.export import export_filter, export_store, local_memory_lines
 
     flt = filter_from_options(filters)
     store = open_store(ctx, require_tenant=True)
-    with progress_bar("exporting", total=store.count(export_filter(flt))) as bar:
+    with ExitStack() as job:
+        source = local_memory_lines
+        if engine == "ray":
+            from memory_core.distributed.export_job import ray_memory_lines
+            from memory_core.distributed.session import ray_session
+
+            job.enter_context(ray_session())
+            source = ray_memory_lines
+        bar = job.enter_context(progress_bar("exporting", total=store.count(export_filter(flt))))
         written = export_store(store, path, filter=flt, with_vectors=with_vectors,
-                               with_audit=with_audit, progress=bar)
+                               with_audit=with_audit, progress=bar, memory_source=source)
     manifest = written.manifest
     if as_json:
         emit_json({"path": str(written.path), **manifest.to_dict()})

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+
 import click
 
 from memory_core.cli.options import (
     echo,
     emit_json,
+    engine_option,
     json_option,
     open_store,
     progress_bar,
@@ -55,24 +58,34 @@ def index(ctx: click.Context, force_vector: bool, threshold: int, as_json: bool)
 @store_options
 @click.option("--model", callback=refuse_empty("to embed the pending memories only"),
               help="Switch the whole store to this embedding model and re-embed all.")
+@engine_option("embed")
 @json_option("Print the report as JSON.")
 @click.pass_context
-def reembed(ctx: click.Context, model: str | None, as_json: bool) -> None:
+def reembed(ctx: click.Context, model: str | None, engine: str, as_json: bool) -> None:
     """Embed pending memories, or re-embed everything with another model (--model)."""
-    from memory_core.reembed import fill_pending, switch_model
+    from memory_core.reembed import ReembedReport, fill_pending, local_vectors, switch_model
 
-    if model:
-        from memory_core.config import Settings
-        from memory_core.embedding import load_embedder
+    with ExitStack() as job:
+        vectors = local_vectors
+        if engine == "ray":
+            from memory_core.distributed.embed_job import ray_vectors
+            from memory_core.distributed.session import ray_session
 
-        store = open_store(ctx, check_vectors=False)
-        new = load_embedder(Settings.from_env(embed_model=model))
-        with progress_bar("re-embedding") as bar:
-            report = switch_model(store, new, progress=bar)
-    else:
-        store = open_store(ctx)
-        with progress_bar("embedding pending") as bar:
-            report = fill_pending(store, progress=bar)
+            job.enter_context(ray_session())
+            vectors = ray_vectors
+        report: ReembedReport
+        if model:
+            from memory_core.config import Settings
+            from memory_core.embedding import load_embedder
+
+            store = open_store(ctx, check_vectors=False)
+            new = load_embedder(Settings.from_env(embed_model=model))
+            with progress_bar("re-embedding") as bar:
+                report = switch_model(store, new, progress=bar, vectors=vectors)
+        else:
+            store = open_store(ctx)
+            with progress_bar("embedding pending") as bar:
+                report = fill_pending(store, progress=bar, vectors=vectors)
     if as_json:
         emit_json(report.__dict__)
     else:

@@ -310,6 +310,17 @@ def warnings_to_terminal() -> Iterator[None]:
         logger.removeHandler(handler)
 
 
+def engine_option(job: str) -> Decorator:
+    """`--engine local|ray` (parameter `engine`): where a bulk job runs
+    (memory_core.distributed)."""
+    from memory_core.distributed import ENGINES
+
+    return click.option(
+        "--engine", type=click.Choice(ENGINES), default="local", show_default=True,
+        help=f"local: {job} in this process. ray: on the Ray cluster RAY_ADDRESS names, or "
+             f"on Ray started on this machine (needs the `ray` extra); the same result.")
+
+
 def json_option(help: str = "Print the result as JSON.") -> Decorator:
     """`--json` (parameter `as_json`): print data as JSON instead of text."""
     return click.option("--json", "as_json", is_flag=True, help=help)

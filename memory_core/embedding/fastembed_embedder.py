@@ -42,6 +42,11 @@ class FastEmbedEmbedder(Embedder):
         self._threads = threads
         self._loaded: Any = None  # the model, once resolved (skips the folder check per call)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # pickled for another process (a Ray worker): the model is reloaded there, from the
+        # same offline files, not copied
+        return {**self.__dict__, "_loaded": None}
+
     def _load(self) -> Any:
         if self._loaded is not None:
             return self._loaded

@@ -14,6 +14,7 @@ copy and must not lose anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -31,7 +32,19 @@ from memory_core.exchange.store_lines import (
 from memory_core.filters import Filter
 from memory_core.records import utcnow
 from memory_core.schema import STATUSES
-from memory_core.store import MemoryStore
+from memory_core.store import MemoryStore, Snapshot
+
+#: Where an export's memory lines come from: (store, snapshot, predicate, with_vectors,
+#: progress) -> (id, canonical line) sorted by id. In-process by default; the Ray engine
+#: renders them in its workers (memory_core.distributed).
+MemorySource = Callable[[MemoryStore, Snapshot, str, bool, "Progress | None"],
+                        Iterator[tuple[str, str]]]
+
+
+def local_memory_lines(store: MemoryStore, snap: Snapshot, where: str, with_vectors: bool,
+                       progress: Progress | None) -> Iterator[tuple[str, str]]:
+    """The memory lines rendered in this process (the default `MemorySource`)."""
+    return memory_lines(snap, where, with_vectors=with_vectors, progress=progress)
 
 
 def export_filter(filter: Filter | None) -> Filter:
@@ -55,11 +68,13 @@ def export_store(
     with_audit: bool = False,
     exported_at: datetime | None = None,
     progress: Progress | None = None,
+    memory_source: MemorySource = local_memory_lines,
 ) -> ExportFile:
     """Write the store's tenant (or the memories `filter` selects) to `path`, atomically.
 
     Memory use is bounded by one chunk of records (plus the exported ids when filtering).
-    `progress` is told how many memories each chunk wrote.
+    `progress` is told how many memories each chunk wrote. `memory_source` renders the
+    memory lines (in this process by default; `memory_core.distributed` on Ray).
     """
     flt = export_filter(filter)
     where = flt.to_predicate(store.tenant)
@@ -71,8 +86,7 @@ def export_store(
     with ExportWriter(path, tenant=store.tenant, exported_at=exported_at or utcnow(),
                       record_types=kinds, embedding=embedding) as writer:
         ids: list[str] = []
-        for memory_id, line in memory_lines(snap, where, with_vectors=with_vectors,
-                                            progress=progress):
+        for memory_id, line in memory_source(store, snap, where, with_vectors, progress):
             writer.write("memory", line)
             if restrict:
                 ids.append(memory_id)

@@ -25,22 +25,35 @@ CHUNK_ROWS = 4096
 Progress = Callable[[int], None]
 
 
+def memory_columns(snap: Snapshot, *, with_vectors: bool) -> list[str]:
+    """The memory columns an export reads (the vector only when it is exported)."""
+    return [n for n in snap.columns("memory") if with_vectors or n != "vector"]
+
+
+def render_memories(chunk: pa.Table, *, with_vectors: bool) -> list[tuple[str, str]]:
+    """(id, canonical line) of each memory row of `chunk`, in the chunk's order."""
+    vectors = vector_json(chunk["vector"]) if with_vectors else None
+    docs = memory_docs(chunk.drop(["vector"]) if with_vectors else chunk)
+    out = []
+    for i, doc in enumerate(docs):
+        if vectors is None:
+            out.append((doc["id"], canonical_json(doc)))
+        else:
+            doc["vector"] = None
+            out.append((doc["id"], splice_vector(canonical_json(doc), vectors[i])))
+    return out
+
+
 def memory_lines(snap: Snapshot, where: str, *, with_vectors: bool = False,
                  chunk_rows: int = CHUNK_ROWS, progress: Progress | None = None
                  ) -> Iterator[tuple[str, str]]:
     """(id, canonical line) of each memory matching `where`, sorted by id."""
-    names = [n for n in snap.columns("memory") if with_vectors or n != "vector"]
+    names = memory_columns(snap, with_vectors=with_vectors)
     for chunk in snap.chunks("memory", where, columns=names, chunk_rows=chunk_rows):
-        vectors = vector_json(chunk["vector"]) if with_vectors else None
-        docs = memory_docs(chunk.drop(["vector"]) if with_vectors else chunk)
-        for i, doc in enumerate(docs):
-            if vectors is None:
-                yield doc["id"], canonical_json(doc)
-            else:
-                doc["vector"] = None
-                yield doc["id"], splice_vector(canonical_json(doc), vectors[i])
+        lines = render_memories(chunk, with_vectors=with_vectors)
+        yield from lines
         if progress is not None:
-            progress(len(docs))
+            progress(len(lines))
 
 
 def edge_lines(snap: Snapshot, tenant: str, *, endpoints: pa.Array | None = None,

@@ -54,6 +54,9 @@ class StoreTables:
     dimension: int
     #: None only for a schema v1 store opened read-only (it has no events yet)
     events: Any | None = None
+    #: what the tables were opened with (object storage: endpoint, keys, ...), so that other
+    #: readers of the same tables (a Ray job's workers) can open them too
+    storage_options: dict[str, str] | None = None
 
     def named(self) -> dict[str, Any]:
         """The open tables by name (`events` left out when the store has none)."""
@@ -255,6 +258,7 @@ def open_tables(
         model_id=stored[0],
         dimension=stored[1],
         events=events,
+        storage_options=storage_options,
     )
 
 
