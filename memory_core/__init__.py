@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from memory_core.decay_analysis import what_if as what_if
     from memory_core.embedding import Embedder as Embedder
     from memory_core.embedding import load_embedder as load_embedder
+    from memory_core.errors import BucketNotFoundError as BucketNotFoundError
     from memory_core.errors import CurationConflictError as CurationConflictError
     from memory_core.errors import CurationError as CurationError
     from memory_core.errors import DiffError as DiffError
@@ -89,6 +90,10 @@ if TYPE_CHECKING:
     from memory_core.errors import MemoryNotFoundError as MemoryNotFoundError
     from memory_core.errors import MigrationError as MigrationError
     from memory_core.errors import ModelMismatchError as ModelMismatchError
+    from memory_core.errors import ObjectStorageAuthError as ObjectStorageAuthError
+    from memory_core.errors import ObjectStorageConfigError as ObjectStorageConfigError
+    from memory_core.errors import ObjectStorageError as ObjectStorageError
+    from memory_core.errors import ObjectStorageUnreachableError as ObjectStorageUnreachableError
     from memory_core.errors import QuerySetError as QuerySetError
     from memory_core.errors import ReadOnlyError as ReadOnlyError
     from memory_core.errors import SchemaVersionError as SchemaVersionError
@@ -413,6 +418,11 @@ _EXPORTS: dict[str, str] = {
     "cluster_labels": "memory_core.projection",
     "near_duplicates": "memory_core.projection",
     "near_duplicate_pairs": "memory_core.projection",
+    "BucketNotFoundError": "memory_core.errors",
+    "ObjectStorageAuthError": "memory_core.errors",
+    "ObjectStorageConfigError": "memory_core.errors",
+    "ObjectStorageError": "memory_core.errors",
+    "ObjectStorageUnreachableError": "memory_core.errors",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -6,7 +6,7 @@ import getpass
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,15 @@ def store_key(uri: str) -> str:
         return uri
 
 
+#: Environment variables object storage reads (`Settings.storage_env`): the AWS SDK's own
+#: and memlens' pass-through of further LanceDB storage options.
+_STORAGE_PREFIXES = ("AWS_", "MEMLENS_STORAGE_")
+
+
+def _storage_env(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, v) for k, v in env.items() if k.startswith(_STORAGE_PREFIXES)))
+
+
 def _default_actor(env: Mapping[str, str]) -> str:
     try:
         return env.get("MEMLENS_ACTOR") or getpass.getuser()
@@ -60,7 +69,11 @@ class Settings:
     default `~/.cache/memlens`), `MEMLENS_ACTOR` (name written to the audit log, default
     the OS user), `MEMLENS_STORES` (further stores the web app may open besides
     `MEMLENS_STORE`, os.pathsep- or comma-separated; default none: the app opens the
-    configured store only).
+    configured store only). A store on object storage (`s3://bucket/prefix`) also reads
+    `AWS_ENDPOINT_URL`, `AWS_REGION`/`AWS_DEFAULT_REGION`, `AWS_ACCESS_KEY_ID`,
+    `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_ALLOW_HTTP` and
+    `MEMLENS_STORAGE_OPTIONS` (`storage_env`; `memory_core.store.object_storage` turns them
+    into LanceDB's storage options).
     """
 
     store_uri: str = DEFAULT_STORE
@@ -70,6 +83,9 @@ class Settings:
     model_cache: Path = Path("~/.cache/memlens").expanduser()
     actor: str = "memlens"
     stores: tuple[str, ...] = ()
+    #: The object-storage variables of the environment, as (name, value) pairs; kept out of
+    #: repr, as they hold secrets.
+    storage_env: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
@@ -83,6 +99,7 @@ class Settings:
             model_cache=Path(env.get("MEMLENS_MODEL_CACHE") or "~/.cache/memlens").expanduser(),
             actor=_default_actor(env),
             stores=split_stores(env.get("MEMLENS_STORES", "")),
+            storage_env=_storage_env(env),
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(settings, **given) if given else settings

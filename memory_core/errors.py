@@ -142,3 +142,27 @@ class MapError(MemlensError):
 class EngineUnavailableError(MemlensError):
     """A job was asked to run on an engine that is not installed or cannot start (`--engine
     ray` without the `ray` extra, an unreachable RAY_ADDRESS)."""
+
+
+class ObjectStorageError(MemlensError):
+    """A store on object storage (s3://...) cannot be reached or used as configured."""
+
+
+class BucketNotFoundError(ObjectStorageError):
+    """The bucket a store URI names does not exist at the object-storage endpoint."""
+
+
+class ObjectStorageAuthError(ObjectStorageError):
+    """The object-storage service refused the credentials (unknown key, wrong secret,
+    expired token, or a policy that denies the request)."""
+
+
+class ObjectStorageUnreachableError(ObjectStorageError):
+    """The object-storage endpoint does not answer (connection refused, unknown host,
+    timeout)."""
+
+
+class ObjectStorageConfigError(ObjectStorageError):
+    """An object-storage setting is malformed (an unparsable MEMLENS_STORAGE_OPTIONS item,
+    AWS_ALLOW_HTTP not a boolean, a plain-http endpoint on another machine without
+    AWS_ALLOW_HTTP)."""

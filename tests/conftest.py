@@ -15,12 +15,16 @@ import hashlib
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
 from memory_core.embedding import Embedder, FastEmbedEmbedder
 from memory_core.store import MemoryStore
+
+if TYPE_CHECKING:
+    from tests.memory_core.store.object_storage_server import S3Server
 
 FAKE_DIM = 16
 
@@ -161,3 +165,41 @@ def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
         code = int(exc.code or 0)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+# -- object storage ------------------------------------------------------------------------
+
+S3_BUCKET = "memlens-test"
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[S3Server]:
+    """A moto S3 server on a free 127.0.0.1 port for the whole run (of this worker)."""
+    pytest.importorskip("moto.server", reason="moto[server] (the dev extra) serves S3 here")
+    from tests.memory_core.store.object_storage_server import S3Server
+
+    server = S3Server().start()
+    server.bucket(S3_BUCKET)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def s3_env(s3_server: S3Server, monkeypatch: pytest.MonkeyPatch) -> S3Server:
+    """The environment pointing memlens at `s3_server` (and no AWS_* of the shell)."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("AWS_"):
+            monkeypatch.delenv(name)
+    for name, value in s3_server.env().items():
+        monkeypatch.setenv(name, value)
+    return s3_server
+
+
+@pytest.fixture
+def s3_uri(s3_env: S3Server) -> str:
+    """A fresh, empty store URI in the test bucket (`s3://memlens-test/<random>`)."""
+    import uuid
+
+    return f"s3://{S3_BUCKET}/{uuid.uuid4().hex[:12]}"

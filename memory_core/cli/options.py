@@ -24,6 +24,7 @@ from memory_core.filters import Filter
 from memory_core.records import Memory
 from memory_core.retrieval.config import DEFAULT_PRESET, PRESETS, RankingConfig, preset
 from memory_core.store import MemoryStore
+from memory_core.store.object_storage import object_storage_error
 from memory_core.untrusted import for_terminal, one_line, shown
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -272,7 +273,14 @@ def one_line_errors() -> Iterator[None]:
         echo(one_line(f"Error: {exc.format_message()}{hint}"), err=True)
         sys.exit(1)
     except (MemlensError, OSError) as exc:  # OSError: a path that is missing, too long, ...
-        echo(one_line(f"Error: {exc}"), err=True)
+        mapped = None if isinstance(exc, MemlensError) else object_storage_error(exc)
+        echo(one_line(f"Error: {mapped or exc}"), err=True)
+        sys.exit(1)
+    except (RuntimeError, ValueError) as exc:  # LanceDB's, when object storage fails mid-way
+        mapped = object_storage_error(exc)
+        if mapped is None:
+            raise
+        echo(one_line(f"Error: {mapped}"), err=True)
         sys.exit(1)
 
 

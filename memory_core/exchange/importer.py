@@ -338,12 +338,14 @@ def import_into(
     """
     from memory_core.embedding import load_embedder
     from memory_core.store import store_exists
+    from memory_core.store.object_storage import storage_options
     from memory_core.store.scratch import scratch_folder
 
     if settings.read_only and not kwargs.get("dry_run"):  # before reading the whole input
         raise ReadOnlyError.refusing(settings.store_uri, "import", hint=DRY_RUN_HINT)
     embedder = embedder or load_embedder(settings)
-    if not store_exists(settings.store_uri):
+    if not store_exists(settings.store_uri,
+                        storage_options=storage_options(settings.store_uri, settings)):
         with scratch_folder(settings.model_cache / "scratch", "check") as folder:
             scratch = MemoryStore.open(str(folder / "store"), embedder=embedder,
                                        read_only=False, settings=settings)

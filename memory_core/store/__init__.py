@@ -5,9 +5,10 @@ Everything that touches the LanceDB tables lives in this package; the engines ab
 """
 
 from memory_core.store.memory_store import MemoryStore
+from memory_core.store.object_storage import is_remote, storage_options
 from memory_core.store.reports import AddReport, UpsertReport, VersionInfo
 from memory_core.store.snapshot import Snapshot
-from memory_core.store.tables import StoreTables, is_remote, open_tables, store_exists
+from memory_core.store.tables import StoreTables, open_tables, store_exists
 
 __all__ = ["AddReport", "MemoryStore", "Snapshot", "StoreTables", "UpsertReport",
-           "VersionInfo", "is_remote", "open_tables", "store_exists"]
+           "VersionInfo", "is_remote", "open_tables", "storage_options", "store_exists"]

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.errors import StoreBusyError
-from memory_core.store.tables import is_remote
+from memory_core.store.object_storage import is_remote
 
 try:
     import fcntl

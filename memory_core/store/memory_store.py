@@ -44,6 +44,7 @@ from memory_core.store.events import EventLog
 from memory_core.store.guard import WriteGuard
 from memory_core.store.keys import KeyIndex
 from memory_core.store.lock import WriteLock, control_folder
+from memory_core.store.object_storage import storage_options
 from memory_core.store.reports import AddReport, UpsertReport, VersionInfo
 from memory_core.store.scratch import scratch_folder
 from memory_core.store.snapshot import Snapshot, snapshot
@@ -112,6 +113,7 @@ class MemoryStore:
             dimension=embedder.dimension,
             create=create and not read_only,
             check_vectors=check_vectors,
+            storage_options=storage_options(uri, settings),
         )
         store = cls(
             tables,

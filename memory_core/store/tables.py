@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from memory_core.codec import audit_schema, edges_schema, events_schema, memories_schema
 from memory_core.errors import (
+    MemlensError,
     ModelMismatchError,
     SchemaVersionError,
     StoreLocationError,
@@ -37,6 +38,7 @@ from memory_core.schema import (
     META_SCHEMA_VERSION,
     SCHEMA_VERSION,
 )
+from memory_core.store.object_storage import is_remote, object_storage_error
 
 log = logging.getLogger(__name__)
 
@@ -66,11 +68,6 @@ class StoreTables:
         return out
 
 
-def is_remote(uri: str) -> bool:
-    """True for object-storage and other scheme URIs (s3://, gs://, az://, db://, ...)."""
-    return "://" in uri and not uri.startswith("file://")
-
-
 def _check_location(uri: str, *, create: bool) -> None:
     if is_remote(uri):
         return
@@ -96,7 +93,14 @@ def store_exists(uri: str, *, storage_options: dict[str, str] | None = None) -> 
         db = lancedb.connect(uri, storage_options=storage_options)
         return MEMORIES in _list_tables(db)
     except (OSError, ValueError, RuntimeError) as exc:
-        raise StoreLocationError(f"cannot open the store at {uri}: {exc}") from exc
+        raise _cannot_open(uri, exc) from exc
+
+
+def _cannot_open(uri: str, exc: BaseException) -> MemlensError:
+    """What a failure to reach the store means: an object-storage problem the user can fix
+    (`object_storage_error`), else a `StoreLocationError` quoting LanceDB."""
+    return object_storage_error(exc, uri) or StoreLocationError(
+        f"cannot open the store at {uri}: {exc}")
 
 
 def _list_tables(db: Any) -> set[str]:
@@ -208,17 +212,35 @@ def open_tables(
     check_vectors: bool = True,
     storage_options: dict[str, str] | None = None,
 ) -> StoreTables:
-    """Open the store at `uri`, creating missing tables when `create` is true."""
+    """Open the store at `uri`, creating missing tables when `create` is true.
+
+    `storage_options` go to LanceDB (`object_storage.storage_options` makes them); a store on
+    object storage that cannot be reached raises an `ObjectStorageError` saying what to fix.
+    """
+    _check_location(uri, create=create)
+    try:
+        return _open_tables(uri, model_id=model_id, dimension=dimension, create=create,
+                            check_vectors=check_vectors, storage_options=storage_options)
+    except MemlensError:
+        raise
+    except (OSError, ValueError, RuntimeError) as exc:
+        mapped = object_storage_error(exc, uri) if is_remote(uri) else None
+        if mapped is None:
+            raise
+        raise mapped from exc
+
+
+def _open_tables(uri: str, *, model_id: str, dimension: int, create: bool,
+                 check_vectors: bool, storage_options: dict[str, str] | None) -> StoreTables:
     import lancedb
 
-    _check_location(uri, create=create)
     try:
         db = lancedb.connect(
             uri, storage_options=storage_options, read_consistency_interval=timedelta(0)
         )
         present = _list_tables(db)
     except (OSError, ValueError, RuntimeError) as exc:
-        raise StoreLocationError(f"cannot open the store at {uri}: {exc}") from exc
+        raise _cannot_open(uri, exc) from exc
     if MEMORIES not in present and not create:
         raise StoreNotFoundError(
             f"{uri} holds no memlens store (no '{MEMORIES}' table); create one with "
