@@ -286,8 +286,10 @@ def time_searches(store: MemoryStore, queries: int, *, warmup: int = WARMUP) -> 
 
 
 def run_search_bench(n: int = 100_000, *, queries: int = 200, edges: int | None = None,
-                     settings: Settings | None = None) -> SearchBench:
-    """Build the synthetic store in a temporary folder, index it and time the presets."""
+                     settings: Settings | None = None, store_uri: str | None = None
+                     ) -> SearchBench:
+    """Build the synthetic store in a temporary folder (or at `store_uri`, which must hold no
+    store yet: `bench.search_store` makes and removes one), index it and time the presets."""
     from tqdm import tqdm
 
     from memory_core.store.indexes import ensure_indexes, index_steps
@@ -297,7 +299,8 @@ def run_search_bench(n: int = 100_000, *, queries: int = 200, edges: int | None 
     embedder.embed_one("load the model before anything is timed")
     edges = n // 10 if edges is None else edges
     with tempfile.TemporaryDirectory(prefix="memlens-bench-") as tmp:
-        store = MemoryStore.open(str(Path(tmp) / "store"), embedder=embedder, read_only=False,
+        store = MemoryStore.open(store_uri or str(Path(tmp) / "store"), embedder=embedder,
+                                 read_only=False,
                                  settings=settings)  # a scratch store, whatever MEMLENS_READ_ONLY
         start = time.perf_counter()
         with tqdm(total=n, desc="writing", unit="memory", disable=None, leave=False) as bar:

@@ -65,11 +65,20 @@ def ingest(n: int, single_adds: int, as_json: bool) -> None:
               help="Queries timed per preset.")
 @click.option("--edges", type=click.IntRange(min=0),
               help="Edges between memories (default: one per 10 memories).")
+@click.option("--store", "store_uri", metavar="URI",
+              help="Also run it at URI (e.g. s3://bucket/prefix, set up as for `--store` "
+                   "anywhere), under a fresh prefix removed afterwards, and show both.")
 @json_option("Print every figure as JSON.")
-def bench_search(n: int, queries: int, edges: int | None, as_json: bool) -> None:
-    """Search latency per preset at N memories (query embedding included) vs raw LanceDB."""
+def bench_search(n: int, queries: int, edges: int | None, store_uri: str | None,
+                 as_json: bool) -> None:
+    """Search latency per preset at N memories (query embedding included) vs raw LanceDB;
+    with --store, on object storage (or another folder) beside the local figures."""
     from memory_core.bench.search import run_search_bench
+    from memory_core.bench.search_store import run_store_comparison
 
+    if store_uri is not None:
+        _report(run_store_comparison(store_uri, n, queries=queries, edges=edges), as_json)
+        return
     result = run_search_bench(n, queries=queries, edges=edges)
     _report(result, as_json)
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memory_core.config import store_key
 from memory_core.errors import StoreBusyError
 from memory_core.store.object_storage import is_remote
 
@@ -49,7 +50,8 @@ DEFAULT_TIMEOUT_S = 300.0
 def control_folder(uri: str, cache: Path) -> Path:
     """Where the lock and journal of the store at `uri` live."""
     if is_remote(uri):
-        digest = hashlib.sha256(uri.encode()).hexdigest()[:16]
+        # keyed by the spelling two URIs of one store share (`s3://b/p/` is `s3://b/p`)
+        digest = hashlib.sha256(store_key(uri).encode()).hexdigest()[:16]
         return cache / "locks" / digest
     return Path(uri.removeprefix("file://")).expanduser()
 

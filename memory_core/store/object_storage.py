@@ -185,3 +185,17 @@ def _bucket_of(uri: str) -> str | None:
 def _first_line(text: str) -> str:
     line = text.strip().splitlines()[0] if text.strip() else ""
     return shown(line[:160])
+
+
+def drop_scratch_store(uri: str, settings: Settings | None = None) -> None:
+    """Remove the store at `uri` (every table; the folder of a local one): for the scratch
+    stores benchmarks make under a location they were given, never for a user's store."""
+    import shutil
+    from pathlib import Path
+
+    import lancedb
+
+    if not is_remote(uri):
+        shutil.rmtree(Path(uri.removeprefix("file://")).expanduser(), ignore_errors=True)
+        return
+    lancedb.connect(uri, storage_options=storage_options(uri, settings)).drop_all_tables()

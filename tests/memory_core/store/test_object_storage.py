@@ -166,3 +166,14 @@ def test_an_endpoint_that_does_not_answer_says_so(
                            match=rf"at 'http://127.0.0.1:{port}' does not answer \(connection "
                                  r"refused\).*check AWS_ENDPOINT_URL"):
             _open(f"s3://{S3_BUCKET}/unreachable")
+
+
+def test_two_spellings_of_one_s3_store_share_one_local_lock(tmp_path_factory: pytest.TempPathFactory
+                                                            ) -> None:
+    from memory_core.store.lock import control_folder
+
+    cache = tmp_path_factory.mktemp("cache")
+    folder = control_folder("s3://bucket/team", cache)
+    assert folder.parent == cache / "locks"
+    assert control_folder("s3://bucket/team/", cache) == folder
+    assert control_folder("s3://bucket/other", cache) != folder
