@@ -120,6 +120,7 @@ def is_remote(uri: str) -> bool:
 _OBJECT_STORE_MARKERS = ('store: "', "RetryError", "<Error><Code>", "Config error")
 _BUCKET = re.compile(r"<BucketName>([^<]+)</BucketName>")
 _REQUEST_URL = re.compile(r"uri: Some\((https?://[^/?)\s]+)")
+_REGION_CODES = ("AuthorizationHeaderMalformed", "PermanentRedirect", "IncorrectEndpoint")
 _AUTH_CODES = ("InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "ExpiredToken",
                "InvalidToken", "InvalidClientTokenId", "status: 403", "Forbidden")
 _UNREACHABLE = (("ConnectionRefused", "connection refused"), ("dns error", "unknown host"),
@@ -148,6 +149,10 @@ def object_storage_error(exc: BaseException, uri: str | None = None
             f"the bucket {name} does not exist{at}{where}; create it (e.g. `aws s3 mb "
             f"s3://{bucket or 'BUCKET'}`) or point MEMLENS_STORE / --store at a bucket that "
             f"exists")
+    if any(code in text for code in _REGION_CODES):
+        return ObjectStorageConfigError(
+            f"the bucket{where} is in another region than the one memlens asked{at}; set "
+            f"AWS_REGION to the bucket's region")
     code = next((c for c in _AUTH_CODES if c in text), None)
     if code is not None:
         return ObjectStorageAuthError(
@@ -167,10 +172,13 @@ def object_storage_error(exc: BaseException, uri: str | None = None
 
 
 def _messages(exc: BaseException) -> Iterable[str]:
-    seen: BaseException | None = exc
-    while seen is not None:
-        yield str(seen)
-        seen = seen.__cause__ or seen.__context__
+    """The messages of `exc` and of the exceptions it was raised from (each once)."""
+    current: BaseException | None = exc
+    met: set[int] = set()
+    while current is not None and id(current) not in met:
+        met.add(id(current))
+        yield str(current)
+        current = current.__cause__ or current.__context__
 
 
 def _endpoint(text: str) -> str | None:

@@ -110,6 +110,15 @@ def test_lance_failures_become_errors_that_say_what_to_do() -> None:
     assert "at 'http://10.1.2.3:9000' does not answer (connection refused)" in str(down)
 
 
+def test_a_bucket_in_another_region_says_to_set_aws_region() -> None:
+    moved = object_storage_error(OSError(
+        LANCE + 'Status { status: 400, body: Some("<Error><Code>AuthorizationHeaderMalformed'
+        '</Code><Message>the region \'us-east-1\' is wrong; expecting \'eu-west-1\'")'),
+        "s3://mem/p")
+    assert isinstance(moved, ObjectStorageConfigError)
+    assert str(moved).endswith("set AWS_REGION to the bucket's region")
+
+
 def test_other_failures_are_left_alone() -> None:
     assert object_storage_error(ValueError("Table 'x' was not found")) is None
     assert object_storage_error(OSError("connection refused by a local socket")) is None
