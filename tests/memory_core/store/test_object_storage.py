@@ -171,6 +171,7 @@ def test_an_endpoint_that_does_not_answer_says_so(
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
         monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
+        monkeypatch.setenv("MEMLENS_STORAGE_OPTIONS", "client_max_retries=0")  # fail fast
         with pytest.raises(ObjectStorageUnreachableError,
                            match=rf"at 'http://127.0.0.1:{port}' does not answer \(connection "
                                  r"refused\).*check AWS_ENDPOINT_URL"):
