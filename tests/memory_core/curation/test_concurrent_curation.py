@@ -18,6 +18,8 @@ from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 from tests.memory_core.curation.conftest import corpus_of
 
+pytestmark = pytest.mark.hardening  # the hardening suite (issue 18)
+
 ROOT = Path(__file__).resolve().parents[3]
 
 WORKER = """
@@ -28,8 +30,6 @@ from tests.conftest import FakeEmbedder
 
 import time
 from pathlib import Path
-
-pytestmark = pytest.mark.hardening  # the hardening suite (issue 18)
 
 uri, role, barrier, *ids = sys.argv[1:]
 store = MemoryStore.open(uri, embedder=FakeEmbedder())
