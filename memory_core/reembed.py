@@ -33,15 +33,18 @@ class ReembedReport:
     table_version: int
 
 
-def _merge_vectors(store: MemoryStore, ids: list[str], vectors: np.ndarray, batch_rows: int
-                   ) -> None:
+def _merge_vectors(store: MemoryStore, keys: list[tuple[str, str]], vectors: np.ndarray,
+                   batch_rows: int) -> None:
+    """Write `vectors` to the memories `keys` ((tenant, id) each, in the same order)."""
     dim = int(vectors.shape[1])
     now = utcnow()
-    for start in range(0, len(ids), batch_rows):
-        chunk_ids = ids[start : start + batch_rows]
+    for start in range(0, len(keys), batch_rows):
+        chunk_keys = keys[start : start + batch_rows]
+        chunk_ids = [i for _, i in chunk_keys]
         chunk = vectors[start : start + batch_rows]
         store.bulk.update(pa.table(
             {
+                "tenant": pa.array([t for t, _ in chunk_keys], pa.string()),
                 "id": pa.array(chunk_ids, pa.string()),
                 "embedding_status": pa.array(["ok"] * len(chunk_ids), pa.string()),
                 "updated_at": pa.array([now] * len(chunk_ids), pa.timestamp("us", tz="UTC")),
@@ -68,7 +71,7 @@ def fill_pending(
                 f"{len(ids)} memories are still pending: {exc}"
             ) from exc
         with store.writing("reembed"):  # all batches or none
-            _merge_vectors(store, ids, vectors, batch_rows)
+            _merge_vectors(store, [(store.tenant, i) for i in ids], vectors, batch_rows)
             store.append_audit("reembed", ids,
                                after={"embedded": len(ids), "model": store.model_id},
                                table_version=store.version)
@@ -93,9 +96,9 @@ def switch_model(
     try:
         with store.writing("switch model"):  # the column swap, every batch, every audit row
             store.bulk.set_vector_model(embedder)
-            _merge_vectors(store, ids, vectors, batch_rows)
-            version = store.version
             tenants = rows["tenant"].to_pylist()
+            _merge_vectors(store, list(zip(tenants, ids, strict=True)), vectors, batch_rows)
+            version = store.version
             for tenant in sorted(set(tenants)):
                 tenant_ids = [i for i, t in zip(ids, tenants, strict=True) if t == tenant]
                 store.append_audit(
