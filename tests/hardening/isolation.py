@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +16,13 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
+from memory_core.evaluation import Query, metric_names
 from memory_core.filters import Filter
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 from tests.hardening.tenants import MARK, TwoTenants, build, other
+from tests.memory_core.projection.helpers import use_linear_map
 
 _BUILT: dict[str, str] = {}
 
@@ -80,3 +84,28 @@ def state(store: MemoryStore) -> tuple[Any, ...]:
     return (memories, store.edges(include_inactive=True),
             sorted(store.audit_query(limit=None), key=lambda e: e.id),
             sorted(store.events(), key=lambda e: e.id))
+
+
+def _hit_rate(queries: Sequence[Query], ranked: Mapping[str, Sequence[str]],
+              ks: Iterable[int] = (5, 10)) -> dict[str, dict[str, float]]:
+    """ranx's metrics' stand-in: the share of relevant ids found, under every metric name."""
+    found = {q.qid: len(set(q.relevant_ids) & set(ranked.get(q.qid, ()))) / len(q.relevant_ids)
+             for q in queries}
+    return dict.fromkeys(metric_names(ks), found)
+
+
+def use_fast_stand_ins(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The map fits a linear stand-in for UMAP, the embedder loaded from settings is the
+    fake one, and evaluations score with `_hit_rate` (ranx's numba code compiles for ~20 s
+    per process; metrics see ids, not records: the retrieval they score is the real one)."""
+    import memory_core.evaluation.compare as compare
+    import memory_core.evaluation.results as results
+    from memory_core.store import memory_store
+
+    use_linear_map(monkeypatch)
+    monkeypatch.setattr(memory_store, "load_embedder", lambda settings=None: FakeEmbedder())
+    monkeypatch.setattr(results, "score_queries", _hit_rate)
+    # the package's `tune` is the function: the module is reached through sys.modules
+    monkeypatch.setattr(sys.modules["memory_core.evaluation.tune"], "score_queries", _hit_rate)
+    monkeypatch.setattr(compare, "p_values",
+                        lambda baseline, candidate, **_: dict.fromkeys(baseline.metrics))

@@ -9,8 +9,7 @@ three lists covering `__all__`, so a new API shows up as missing.
 from __future__ import annotations
 
 import inspect
-import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +22,8 @@ from memory_core.filters import Filter
 from memory_core.projection import MapParams
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
-from tests.hardening.isolation import assert_only_own, text_of, two_tenants
+from tests.hardening.isolation import assert_only_own, text_of, two_tenants, use_fast_stand_ins
 from tests.hardening.tenants import IDS, MARK, NOW, OWN_ID, TENANTS, TwoTenants, other, solo_id
-from tests.memory_core.projection.helpers import use_linear_map
 
 ALL = Filter(status=STATUSES)
 
@@ -107,7 +105,8 @@ READS: dict[str, Callable[[MemoryStore, Path], Any]] = {
     "compare_configs": lambda s, _: mc.compare_configs(s, _queries(s.tenant),
                                                        mc.preset("vector"), mc.preset("bm25")),
     "evaluate_embedders": lambda s, _: _embedders(s),
-    "tune": lambda s, _: mc.tune(s, _queries(s.tenant), folds=2, now=NOW),
+    "tune": lambda s, _: mc.tune(s, _queries(s.tenant), folds=2, now=NOW,
+                                 space=mc.SearchSpace({"weight_bm25": (1.0, 2.0)})),
     "verify_deleted": lambda s, _: mc.verify_deleted(s, [OWN_ID]),
     "preview": lambda s, _: mc.preview(s, "edit", OWN_ID, content="new launch code text"),
 }
@@ -135,27 +134,9 @@ def two(tmp_path_factory: pytest.TempPathFactory) -> TwoTenants:
     return two_tenants(tmp_path_factory)
 
 
-def _hit_rate(queries: Sequence[Query], ranked: Mapping[str, Sequence[str]],
-              ks: Iterable[int] = (5, 10)) -> dict[str, dict[str, float]]:
-    """ranx's metrics' stand-in: the share of relevant ids found, under every metric name."""
-    found = {q.qid: len(set(q.relevant_ids) & set(ranked.get(q.qid, ()))) / len(q.relevant_ids)
-             for q in queries}
-    return {m: dict(found) for m in mc.metric_names(ks)}
-
-
 @pytest.fixture(autouse=True)
 def fast_stand_ins(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The map fits a linear stand-in for UMAP, and evaluations score with `_hit_rate`
-    (ranx's numba code compiles for ~20 s per process; metrics see ids, not records: the
-    retrieval they score is the real one)."""
-    from memory_core.evaluation import compare, results
-
-    use_linear_map(monkeypatch)
-    monkeypatch.setattr(results, "score_queries", _hit_rate)
-    # the package's `tune` is the function: the module is reached through sys.modules
-    monkeypatch.setattr(sys.modules["memory_core.evaluation.tune"], "score_queries", _hit_rate)
-    monkeypatch.setattr(compare, "p_values",
-                        lambda baseline, candidate, **_: dict.fromkeys(baseline.metrics))
+    use_fast_stand_ins(monkeypatch)
 
 
 def test_every_public_store_api_is_enumerated() -> None:
