@@ -100,10 +100,12 @@ def use_fast_stand_ins(monkeypatch: pytest.MonkeyPatch) -> None:
     per process; metrics see ids, not records: the retrieval they score is the real one)."""
     import memory_core.evaluation.compare as compare
     import memory_core.evaluation.results as results
+    from memory_core import embedding
     from memory_core.store import memory_store
 
     use_linear_map(monkeypatch)
-    monkeypatch.setattr(memory_store, "load_embedder", lambda settings=None: FakeEmbedder())
+    for module in (memory_store, embedding):
+        monkeypatch.setattr(module, "load_embedder", lambda settings=None: FakeEmbedder())
     monkeypatch.setattr(results, "score_queries", _hit_rate)
     # the package's `tune` is the function: the module is reached through sys.modules
     monkeypatch.setattr(sys.modules["memory_core.evaluation.tune"], "score_queries", _hit_rate)

@@ -138,3 +138,15 @@ def test_bulk_update_needs_the_tenant(two: TwoTenants, tmp_path: Path) -> None:
     assert state(globex) == before
     assert replace(globex.get("m-1"), access_count=0) != replace(acme.get("m-1"),
                                                                 access_count=0)
+
+
+def test_a_purge_verifies_although_the_other_tenant_holds_the_id(two: TwoTenants,
+                                                                  tmp_path: Path) -> None:
+    """Regression: verify_deleted counted the other tenant's row with the same id, in the
+    live table and in every table version, and reported the purge as failed."""
+    uri = two.copy(tmp_path / "store")
+    acme, globex = two.open(A, uri), two.open(B, uri)
+    mc.delete(acme, [OWN_ID], purge=True)
+    report = mc.verify_deleted(acme, [OWN_ID])
+    assert report.passed, report.failures
+    assert MARK[B] in globex.get(OWN_ID).content
