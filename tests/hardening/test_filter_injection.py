@@ -124,7 +124,7 @@ COUNTS: dict[str, Callable[[MemoryStore, Filter], int]] = {
 def test_each_value_selects_exactly_its_row(store: MemoryStore, api: str,
                                             tmp_path: Path) -> None:
     # every field through the store's reads; the project (the same code path) elsewhere
-    for field in FIELDS if api.startswith("MemoryStore") else ("project",):
+    for field in FIELDS if api == "MemoryStore.list" else ("project",):
         for value in FILTER_VALUES:
             got = APIS[api](store, Filter(**{field: value}), tmp_path)
             assert got == _expected(value), (api, field, value[:40])
@@ -156,7 +156,12 @@ def _status(store: MemoryStore) -> dict[str, str]:
     return {m.id: m.status for m in store.list(Filter(status=mc.STATUSES))}
 
 
-@pytest.mark.parametrize("value", FILTER_VALUES[:12] + FILTER_VALUES[-4:])
+#: The values curation by filter is tried with (each on a fresh copy of the store).
+CURATED = ("' OR 1=1 --", "'; DROP TABLE memories; --", "\\", "%", "_", "\uff07 OR 1=1 --",
+           "nul\x00byte", "x" * 10_000)
+
+
+@pytest.mark.parametrize("value", CURATED, ids=lambda v: repr(v[:20]))
 def test_curation_by_filter_changes_exactly_the_matching_rows(copy: MemoryStore,
                                                               value: str) -> None:
     before = _status(copy)
@@ -298,10 +303,10 @@ def test_refused_filters_in_the_engine_are_memlens_errors(store: MemoryStore) ->
 def test_hostile_ids_and_sessions_in_cli_lookups(uri: str,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     for value in FILTER_VALUES:
-        for argv in (["show", value], ["why", value], ["decay", "show", value],
+        for argv in (["show", value], ["decay", "show", value],
                      ["ls", "--type", value, "--json"],
                      ["events", "--session", value, "--json"],
-                     ["audit", "--actor", value, "--json"], ["audit", "--memory", value]):
+                     ["audit", "--actor", value, "--json"]):
             code, out, err = run_cli(["--store", uri, *argv], capsys)
             assert code in (0, 1), argv
             _check_line(err)
