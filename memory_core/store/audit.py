@@ -88,8 +88,9 @@ class AuditLog:
         return [audit_from_row(r) for r in rows[:limit]]
 
     def rewrite(self, entries: Sequence[AuditEntry]) -> int:
-        """Overwrite existing rows by (tenant, id) (a purge scrubbing record copies to tombstones: the
-        only change ever made to a written audit row); returns the table's version."""
+        """Overwrite existing rows by (tenant, id) (a purge scrubbing record copies to
+        tombstones: the only change ever made to a written audit row); returns the table's
+        version."""
         if entries:
             data = rows_to_table([audit_to_row(e) for e in entries], audit_schema())
             self._table.merge_insert(ROW_KEY).when_matched_update_all().execute(data)

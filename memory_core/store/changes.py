@@ -76,7 +76,8 @@ def apply_changes(store: MemoryStore, changes: ChangeSet) -> Applied:
 
 def _write(table: Any, rows: list[dict[str, Any]], deleted: Sequence[str], tenant: str
            ) -> int:
-    """Upsert `rows` by (tenant, id) and delete `deleted` ids of `tenant` in `table`; the commits."""
+    """Upsert `rows` by (tenant, id) and delete `deleted` ids of `tenant` in `table`; the
+    commits."""
     commits = 0
     if rows:
         data = rows_to_table(rows, table.schema)

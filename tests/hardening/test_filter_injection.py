@@ -292,10 +292,9 @@ def test_refused_values_are_one_clean_line(uri: str, option: str,
 
 def test_refused_filters_in_the_engine_are_memlens_errors(store: MemoryStore) -> None:
     for value in [*FILTER_VALUES, "\ud800"]:
-        for f in (lambda: Filter(memory_type=value), lambda: Filter(status=value),
-                  lambda: Filter(created_after=value), lambda: Filter(project="\ud800")):
+        for field in ("memory_type", "status", "importance", "created_after", "project"):
             try:
-                store.list(f())
+                store.list(Filter(**{field: value}))
             except mc.MemlensError as exc:
                 _check_line(str(exc))
 
@@ -312,3 +311,16 @@ def test_hostile_ids_and_sessions_in_cli_lookups(uri: str,
             _check_line(err)
             if code == 0 and argv[0] in ("events", "ls"):
                 assert out.strip() in ("", "[]"), argv
+
+
+def test_a_hostile_tenant_is_quoted_in_the_hint(uri: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Regression: the unknown-tenant error suggested `--tenant NAME` unquoted, so pasting
+    the hint for a tenant named like a command ran it."""
+    for value in ("x; touch /tmp/pwned", "' OR 1=1 --", "$(id)", "nul\x00byte"):
+        code, out, err = run_cli(["--store", uri, "--tenant", value, "ls"], capsys)
+        assert code == 1 and out == ""
+        _check_line(err)
+        assert f"--tenant {value}" not in err
+    _, _, err = run_cli(["--store", uri, "--tenant", "x; touch /tmp/pwned", "ls"], capsys)
+    assert "--tenant 'x; touch /tmp/pwned' to create it" in err
