@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import fcntl
+import os
+import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -28,10 +31,20 @@ _BUILT: dict[str, str] = {}
 
 
 def two_tenants(factory: pytest.TempPathFactory) -> TwoTenants:
-    """The two-tenant store, built on first use in this test process (read it; `copy` it
-    to write)."""
+    """The two-tenant store, built once for the test run (pytest-xdist workers share the
+    run's temporary folder and take turns under a lock); read it, `copy` it to write."""
     if "uri" not in _BUILT:
-        _BUILT["uri"] = build(factory.mktemp("two-tenants"), FakeEmbedder())
+        base = factory.getbasetemp()
+        shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+        root = shared / "two-tenants"
+        with open(shared / "two-tenants.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (root / "built").exists():
+                shutil.rmtree(root, ignore_errors=True)
+                root.mkdir()
+                build(root, FakeEmbedder())
+                (root / "built").touch()
+        _BUILT["uri"] = str(root / "store")
     return TwoTenants(_BUILT["uri"], FakeEmbedder())
 
 
