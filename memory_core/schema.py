@@ -36,6 +36,11 @@ TABLE_OF_KIND: dict[str, str] = {
     "memory": MEMORIES, "edge": EDGES, "audit": AUDIT, "event": EVENTS,
 }
 
+#: The columns an update matches rows on, in every table. memlens keeps ids unique across the
+#: store, but rows that agents wrote into LanceDB themselves may repeat an id in two tenants:
+#: matching on the id alone would overwrite the other tenant's row.
+ROW_KEY: list[str] = ["tenant", "id"]
+
 DEFAULT_TENANT = "default"
 
 #: Known memory types, by the seed that introduced them. The vocabulary is open: an unknown

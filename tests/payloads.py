@@ -26,3 +26,16 @@ RTL = "\u202eevil\u202c \u05e9\u05dc\u05d5\u05dd"
 NUL = "nul\x00byte"
 #: Every browser payload in one string: a field holding it holds them all.
 XSS = " ".join([SCRIPT, IMG_ONERROR, SVG_ONLOAD, JS_LINK, TEXTAREA, ATTRIBUTE, IMG])
+
+# -- Filter values that would break or widen a query (tests/hardening/test_filter_injection.py)
+#: Each is stored in some row's project, agent, repo, session and tags, so "exactly the
+#: matching rows" is a real check: a value matches only its own row, a wildcard only itself.
+FILTER_VALUES = (
+    "it's", "' OR 1=1 --", "'; DROP TABLE memories; --", '"; DROP TABLE memories; --',
+    "\\", "\\' OR '1'='1", "%", "_", "a%b", "*", "') OR ('1'='1", "tenant = 'acme'",
+    "\uff07 OR 1=1 --",  # fullwidth apostrophe
+    "\u0430dmin",  # Cyrillic a, then "dmin"
+    "nul\x00byte", "bell\x07 esc\x1b[31m", "\u200fright-to-left\u202e", "x" * 10_000,
+)
+#: Values no row holds that look like stored ones: each must select nothing.
+LOOKALIKES = ("admin", "it\u2019s", "' or 1=1 --", "%%", "x" * 9_999, "nul")

@@ -94,7 +94,8 @@ class _Verifier:
         return out
 
     def live(self) -> Check:
-        by_id = self.store.bulk.count("memory", sql_in("id", self.ids))
+        # another tenant's row may carry the same id (written outside memlens): not this one
+        by_id = self.store.bulk.count("memory", f"{self.tenant} AND {sql_in('id', self.ids)}")
         by_hash = (self.store.bulk.count("memory", f"{self.tenant} AND "
                                          f"{sql_in('content_hash', self.hashes)}")
                    if self.hashes else 0)
@@ -209,15 +210,18 @@ class _Verifier:
 
     def versions(self, purged: bool) -> list[Check]:
         leaks: list[str] = []
+        mine = self.tenant
         queries = {
-            MEMORIES: (f"{sql_in('id', self.ids)}" + (f" OR {sql_in('content_hash', self.hashes)}"
-                                                    if self.hashes else ""), ["id"]),
-            EDGES: (f"{sql_in('source_id', self.ids)} OR {sql_in('target_id', self.ids)}", ["id"]),
-            AUDIT: (f"array_has_any(target_ids, [{', '.join(sql_string(i) for i in self.ids)}])",
-                    ["before", "after"]),
+            MEMORIES: (f"{mine} AND ({sql_in('id', self.ids)}" + (
+                f" OR {sql_in('content_hash', self.hashes)}" if self.hashes else "") + ")",
+                ["id"]),
+            EDGES: (f"{mine} AND ({sql_in('source_id', self.ids)} OR "
+                    f"{sql_in('target_id', self.ids)})", ["id"]),
+            AUDIT: (f"{mine} AND array_has_any(target_ids, "
+                    f"[{', '.join(sql_string(i) for i in self.ids)}])", ["before", "after"]),
         }
         if self.store.event_log.present:
-            queries[EVENTS] = (sql_in("memory_id", self.ids), ["id"])
+            queries[EVENTS] = (f"{mine} AND {sql_in('memory_id', self.ids)}", ["id"])
         total = 0
         for name, (where, columns) in queries.items():
             for version in self.store.changes.versions_on_disk(name):

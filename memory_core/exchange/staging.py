@@ -32,6 +32,7 @@ from memory_core.records import (
 )
 from memory_core.schema import normalise_embedding_status
 from memory_core.store import MemoryStore
+from memory_core.untrusted import shown
 
 BATCH_ROWS = 2048
 PROGRESS_EVERY = 1024  # lines read between progress reports
@@ -216,12 +217,15 @@ def _audit_row(doc: Mapping[str, Any], tenant: str) -> dict[str, Any]:
     for name in ("actor", "action"):
         if not isinstance(doc[name], str):
             raise InvalidRecordError(f"{name} must be text, got {doc[name]!r}")
+    batch_id = doc.get("batch_id")
+    if batch_id is not None and not isinstance(batch_id, str):
+        raise InvalidRecordError(f"batch_id must be text, got {shown(batch_id)}")
     entry = AuditEntry(
         id=str(doc["id"]), at=as_utc(doc["at"]), tenant=tenant,  # type: ignore[arg-type]
         actor=doc["actor"], action=doc["action"],
         target_ids=tuple(str(t) for t in doc.get("target_ids") or []),
         before=doc.get("before"), after=doc.get("after"), reason=doc.get("reason"),
-        table_version=version,
+        table_version=version, batch_id=batch_id,  # kept: `memlens undo` finds batches by it
     )
     return audit_to_row(entry)
 

@@ -15,6 +15,7 @@ from typing import Any
 from memory_core.codec import audit_from_row, audit_schema, audit_to_row, rows_to_table
 from memory_core.filters import sql_string, sql_time
 from memory_core.records import AuditEntry, utcnow
+from memory_core.schema import ROW_KEY
 
 #: Writes touching at most this many records keep them whole in before/after.
 FULL_RECORD_LIMIT = 100
@@ -87,11 +88,12 @@ class AuditLog:
         return [audit_from_row(r) for r in rows[:limit]]
 
     def rewrite(self, entries: Sequence[AuditEntry]) -> int:
-        """Overwrite existing rows by id (a purge scrubbing record copies to tombstones: the
-        only change ever made to a written audit row); returns the table's version."""
+        """Overwrite existing rows by (tenant, id) (a purge scrubbing record copies to
+        tombstones: the only change ever made to a written audit row); returns the table's
+        version."""
         if entries:
             data = rows_to_table([audit_to_row(e) for e in entries], audit_schema())
-            self._table.merge_insert("id").when_matched_update_all().execute(data)
+            self._table.merge_insert(ROW_KEY).when_matched_update_all().execute(data)
         return int(self._table.version)
 
     def entries(

@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from memory_core.codec import vector_field
 from memory_core.filters import sql_string
-from memory_core.schema import TABLE_OF_KIND
+from memory_core.schema import ROW_KEY, TABLE_OF_KIND
 
 if TYPE_CHECKING:
     from memory_core.embedding import Embedder
@@ -73,10 +73,11 @@ class BulkTables:
         return query.select(list(columns)).limit(None).to_arrow()
 
     def update(self, rows: pa.Table) -> int:
-        """Overwrite the given columns of existing memories by id (one commit)."""
+        """Overwrite the given columns of existing memories by (tenant, id): `rows` holds
+        both columns (one commit)."""
         with self._store.writing("update"):
             table = self._store.tables.memories
-            table.merge_insert("id").when_matched_update_all().execute(rows)
+            table.merge_insert(ROW_KEY).when_matched_update_all().execute(rows)
             self._store.forget_caches()
             return int(table.version)
 

@@ -25,7 +25,7 @@ from memory_core.codec import (
 from memory_core.errors import StoreBusyError, VersionGoneError
 from memory_core.filters import in_chunks, sql_in, sql_string
 from memory_core.records import Edge, Memory
-from memory_core.schema import EDGES, MEMORIES
+from memory_core.schema import EDGES, MEMORIES, ROW_KEY
 from memory_core.store.bulk import KEEP_VERSIONS
 from memory_core.store.queries import FTS_COLUMN
 from memory_core.store.reports import VersionInfo
@@ -76,12 +76,13 @@ def apply_changes(store: MemoryStore, changes: ChangeSet) -> Applied:
 
 def _write(table: Any, rows: list[dict[str, Any]], deleted: Sequence[str], tenant: str
            ) -> int:
-    """Upsert `rows` by id and delete `deleted` ids of `tenant` in `table`; the commits."""
+    """Upsert `rows` by (tenant, id) and delete `deleted` ids of `tenant` in `table`; the
+    commits."""
     commits = 0
     if rows:
         data = rows_to_table(rows, table.schema)
         # a pending memory's vector is null: kept so, as `upsert` does
-        table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
+        table.merge_insert(ROW_KEY).when_matched_update_all().when_not_matched_insert_all() \
             .execute(data, on_bad_vectors="null")
         commits += 1
     for chunk in in_chunks(list(deleted)):

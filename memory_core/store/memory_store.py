@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import builtins
 import logging
+import shlex
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
@@ -175,7 +176,9 @@ class MemoryStore:
         listed = ", ".join(known) if known else "none yet"
         raise TenantNotFoundError(
             f"tenant {self.tenant!r} has no memories in {self.uri} (tenants: {listed}); pick "
-            f"one of those with --tenant, or add a memory with --tenant {self.tenant} to create it"
+            # quoted for the shell: a hint pasted as given must not run a hostile name
+            f"one of those with --tenant, or add a memory with --tenant "
+            f"{shlex.quote(self.tenant)} to create it"
         )
 
     def predicate(self, filter: Filter | None = None) -> str:

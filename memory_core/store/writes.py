@@ -20,6 +20,7 @@ from memory_core.canonical import edge_doc, memory_doc
 from memory_core.codec import memory_to_row, rows_to_table
 from memory_core.errors import EmbedderUnavailableError, InvalidRecordError
 from memory_core.records import Edge, Event, Memory, utcnow, validate_edge, validate_memory
+from memory_core.schema import ROW_KEY
 from memory_core.store.audit import record_snapshot
 from memory_core.store.reports import AddReport, UpsertReport
 from memory_core.untrusted import shown
@@ -165,7 +166,7 @@ class MemoryWrites:
         rows = [memory_to_row(m) for m in changed]
         if rows:
             table = rows_to_table(rows, self._store.tables.memories.schema)
-            (self._store.tables.memories.merge_insert("id").when_matched_update_all()
+            (self._store.tables.memories.merge_insert(ROW_KEY).when_matched_update_all()
              .when_not_matched_insert_all().execute(table, on_bad_vectors="null"))
             self._store._keys.invalidate()
         version = self._store.version
@@ -196,11 +197,12 @@ class MemoryWrites:
         when = at or utcnow()
         ordered = sorted(current)
         update = pa.table({
+            "tenant": pa.array([store.tenant] * len(ordered), pa.string()),
             "id": pa.array(ordered, pa.string()),
             "access_count": pa.array([current[i].access_count + 1 for i in ordered], pa.int32()),
             "last_accessed_at": pa.array([when] * len(ordered), pa.timestamp("us", tz="UTC")),
         })
-        store.tables.memories.merge_insert("id").when_matched_update_all().execute(update)
+        store.tables.memories.merge_insert(ROW_KEY).when_matched_update_all().execute(update)
         store.append_audit(
             "recall", ordered,
             after={"access_count": {i: current[i].access_count + 1 for i in ordered}},

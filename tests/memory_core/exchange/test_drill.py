@@ -103,3 +103,21 @@ def test_read_only_store_is_refused(store: MemoryStore, tmp_path: Path) -> None:
     store.read_only = True
     with pytest.raises(ReadOnlyError, match="so drill is refused"):
         run_drill(store, export_dir=tmp_path)
+
+
+def test_drill_passes_after_curation_and_batches_survive_it(store: MemoryStore,
+                                                            tmp_path: Path) -> None:
+    """Regression: imports dropped audit rows' batch ids, so the rehearsal's re-export
+    differed (the drill failed on any store with a curation batch) and no batch could be
+    undone after a restore."""
+    from memory_core.curation import archive, audit_batches, undo
+
+    store.add([Memory.new("keep this note", "fact", id="k"),
+               Memory.new("archive this note", "fact", id="a")])
+    archive(store, ["a"])
+    report = run_drill(store, export_dir=tmp_path / "exports")
+    assert report.passed, report.checks
+    [batch] = [b for b in audit_batches(store) if b.action == "archive"]
+    assert batch.batch_id
+    undo(store, batch.batch_id)
+    assert store.get("a").status == "active"
