@@ -25,6 +25,7 @@ from memory_core.exchange.readers.base import (
     ReadOptions,
     SourceInfo,
     SourceRecord,
+    loads,
     manifest_has,
     without_bom,
 )
@@ -43,7 +44,7 @@ SAME_NAME = ("id", "content", "created_at", "updated_at", "tags", "project", "re
 
 def _json_object(raw: bytes, number: int, path: Path) -> dict[str, Any]:
     try:
-        value = json.loads(raw)
+        value = loads(raw)
     except json.JSONDecodeError as exc:
         raise ExportFormatError(f"{path}: line {number} is not JSON ({exc.msg})") from exc
     except UnicodeDecodeError as exc:

@@ -11,6 +11,8 @@ records and loads them.
 from __future__ import annotations
 
 import codecs
+import json
+import re
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -183,6 +185,53 @@ class ExportReader(ABC):
             )
 
 
+#: A `\\u` escape of a UTF-16 surrogate: JSON allows it, but alone it is not a character.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def loads(raw: str | bytes) -> Any:
+    r"""`json.loads`, also refusing what it accepts but memlens cannot store or walk.
+
+    JSON escapes may spell a lone surrogate (`"\ud800"`), which Python decodes into a
+    string that cannot be written as UTF-8 (so not to Arrow, LanceDB or a hash); and
+    arrays nested thousands deep exhaust Python's recursion limit. Both are raised as
+    `json.JSONDecodeError`, so every reader names the line as it does for bad JSON.
+
+    >>> loads('{"a": "\\ud83d\\ude00"}')  # a pair is one character
+    {'a': '😀'}
+    >>> loads('"\\ud800"')  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    json.decoder.JSONDecodeError: a \u escape spells a lone UTF-16 surrogate, ...
+    """
+    try:
+        value = json.loads(raw)
+    except RecursionError as exc:
+        raise json.JSONDecodeError("arrays or objects nested too deeply", "", 0) from exc
+    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+    if _SURROGATE_ESCAPE.search(text) and not _encodable(value):
+        raise json.JSONDecodeError("a \\u escape spells a lone UTF-16 surrogate, not a "
+                                   "character", "", 0)
+    return value
+
+
+def _encodable(value: Any) -> bool:
+    """Whether every string (key or value) inside `value` can be written as UTF-8."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
+
+
 def without_bom(raw: bytes) -> bytes:
     """`raw` without a leading UTF-8 byte-order mark (the first line or chunk of a file).
 
@@ -213,10 +262,8 @@ def first_line(path: Path) -> str:
 
 def manifest_has(first_line: str, key: str) -> bool:
     """Whether `first_line` is a JSON object with `key`: how readers sniff manifests."""
-    import json
-
     try:
-        head = json.loads(first_line)
+        head = loads(first_line)
     except json.JSONDecodeError:
         return False
     return isinstance(head, dict) and key in head

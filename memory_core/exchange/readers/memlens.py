@@ -25,6 +25,7 @@ from memory_core.exchange.readers.base import (
     ReadOptions,
     SourceInfo,
     SourceRecord,
+    loads,
     manifest_has,
     without_bom,
 )
@@ -40,7 +41,7 @@ def parse_manifest_line(raw: bytes | str, path: Path) -> dict[str, Any]:
     if not raw.strip():
         raise ExportFormatError(f"{path} is empty; an export starts with a manifest line")
     try:
-        head = json.loads(raw)
+        head = loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
         raise ExportFormatError(f"{path}: line 1 is not a JSON manifest ({reason})") from exc
@@ -82,7 +83,7 @@ def _decode(raw: bytes, number: int, path: Path) -> dict[str, Any]:
             f"{path}: line {number} is incomplete (no line end); the file is truncated"
         )
     try:
-        record = json.loads(raw)
+        record = loads(raw)
     except json.JSONDecodeError as exc:
         raise ExportFormatError(f"{path}: line {number} is not JSON ({exc.msg})") from exc
     except UnicodeDecodeError as exc:
