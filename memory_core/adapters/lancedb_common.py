@@ -189,7 +189,10 @@ def recorded_model(schema: pa.Schema, column: str, content: str) -> str | None:
     `embedding_model` / `model` key) and LanceDB's `embedding_functions` schema metadata,
     written when a table is created with an embedding function from its registry. Vectors
     embedded from another column than `content` are named as such, so they never match.
+    A table without the column names none.
     """
+    if column not in schema.names:
+        return None
     meta = schema.field(column).metadata or {}
     for key in MODEL_KEYS:
         if meta.get(key):

@@ -238,7 +238,7 @@ class McpMemoryAdapter(Adapter):
             with closing(_connect(path)) as conn:
                 columns = set(_columns(conn, "memories"))
                 graph = set(_columns(conn, "memory_graph"))
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:  # text that is not UTF-8
             raise ExportFormatError(f"{path}: cannot read the SQLite database ({exc})") from exc
         if not columns:
             raise ExportFormatError(f"{path} is a SQLite database without a 'memories' table; "
@@ -279,7 +279,7 @@ class McpMemoryAdapter(Adapter):
                     yield record
                 if has_graph:
                     yield from self._edges(path, conn, source, created, left_out, limited)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:  # text that is not UTF-8
             raise ExportFormatError(f"{path}: cannot read the SQLite database ({exc})") from exc
 
     def _edges(self, path: Path, conn: sqlite3.Connection, source: ExportSource,

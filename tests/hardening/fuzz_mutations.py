@@ -62,7 +62,7 @@ def mutated_json(draw: st.DrawFn, seed: Any, *, max_changes: int = 3) -> Any:
     for _ in range(draw(st.integers(1, max_changes))):
         paths = _paths(doc)
         if not paths:
-            return draw(hostile)
+            return copy.deepcopy(draw(hostile))
         path = paths[draw(st.integers(0, len(paths) - 1))]
         parent, key = _parent(doc, path), path[-1]
         op = draw(st.sampled_from(OPS))
@@ -73,7 +73,7 @@ def mutated_json(draw: st.DrawFn, seed: Any, *, max_changes: int = 3) -> Any:
         elif op == "text":
             parent[key] = draw(st.sampled_from(HOSTILE_TEXT))
         else:
-            parent[key] = draw(hostile)
+            parent[key] = copy.deepcopy(draw(hostile))  # the constants stay as they are
     return doc
 
 
@@ -144,8 +144,9 @@ def _cell(draw: st.DrawFn, kind: str) -> Any:
     vector = re.fullmatch(r"vector\[(\d+)\]", kind)
     if vector:
         size = int(vector.group(1))
-        return draw(st.sampled_from(("embed", None, [0.0] * size, [float("nan")] * size)))
-    return draw(st.sampled_from((None, *CELLS[kind])))
+        return copy.deepcopy(draw(st.sampled_from(("embed", None, [0.0] * size,
+                                                   [float("nan")] * size))))
+    return copy.deepcopy(draw(st.sampled_from((None, *CELLS[kind]))))
 
 
 @st.composite

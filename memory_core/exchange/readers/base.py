@@ -206,16 +206,24 @@ def loads(raw: str | bytes) -> Any:
     try:
         value = json.loads(raw)
     except RecursionError as exc:
-        raise json.JSONDecodeError("arrays or objects nested too deeply", "", 0) from exc
+        raise json.JSONDecodeError(TOO_DEEP, "", 0) from exc
     text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
-    if _SURROGATE_ESCAPE.search(text) and not _encodable(value):
-        raise json.JSONDecodeError("a \\u escape spells a lone UTF-16 surrogate, not a "
-                                   "character", "", 0)
+    if has_lone_surrogate(value, text):
+        raise json.JSONDecodeError(LONE_SURROGATE, "", 0)
     return value
 
 
-def _encodable(value: Any) -> bool:
-    """Whether every string (key or value) inside `value` can be written as UTF-8."""
+#: Why `loads` (and the streaming readers) refuse JSON that `json` accepts.
+TOO_DEEP = "arrays or objects nested too deeply"
+LONE_SURROGATE = "a \\u escape spells a lone UTF-16 surrogate, not a character"
+
+
+def has_lone_surrogate(value: Any, text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether `value`, decoded from `text[start:end]`, holds a string (key or value) that
+    cannot be written as UTF-8: a lone surrogate from a `\\u` escape. The text is searched
+    first, so only values that spell a surrogate escape are walked."""
+    if not _SURROGATE_ESCAPE.search(text, start, len(text) if end is None else end):
+        return False
     stack = [value]
     while stack:
         item = stack.pop()
@@ -223,13 +231,13 @@ def _encodable(value: Any) -> bool:
             try:
                 item.encode("utf-8")
             except UnicodeEncodeError:
-                return False
+                return True
         elif isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-    return True
+    return False
 
 
 def without_bom(raw: bytes) -> bytes:
