@@ -95,6 +95,17 @@ def _decode(raw: bytes, number: int, path: Path) -> dict[str, Any]:
     return record
 
 
+def _manifest_counts(counts: Any, path: Path) -> dict[str, int]:
+    """The manifest's `counts`: {kind: a whole number >= 0}; `ExportFormatError` otherwise."""
+    if counts is None:
+        return {}
+    if not isinstance(counts, Mapping) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts.values()):
+        raise ExportFormatError(f"{path}: the manifest's counts is {shown(counts)}; it must "
+                                f"map each record kind to a whole number of lines")
+    return {str(k): int(v) for k, v in counts.items()}
+
+
 class MemlensReader(ExportReader):
     """memlens exports (`{"memlens_export": 1, ...}` manifests), schema v0 onwards."""
 
@@ -113,16 +124,24 @@ class MemlensReader(ExportReader):
             raw = parse_manifest_line(handle.readline(), path)
         chain = MIGRATIONS.chain(raw["schema_version"], SCHEMA_VERSION)
         head = chain.manifest(raw)
-        counts = head.get("counts") or {}
+        counts = _manifest_counts(head.get("counts"), path)
+        types = head.get("record_types") or ("memory", "edge")
+        if not isinstance(types, list | tuple) or not all(isinstance(t, str) for t in types):
+            raise ExportFormatError(f"{path}: the manifest's record_types is {shown(types)}; "
+                                    f"it must be a list of record kinds")
+        tenant = head.get("tenant")
+        if tenant is not None and not isinstance(tenant, str):
+            raise ExportFormatError(f"{path}: the manifest's tenant is {shown(tenant)}; it "
+                                    f"must be text")
         embedding = head.get("embedding")
         info = SourceInfo(
             format=self.name,
             path=str(path),
             schema_version=int(raw["schema_version"]),
             exported_at=str(head.get("exported_at", "")),
-            tenant=head.get("tenant"),
-            record_types=tuple(head.get("record_types") or ("memory", "edge")),
-            counts={str(k): int(v) for k, v in counts.items()},
+            tenant=tenant,
+            record_types=tuple(types),
+            counts=counts,
             body_sha256=str(head.get("body_sha256") or ""),
             embedding=embedding if isinstance(embedding, Mapping) else None,
             migrations=chain.names,

@@ -77,13 +77,34 @@ def test_json_nested_too_deeply_is_bad_json(store: MemoryStore, tmp_path: Path, 
              "nested too deeply")
 
 
-def test_an_epoch_time_out_of_range_names_the_line(store: MemoryStore, tmp_path: Path) -> None:
-    # was OSError (Value too large for defined data type) from datetime.fromtimestamp
+def _export(store: MemoryStore, tmp_path: Path) -> tuple[Path, str, list[str]]:
+    """A one-memory export: its path, manifest line and body lines."""
     source = MemoryStore.open(str(tmp_path / "source"), embedder=store.embedder, tenant="x")
     source.add([Memory.new("a memory with a bad time", "fact", id="m-1")])
     export = tmp_path / "export.ndjson"
     export_store(source, export)
     head, *body = export.read_text(encoding="utf-8").splitlines()
+    return export, head, body
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("counts", "3 memories", "the manifest's counts is '3 memories'"),
+    ("counts", {"memory": "1"}, "the manifest's counts is"),
+    ("record_types", "memory", "the manifest's record_types is 'memory'"),
+    ("tenant", ["x"], "the manifest's tenant is"),
+])
+def test_a_manifest_field_of_the_wrong_type(store: MemoryStore, tmp_path: Path, field: str,
+                                            value: object, message: str) -> None:
+    # counts as text was AttributeError: 'str' object has no attribute 'items'
+    export, head, body = _export(store, tmp_path)
+    manifest = {**json.loads(head), field: value}
+    export.write_text("\n".join([json.dumps(manifest), *body]) + "\n", encoding="utf-8")
+    _refused(store, export, "memlens", ExportFormatError, message)
+
+
+def test_an_epoch_time_out_of_range_names_the_line(store: MemoryStore, tmp_path: Path) -> None:
+    # was OSError (Value too large for defined data type) from datetime.fromtimestamp
+    export, head, body = _export(store, tmp_path)
     record = json.loads(body[0])
     record["created_at"] = -(2**63) - 1
     line = json.dumps(record) + "\n"
