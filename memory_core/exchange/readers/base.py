@@ -192,10 +192,11 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 def loads(raw: str | bytes) -> Any:
     r"""`json.loads`, also refusing what it accepts but memlens cannot store or walk.
 
-    JSON escapes may spell a lone surrogate (`"\ud800"`), which Python decodes into a
-    string that cannot be written as UTF-8 (so not to Arrow, LanceDB or a hash); and
-    arrays nested thousands deep exhaust Python's recursion limit. Both are raised as
-    `json.JSONDecodeError`, so every reader names the line as it does for bad JSON.
+    Bytes must be UTF-8 (`UnicodeDecodeError` otherwise). JSON escapes may spell a lone
+    surrogate (`"\ud800"`), which Python decodes into a string that cannot be written as
+    UTF-8 (so not to Arrow, LanceDB or a hash); and arrays nested thousands deep exhaust
+    Python's recursion limit. Both are raised as `json.JSONDecodeError`, so every reader
+    names the line as it does for bad JSON.
 
     >>> loads('{"a": "\\ud83d\\ude00"}')  # a pair is one character
     {'a': '😀'}
@@ -203,11 +204,13 @@ def loads(raw: str | bytes) -> Any:
     Traceback (most recent call last):
     json.decoder.JSONDecodeError: a \u escape spells a lone UTF-16 surrogate, ...
     """
+    # `json.loads` reads bytes with "surrogatepass": an encoded surrogate (b"\xed\xa0\x80")
+    # would pass as text; strict UTF-8 raises UnicodeDecodeError, as for any bad byte
+    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     try:
-        value = json.loads(raw)
+        value = json.loads(text)
     except RecursionError as exc:
         raise json.JSONDecodeError(TOO_DEEP, "", 0) from exc
-    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
     if has_lone_surrogate(value, text):
         raise json.JSONDecodeError(LONE_SURROGATE, "", 0)
     return value

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -149,3 +150,26 @@ def test_a_database_with_content_that_is_not_utf8(store: MemoryStore, tmp_path: 
     conn.close()
     _refused(store, path, "mcp_memory", ExportFormatError,
              "cannot read the SQLite database .*Could not decode to UTF-8 column 'content'")
+
+
+def test_a_superagents_manifest_whose_record_types_is_not_a_list(store: MemoryStore,
+                                                                 tmp_path: Path) -> None:
+    # was TypeError: 'float' object is not iterable
+    path = _with(tmp_path, KANI, '"record_types": ["Fact", "Decision", "Identity"]',
+                 '"record_types": 1e+308')
+    _refused(store, path, "superagents", ExportFormatError,
+             "the manifest's record_types is 1e\\+308")
+
+
+def test_an_encoded_surrogate_in_a_transcript_is_not_utf8(store: MemoryStore,
+                                                          tmp_path: Path) -> None:
+    # b"\xed\xa0\x80" (a surrogate written as UTF-8) passed json.loads, which reads bytes with
+    # "surrogatepass", and broke Arrow: was UnicodeEncodeError
+    projects = tmp_path / "projects"
+    shutil.copytree(DATA / "claude_code" / "projects", projects)
+    session = projects / "-home-ana-code-herd" / "9d2e7b41-0c55-4f3a-8e6d-7b1a2c3d4e02.jsonl"
+    raw = session.read_bytes()
+    assert b'"content":"run the tests"}' in raw
+    session.write_bytes(raw.replace(b'"content":"run the tests"}',
+                                    b'"content":"run the te\xed\xa0\x80sts"}'))
+    _refused(store, projects, "claude_code", ExportFormatError, "is not UTF-8 text")
