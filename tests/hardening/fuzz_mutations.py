@@ -6,7 +6,8 @@ nested arrays; `to_bytes` writes it back as JSON or NDJSON, then `damaged` may t
 splice in invalid UTF-8 or NUL bytes, or empty it. `broken_markdown` does the same for
 front-matter files; `broken_table` for the JSON descriptions of LanceDB tables the adapter
 tests build (`tests/memory_core/adapters/lance_fixture.py`): columns retyped or dropped,
-cells nulled or made hostile.
+cells nulled or made hostile; `broken_database` for an mcp-memory-service SQLite database:
+its schema changed, cells made hostile, its bytes damaged.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import copy
 import json
 import re
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
@@ -175,3 +178,50 @@ def broken_table(draw: st.DrawFn, spec: dict[str, Any]) -> dict[str, Any]:
             row = draw(st.sampled_from(spec["rows"]))
             row[name] = _cell(draw, columns[name])
     return spec
+
+
+# -- SQLite ----------------------------------------------------------------------------------
+
+SQL_VALUES = (None, 0, -1, 1.5, 1e308, -1e308, "", "\x00", "yesterday", "x" * 100_000,
+              "not-a-known-value", "[1, 2", "{\"a\": 1}", b"\xff\xfe\x00", b"")
+SQL_CHANGES = {
+    "drop memories": "DROP TABLE memories",
+    "drop graph": "DROP TABLE memory_graph",
+    "rename memories": "ALTER TABLE memories RENAME TO old_memories",
+    "drop content": "DROP INDEX idx_content_hash; ALTER TABLE memories DROP COLUMN content",
+    "drop created_at": "DROP INDEX idx_created_at; ALTER TABLE memories DROP COLUMN created_at",
+    "drop tags": "ALTER TABLE memories DROP COLUMN tags",
+    "no metadata table": "DROP TABLE metadata",
+}
+MEMORY_COLUMNS = ("content_hash", "content", "tags", "memory_type", "metadata", "created_at",
+                  "updated_at", "created_at_iso", "updated_at_iso", "deleted_at")
+GRAPH_COLUMNS = ("source_hash", "target_hash", "similarity", "connection_types", "metadata",
+                 "created_at", "relationship_type")
+
+
+@st.composite
+def broken_database(draw: st.DrawFn, path: Path, script: str) -> Path:
+    """The database `script` builds (mcp-memory-service's golden one) with a schema change,
+    hostile cells, or damaged bytes."""
+    with sqlite3.connect(path) as conn:
+        conn.executescript(script)
+        for _ in range(draw(st.integers(1, 3))):
+            how = draw(st.sampled_from(("cell", "cell", "graph cell", "schema")))
+            if how == "schema":
+                try:
+                    conn.executescript(draw(st.sampled_from(sorted(SQL_CHANGES.values()))))
+                except sqlite3.OperationalError:
+                    pass  # the table or column went in an earlier change
+                continue
+            table, columns = ("memories", MEMORY_COLUMNS) if how == "cell" else \
+                ("memory_graph", GRAPH_COLUMNS)
+            try:
+                conn.execute(f"UPDATE {table} SET {draw(st.sampled_from(columns))} = ? "
+                             f"WHERE rowid = ?", (draw(st.sampled_from(SQL_VALUES)),
+                                                  draw(st.integers(1, 7))))
+            except sqlite3.DatabaseError:
+                pass  # a NOT NULL or UNIQUE constraint, or a dropped table
+    conn.close()
+    raw = path.read_bytes()
+    path.write_bytes(draw(damaged(raw)) if draw(st.booleans()) else raw)
+    return path

@@ -15,9 +15,7 @@ import hashlib
 import itertools
 import json
 import shutil
-import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,21 +24,19 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_core.errors import MemlensError
 from memory_core.exchange.export import export_store
-from memory_core.exchange.importer import import_file
 from memory_core.exchange.readers import AUTO, NO_OPTIONS, ReadOptions
-from memory_core.records import Edge, Memory
-from memory_core.schema import TABLE_OF_KIND
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 from tests.hardening.fuzz_mutations import (
+    broken_database,
     broken_markdown,
     broken_table,
     damaged,
     mutated_json,
     to_bytes,
 )
+from tests.hardening.fuzz_target import PRE, Target, seed_store
 from tests.memory_core.adapters.lance_fixture import build, description
 from tests.memory_core.exchange.conftest import sample_records
 
@@ -50,75 +46,15 @@ EXAMPLES = 15
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,
                                        HealthCheck.too_slow, HealthCheck.data_too_large])
-PRE = Memory.new("A memory the tenant held before any fuzzed import", "fact", id="pre",
-                 project="atlas", tags=["before"])
 NOTES = {"id": "note_id", "content": "text", "memory_type": "kind", "created_at": "ts",
          "tags": "labels", "agent": "owner", "importance": "priority", "vector": "embedding"}
-
-
-@dataclass(frozen=True)
-class State:
-    """What an import that fails must leave as it was."""
-
-    rows: dict[str, int]
-    pre: Memory
-
-
-class Target:
-    """A store with data of its own, and fresh folders for the inputs of each example."""
-
-    def __init__(self, store: MemoryStore, folder: Path) -> None:
-        self.store = store
-        self._folder = folder
-        self._numbers = itertools.count()
-
-    def folder(self) -> Path:
-        path = self._folder / f"example-{next(self._numbers)}"
-        path.mkdir()
-        return path
-
-    def state(self) -> State:
-        return State({kind: self.store.bulk.count(kind) for kind in TABLE_OF_KIND},
-                     self.store.get("pre"))
-
-    def fresh_tenant(self) -> MemoryStore:
-        """A handle on a tenant without memories, another each call."""
-        return MemoryStore.open(self.store.uri, embedder=FakeEmbedder(),
-                                tenant=f"fresh-{next(self._numbers)}")
-
-    def attempt(self, path: Path, fmt: str, options: ReadOptions = NO_OPTIONS,
-                mode: Any = None, into: MemoryStore | None = None) -> None:
-        """Import `path` (into the tenant of `into`, default the store's): it succeeds, or
-        raises one `MemlensError` and changes nothing."""
-        before = self.state()
-        try:
-            import_file(into or self.store, path, format=fmt, options=options, mode=mode)
-        except MemlensError as exc:
-            assert str(exc).strip(), "an error without a message"
-            assert self.state() == before, f"a failed import changed the store: {exc}"
-            scratch = Path(self.store.uri) / ".memlens-scratch"
-            assert not scratch.exists() or not any(scratch.iterdir()), "staging left behind"
-            return
-        assert self.store.get("pre") == before.pre
-
-
-def _seed_store(path: Path) -> MemoryStore:
-    store = MemoryStore.open(str(path), embedder=FakeEmbedder(), tenant="default")
-    memories, edges = sample_records()
-    store.add([PRE, *memories], dedup=False)
-    store.add_edges(edges)
-    other = MemoryStore.open(str(path), embedder=FakeEmbedder(), tenant="other")
-    other.add([Memory.new("Another tenant's memory", "fact", id="theirs")])
-    other.add_edges([Edge.new("theirs", "theirs-2", "relates_to", id="e-theirs")],
-                    check_endpoints=False)
-    return store
 
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store made once per module (making one takes seconds; copying it, milliseconds)."""
     path = tmp_path_factory.mktemp("fuzz-template") / "store"
-    _seed_store(path)
+    seed_store(path)
     return path
 
 
@@ -280,56 +216,12 @@ def test_a_broken_lancedb_table_imports_or_fails_cleanly(target: Target, fmt: st
 # -- SQLite ----------------------------------------------------------------------------------
 
 SQL = (DATA / "mcp_memory" / "sqlite_vec.sql").read_text(encoding="utf-8")
-SQL_VALUES = (None, 0, -1, 1.5, 1e308, -1e308, "", "\x00", "yesterday", "x" * 100_000,
-              "not-a-known-value", "[1, 2", "{\"a\": 1}", b"\xff\xfe\x00", b"")
-SQL_CHANGES = {
-    "drop memories": "DROP TABLE memories",
-    "drop graph": "DROP TABLE memory_graph",
-    "rename memories": "ALTER TABLE memories RENAME TO old_memories",
-    "drop content": "DROP INDEX idx_content_hash; ALTER TABLE memories DROP COLUMN content",
-    "drop created_at": "DROP INDEX idx_created_at; ALTER TABLE memories DROP COLUMN created_at",
-    "drop tags": "ALTER TABLE memories DROP COLUMN tags",
-    "no metadata table": "DROP TABLE metadata",
-}
-MEMORY_COLUMNS = ("content_hash", "content", "tags", "memory_type", "metadata", "created_at",
-                  "updated_at", "created_at_iso", "updated_at_iso", "deleted_at")
-GRAPH_COLUMNS = ("source_hash", "target_hash", "similarity", "connection_types", "metadata",
-                 "created_at", "relationship_type")
-
-
-@st.composite
-def broken_database(draw: st.DrawFn, path: Path) -> Path:
-    """The golden mcp-memory-service database with a schema change, hostile cells, or
-    damaged bytes."""
-    with sqlite3.connect(path) as conn:
-        conn.executescript(SQL)
-        for _ in range(draw(st.integers(1, 3))):
-            how = draw(st.sampled_from(("cell", "cell", "graph cell", "schema")))
-            if how == "schema":
-                try:
-                    conn.executescript(draw(st.sampled_from(sorted(SQL_CHANGES.values()))))
-                except sqlite3.OperationalError:
-                    pass  # the table or column went in an earlier change
-                continue
-            table, columns = ("memories", MEMORY_COLUMNS) if how == "cell" else \
-                ("memory_graph", GRAPH_COLUMNS)
-            try:
-                conn.execute(f"UPDATE {table} SET {draw(st.sampled_from(columns))} = ? "
-                             f"WHERE rowid = ?", (draw(st.sampled_from(SQL_VALUES)),
-                                                  draw(st.integers(1, 7))))
-            except sqlite3.DatabaseError:
-                pass  # a NOT NULL or UNIQUE constraint, or a dropped table
-    conn.close()
-    raw = path.read_bytes()
-    path.write_bytes(draw(damaged(raw)) if draw(st.booleans()) else raw)
-    return path
-
 
 def test_a_broken_sqlite_database_imports_or_fails_cleanly(target: Target) -> None:
     @FUZZ
     @given(data=st.data())
     def run(data: st.DataObject) -> None:
-        path = data.draw(broken_database(target.folder() / "sqlite_vec.db"))
+        path = data.draw(broken_database(target.folder() / "sqlite_vec.db", SQL))
         target.attempt(path, "mcp_memory")
 
     run()
