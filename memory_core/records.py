@@ -58,7 +58,12 @@ def as_utc(value: datetime | str | float | int | None) -> datetime | None:
     if isinstance(value, datetime):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return datetime.fromtimestamp(float(value), UTC)
+        try:
+            return datetime.fromtimestamp(float(value), UTC)
+        except (OverflowError, OSError, ValueError) as exc:  # NaN, or beyond the platform's
+            raise InvalidRecordError(
+                f"timestamp {shown(value)} is not a valid epoch time in seconds; write it "
+                f"like 2026-05-01T12:00:00Z") from exc
     if isinstance(value, str):
         try:
             parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))

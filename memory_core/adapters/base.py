@@ -25,6 +25,7 @@ from memory_core.exchange.readers.base import (
     TEXT_ENCODING,
     ExportReader,
     SourceRecord,
+    loads,
     without_bom,
 )
 from memory_core.records import content_hash
@@ -76,7 +77,7 @@ def load_json(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         raise ExportFormatError(f"{path} is not UTF-8 text (byte {exc.start})") from exc
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as exc:
         raise ExportFormatError(
             f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg}); "
@@ -94,7 +95,7 @@ def iter_ndjson(path: Path) -> Iterator[tuple[int, Any]]:
             if not raw.strip():
                 continue
             try:
-                yield number, json.loads(raw)
+                yield number, loads(raw)
             except UnicodeDecodeError as exc:
                 raise ExportFormatError(f"{path}: line {number} is not UTF-8 text") from exc
             except json.JSONDecodeError as exc:
@@ -112,7 +113,7 @@ def looks_like_ndjson(path: Path) -> bool:
                 raw = without_bom(raw)
             if raw.strip():
                 try:
-                    return isinstance(json.loads(raw), dict)
+                    return isinstance(loads(raw), dict)
                 except (json.JSONDecodeError, UnicodeDecodeError):
                     return False
     return False

@@ -19,7 +19,12 @@ from typing import Any
 from memory_core.adapters.base import check_text_file
 from memory_core.canonical import iso
 from memory_core.errors import ExportFormatError
-from memory_core.exchange.readers.base import ReadOptions
+from memory_core.exchange.readers.base import (
+    LONE_SURROGATE,
+    TOO_DEEP,
+    ReadOptions,
+    has_lone_surrogate,
+)
 
 #: How much of a file `sniff` reads.
 HEAD_BYTES = 8192
@@ -124,9 +129,15 @@ def _decode_item(decoder: json.JSONDecoder, buf: _Buffer, number: int) -> Any:
             raise ExportFormatError(
                 f"{buf.path}: item {number}: invalid JSON at line {buf.line_at(exc.pos)} "
                 f"({exc.msg}); the file may be truncated") from exc
+        except RecursionError as exc:
+            raise ExportFormatError(f"{buf.path}: item {number}: invalid JSON at line "
+                                    f"{buf.line_at(buf.pos)} ({TOO_DEEP})") from exc
         # a scalar ending at the buffer's end may continue in the next chunk
         if end == len(buf.text) and not isinstance(value, dict | list) and buf.fill():
             continue
+        if has_lone_surrogate(value, buf.text, buf.pos, end):
+            raise ExportFormatError(f"{buf.path}: item {number}: invalid JSON at line "
+                                    f"{buf.line_at(buf.pos)} ({LONE_SURROGATE})")
         buf.pos = end
         return value
 

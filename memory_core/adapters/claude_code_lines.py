@@ -17,7 +17,7 @@ from typing import Any
 
 from memory_core.adapters.base import BINARY_MARKERS
 from memory_core.errors import ExportFormatError
-from memory_core.exchange.readers.base import without_bom
+from memory_core.exchange.readers.base import loads, without_bom
 
 #: skip(reason, where): how the reader reports what it leaves out.
 Skip = Callable[[str, str], None]
@@ -70,7 +70,7 @@ def iter_lines(path: Path, where: str, skip: Skip) -> Iterator[tuple[int, dict[s
             if not raw.strip():
                 continue
             try:
-                value = json.loads(raw)
+                value = loads(raw)
             except UnicodeDecodeError as exc:
                 raise ExportFormatError(f"{path}: line {number} is not UTF-8 text") from exc
             except json.JSONDecodeError as exc:
@@ -91,7 +91,7 @@ def peek(path: Path, key: str, lines: int = 50) -> str | None:
         with path.open("rb") as handle:
             for number, raw in zip(range(lines), handle, strict=False):
                 try:
-                    value = json.loads(without_bom(raw) if number == 0 else raw)
+                    value = loads(without_bom(raw) if number == 0 else raw)
                 except (json.JSONDecodeError, UnicodeDecodeError):
                     continue
                 if isinstance(value, dict) and isinstance(value.get(key), str) and value[key]:
@@ -104,7 +104,7 @@ def peek(path: Path, key: str, lines: int = 50) -> str | None:
 def looks_like_transcript_line(text: str) -> bool:
     """Whether `text` is a line Claude Code writes (a known type with a session key)."""
     try:
-        value = json.loads(text)
+        value = loads(text)
     except (json.JSONDecodeError, ValueError):
         return False
     return (isinstance(value, dict) and value.get("type") in KNOWN_TYPES

@@ -27,7 +27,7 @@ from typing import Any
 
 from memory_core.adapters.base import BINARY_MARKERS, iter_json_objects
 from memory_core.errors import ExportFormatError
-from memory_core.exchange.readers.base import without_bom
+from memory_core.exchange.readers.base import loads, without_bom
 
 COLLECTIONS: tuple[str, ...] = ("observations", "reflections", "entities", "relationships",
                                 "sessions")
@@ -141,7 +141,7 @@ def _dump_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) of each non-blank line of an arangodump data file."""
     for number, raw in _raw_lines(path):
         try:
-            value = json.loads(raw)
+            value = loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ExportFormatError(
                 f"{path}: line {number} is not JSON ({exc}); the file may be truncated"

@@ -21,6 +21,7 @@ import pyarrow as pa
 from memory_core.adapters.base import timestamp
 from memory_core.canonical import iso
 from memory_core.errors import ExportFormatError
+from memory_core.exchange.readers.base import loads
 from memory_core.schema import normalise_memory_type
 
 BATCH_ROWS = 1024
@@ -188,14 +189,17 @@ def recorded_model(schema: pa.Schema, column: str, content: str) -> str | None:
     `embedding_model` / `model` key) and LanceDB's `embedding_functions` schema metadata,
     written when a table is created with an embedding function from its registry. Vectors
     embedded from another column than `content` are named as such, so they never match.
+    A table without the column names none.
     """
+    if column not in schema.names:
+        return None
     meta = schema.field(column).metadata or {}
     for key in MODEL_KEYS:
         if meta.get(key):
             return bytes(meta[key]).decode("utf-8", errors="replace")
     raw = (schema.metadata or {}).get(b"embedding_functions")
     try:
-        functions = json.loads(raw) if raw else []
+        functions = loads(raw) if raw else []
     except (json.JSONDecodeError, UnicodeDecodeError):
         return None
     for function in functions if isinstance(functions, list) else []:
@@ -267,7 +271,7 @@ def json_object(value: Any, where: str, name: str = "metadata") -> dict[str, Any
     if not str(value).strip():
         return {}
     try:
-        parsed = json.loads(value)
+        parsed = loads(value)
     except json.JSONDecodeError as exc:
         raise ExportFormatError(
             f"{where}: {name} is not valid JSON ({exc.msg} at character {exc.pos}): "

@@ -58,6 +58,7 @@ from memory_core.exchange.readers.base import (
     ReadOptions,
     SourceInfo,
     SourceRecord,
+    loads,
     read_head,
 )
 from memory_core.schema import normalise_relation
@@ -82,7 +83,7 @@ def _metadata_of(value: Any, at: str, name: str = "metadata") -> dict[str, Any]:
         return {}
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = loads(value)
         except json.JSONDecodeError as exc:
             raise ExportFormatError(
                 f"{at}: {name} is not valid JSON ({exc.msg}, column {exc.colno}): {value!r:.60}"
@@ -104,7 +105,7 @@ def _tags(value: Any, at: str) -> list[str]:
         items = value.split(",")
         if value.lstrip().startswith("["):
             try:
-                parsed = json.loads(value)
+                parsed = loads(value)
             except json.JSONDecodeError:
                 parsed = None
             if isinstance(parsed, list):
@@ -237,7 +238,7 @@ class McpMemoryAdapter(Adapter):
             with closing(_connect(path)) as conn:
                 columns = set(_columns(conn, "memories"))
                 graph = set(_columns(conn, "memory_graph"))
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:  # text that is not UTF-8
             raise ExportFormatError(f"{path}: cannot read the SQLite database ({exc})") from exc
         if not columns:
             raise ExportFormatError(f"{path} is a SQLite database without a 'memories' table; "
@@ -278,7 +279,7 @@ class McpMemoryAdapter(Adapter):
                     yield record
                 if has_graph:
                     yield from self._edges(path, conn, source, created, left_out, limited)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:  # text that is not UTF-8
             raise ExportFormatError(f"{path}: cannot read the SQLite database ({exc})") from exc
 
     def _edges(self, path: Path, conn: sqlite3.Connection, source: ExportSource,
@@ -307,7 +308,7 @@ class McpMemoryAdapter(Adapter):
             types = row.get("connection_types")
             if isinstance(types, str):
                 try:
-                    types = json.loads(types) if types.strip() else []
+                    types = loads(types) if types.strip() else []
                 except json.JSONDecodeError as exc:
                     raise ExportFormatError(f"{at}: connection_types is not valid JSON "
                                             f"({exc.msg}): {types!r:.60}") from exc

@@ -25,12 +25,14 @@ from memory_core.exchange.readers.base import (
     ReadOptions,
     SourceInfo,
     SourceRecord,
+    loads,
     manifest_has,
     without_bom,
 )
 from memory_core.records import content_hash
 from memory_core.schema import normalise_importance, normalise_memory_type
 from memory_core.stability import default_stability
+from memory_core.untrusted import shown
 
 MANIFEST_KEY = "superagents_export"
 #: The newest superagents export schema this reader knows (seed 001 ADR-0002).
@@ -43,7 +45,7 @@ SAME_NAME = ("id", "content", "created_at", "updated_at", "tags", "project", "re
 
 def _json_object(raw: bytes, number: int, path: Path) -> dict[str, Any]:
     try:
-        value = json.loads(raw)
+        value = loads(raw)
     except json.JSONDecodeError as exc:
         raise ExportFormatError(f"{path}: line {number} is not JSON ({exc.msg})") from exc
     except UnicodeDecodeError as exc:
@@ -117,13 +119,16 @@ class SuperagentsReader(Adapter):
                 f"this memlens reads ({SUPERAGENTS_SCHEMA}); upgrade memlens to import it"
             )
         types = head.get("record_types") or list(TYPE_MAP)
+        if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+            raise ExportFormatError(f"{path}: the manifest's record_types is {shown(types)}; "
+                                    f"it must be a list of type names like {list(TYPE_MAP)}")
         info = SourceInfo(
             format=self.name,
             path=str(path),
             schema_version=version,
             exported_at=str(head.get("exported_at", "")),
             tenant=None,
-            record_types=tuple(str(t) for t in types),
+            record_types=tuple(types),
         )
         agent = head.get("agent_id") if isinstance(head.get("agent_id"), str) else None
         return ExportSource(info, lambda: self._records(path, info, agent, options.limit))

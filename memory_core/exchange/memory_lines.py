@@ -13,6 +13,7 @@ from dataclasses import fields
 from typing import Any
 
 from memory_core.errors import InvalidRecordError, MemlensError
+from memory_core.exchange.readers.base import loads
 from memory_core.records import Memory
 
 _ALLOWED = {f.name for f in fields(Memory)} - {"content_hash", "embedding_status"}
@@ -40,16 +41,22 @@ def memory_from_object(obj: Any) -> Memory:
 
 def read_memory_lines(lines: Iterable[str], *, source: str = "input") -> list[Memory]:
     """Memories from NDJSON lines; raises `InvalidRecordError` naming the line."""
-    out = []
-    for number, line in enumerate(lines, start=1):
-        if number == 1:
-            line = line.removeprefix("\ufeff")  # a UTF-8 byte-order mark, read as text
-        if not line.strip():
-            continue
-        try:
-            out.append(memory_from_object(json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise InvalidRecordError(f"{source} line {number} is not JSON ({exc.msg})") from exc
-        except MemlensError as exc:
-            raise InvalidRecordError(f"{source} line {number}: {exc}") from exc
+    out: list[Memory] = []
+    try:
+        for number, line in enumerate(lines, start=1):
+            if number == 1:
+                line = line.removeprefix("\ufeff")  # a UTF-8 byte-order mark, read as text
+            if not line.strip():
+                continue
+            try:
+                out.append(memory_from_object(loads(line)))  # lone surrogates are not text
+            except json.JSONDecodeError as exc:
+                raise InvalidRecordError(
+                    f"{source} line {number} is not JSON ({exc.msg})") from exc
+            except MemlensError as exc:
+                raise InvalidRecordError(f"{source} line {number}: {exc}") from exc
+    except UnicodeDecodeError as exc:  # a text file decoded as it is read
+        byte = exc.object[exc.start] if isinstance(exc.object, bytes) else 0
+        raise InvalidRecordError(f"{source} is not UTF-8 text (byte {byte:#04x} after the "
+                                 f"{len(out)} memories read); save it as UTF-8") from exc
     return out

@@ -11,6 +11,8 @@ records and loads them.
 from __future__ import annotations
 
 import codecs
+import json
+import re
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -183,6 +185,64 @@ class ExportReader(ABC):
             )
 
 
+#: A `\\u` escape of a UTF-16 surrogate: JSON allows it, but alone it is not a character.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def loads(raw: str | bytes) -> Any:
+    r"""`json.loads`, also refusing what it accepts but memlens cannot store or walk.
+
+    Bytes must be UTF-8 (`UnicodeDecodeError` otherwise). JSON escapes may spell a lone
+    surrogate (`"\ud800"`), which Python decodes into a string that cannot be written as
+    UTF-8 (so not to Arrow, LanceDB or a hash); and arrays nested thousands deep exhaust
+    Python's recursion limit. Both are raised as `json.JSONDecodeError`, so every reader
+    names the line as it does for bad JSON.
+
+    >>> loads('{"a": "\\ud83d\\ude00"}')  # a pair is one character
+    {'a': '😀'}
+    >>> loads('"\\ud800"')  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    json.decoder.JSONDecodeError: a \u escape spells a lone UTF-16 surrogate, ...
+    """
+    # `json.loads` reads bytes with "surrogatepass": an encoded surrogate (b"\xed\xa0\x80")
+    # would pass as text; strict UTF-8 raises UnicodeDecodeError, as for any bad byte
+    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    try:
+        value = json.loads(text)
+    except RecursionError as exc:
+        raise json.JSONDecodeError(TOO_DEEP, "", 0) from exc
+    if has_lone_surrogate(value, text):
+        raise json.JSONDecodeError(LONE_SURROGATE, "", 0)
+    return value
+
+
+#: Why `loads` (and the streaming readers) refuse JSON that `json` accepts.
+TOO_DEEP = "arrays or objects nested too deeply"
+LONE_SURROGATE = "a \\u escape spells a lone UTF-16 surrogate, not a character"
+
+
+def has_lone_surrogate(value: Any, text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether `value`, decoded from `text[start:end]`, holds a string (key or value) that
+    cannot be written as UTF-8: a lone surrogate from a `\\u` escape. The text is searched
+    first, so only values that spell a surrogate escape are walked."""
+    if not _SURROGATE_ESCAPE.search(text, start, len(text) if end is None else end):
+        return False
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def without_bom(raw: bytes) -> bytes:
     """`raw` without a leading UTF-8 byte-order mark (the first line or chunk of a file).
 
@@ -213,10 +273,8 @@ def first_line(path: Path) -> str:
 
 def manifest_has(first_line: str, key: str) -> bool:
     """Whether `first_line` is a JSON object with `key`: how readers sniff manifests."""
-    import json
-
     try:
-        head = json.loads(first_line)
+        head = loads(first_line)
     except json.JSONDecodeError:
         return False
     return isinstance(head, dict) and key in head

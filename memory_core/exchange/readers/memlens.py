@@ -25,6 +25,7 @@ from memory_core.exchange.readers.base import (
     ReadOptions,
     SourceInfo,
     SourceRecord,
+    loads,
     manifest_has,
     without_bom,
 )
@@ -40,7 +41,7 @@ def parse_manifest_line(raw: bytes | str, path: Path) -> dict[str, Any]:
     if not raw.strip():
         raise ExportFormatError(f"{path} is empty; an export starts with a manifest line")
     try:
-        head = json.loads(raw)
+        head = loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
         raise ExportFormatError(f"{path}: line 1 is not a JSON manifest ({reason})") from exc
@@ -82,7 +83,7 @@ def _decode(raw: bytes, number: int, path: Path) -> dict[str, Any]:
             f"{path}: line {number} is incomplete (no line end); the file is truncated"
         )
     try:
-        record = json.loads(raw)
+        record = loads(raw)
     except json.JSONDecodeError as exc:
         raise ExportFormatError(f"{path}: line {number} is not JSON ({exc.msg})") from exc
     except UnicodeDecodeError as exc:
@@ -92,6 +93,17 @@ def _decode(raw: bytes, number: int, path: Path) -> dict[str, Any]:
             f"{path}: line {number} is not a JSON object (got {type(record).__name__})"
         )
     return record
+
+
+def _manifest_counts(counts: Any, path: Path) -> dict[str, int]:
+    """The manifest's `counts`: {kind: a whole number >= 0}; `ExportFormatError` otherwise."""
+    if counts is None:
+        return {}
+    if not isinstance(counts, Mapping) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts.values()):
+        raise ExportFormatError(f"{path}: the manifest's counts is {shown(counts)}; it must "
+                                f"map each record kind to a whole number of lines")
+    return {str(k): int(v) for k, v in counts.items()}
 
 
 class MemlensReader(ExportReader):
@@ -112,16 +124,24 @@ class MemlensReader(ExportReader):
             raw = parse_manifest_line(handle.readline(), path)
         chain = MIGRATIONS.chain(raw["schema_version"], SCHEMA_VERSION)
         head = chain.manifest(raw)
-        counts = head.get("counts") or {}
+        counts = _manifest_counts(head.get("counts"), path)
+        types = head.get("record_types") or ("memory", "edge")
+        if not isinstance(types, list | tuple) or not all(isinstance(t, str) for t in types):
+            raise ExportFormatError(f"{path}: the manifest's record_types is {shown(types)}; "
+                                    f"it must be a list of record kinds")
+        tenant = head.get("tenant")
+        if tenant is not None and not isinstance(tenant, str):
+            raise ExportFormatError(f"{path}: the manifest's tenant is {shown(tenant)}; it "
+                                    f"must be text")
         embedding = head.get("embedding")
         info = SourceInfo(
             format=self.name,
             path=str(path),
             schema_version=int(raw["schema_version"]),
             exported_at=str(head.get("exported_at", "")),
-            tenant=head.get("tenant"),
-            record_types=tuple(head.get("record_types") or ("memory", "edge")),
-            counts={str(k): int(v) for k, v in counts.items()},
+            tenant=tenant,
+            record_types=tuple(types),
+            counts=counts,
             body_sha256=str(head.get("body_sha256") or ""),
             embedding=embedding if isinstance(embedding, Mapping) else None,
             migrations=chain.names,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -58,24 +59,29 @@ def _ids(store: Path) -> list[str]:
     return [m.id for m in opened.list(Filter(status=STATUSES))]
 
 
-def _new_store(path: Path, env: dict[str, str]) -> None:
-    subprocess.run([*CLI, "--store", str(path), "add", "the first memory"], env=env,
-                   check=True, capture_output=True)
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store with one memory, made once per module (copying it takes no time)."""
+    path = tmp_path_factory.mktemp("writers-base") / "store"
+    subprocess.run([*CLI, "--store", str(path), "add", "the first memory"],
+                   env=_env(path.parent), check=True, capture_output=True)
+    return path
 
 
-def _raced(tmp_path: Path, *, with_ids: bool
+def _raced(tmp_path: Path, base: Path, *, with_ids: bool
            ) -> tuple[Path, list[subprocess.CompletedProcess[str]]]:
-    """A store with one memory, and the two processes that added the same file to it."""
+    """A copy of `base`, and the two processes that added the same file to it."""
     env = _env(tmp_path)
     store = tmp_path / "store"
-    _new_store(store, env)
+    shutil.copytree(base, store)
     return store, _race(store, _lines(tmp_path / "same.ndjson", with_ids=with_ids), env)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("round_", range(ROUNDS))
-def test_two_adds_of_the_same_ids_insert_them_once(tmp_path: Path, round_: int) -> None:
-    store, results = _raced(tmp_path, with_ids=True)
+def test_two_adds_of_the_same_ids_insert_them_once(tmp_path: Path, base: Path,
+                                                   round_: int) -> None:
+    store, results = _raced(tmp_path, base, with_ids=True)
     codes = sorted(r.returncode for r in results)
     assert codes == [0, 1], [r.stderr for r in results]
     winner = next(r for r in results if r.returncode == 0)
@@ -93,8 +99,9 @@ def test_two_adds_of_the_same_ids_insert_them_once(tmp_path: Path, round_: int) 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("round_", range(ROUNDS))
-def test_two_adds_of_the_same_contents_keep_one_copy(tmp_path: Path, round_: int) -> None:
-    store, results = _raced(tmp_path, with_ids=False)
+def test_two_adds_of_the_same_contents_keep_one_copy(tmp_path: Path, base: Path,
+                                                     round_: int) -> None:
+    store, results = _raced(tmp_path, base, with_ids=False)
     assert [r.returncode for r in results] == [0, 0], [r.stderr for r in results]
     reports = sorted(r.stdout for r in results)
     assert any(f"{N} inserted, 0 duplicates" in out for out in reports)
