@@ -33,8 +33,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.is_relative_to(HERE):
             item.add_marker(pytest.mark.e2e)
-            # one pytest-xdist worker runs them all: one server copy and one Chromium
-            item.add_marker(pytest.mark.xdist_group("browser"))
+            # one pytest-xdist worker per module (pages, tasks, hostile): the modules share
+            # a worker's server copies and Chromium, and two modules run side by side (a
+            # browser test mostly waits for the page)
+            item.add_marker(pytest.mark.xdist_group(f"browser-{item.path.stem}"))
             if reason is not None:
                 item.add_marker(pytest.mark.skip(reason=reason))
 

@@ -22,7 +22,7 @@ from tests.conftest import FakeEmbedder
 
 pytestmark = pytest.mark.hardening  # the hardening suite (issue 18)
 
-ROUNDS = 3
+ROUNDS = 2
 N = 300
 CLI = [sys.executable, "-c", "from memory_core.cli import main; main()"]
 
