@@ -16,9 +16,8 @@ import numpy as np
 import pyarrow as pa
 
 from memory_core.distributed.lance_source import lance_source
-from memory_core.distributed.session import ray_session
 from memory_core.embedding import Embedder
-from memory_core.reembed import Key, Progress, ReembedReport, fill_pending, switch_model
+from memory_core.reembed import Key, Progress
 from memory_core.store import MemoryStore
 
 #: Texts per batch a worker embeds (the in-process embedder's own batch size).
@@ -57,18 +56,3 @@ def ray_vectors(store: MemoryStore, embedder: Embedder, where: str | None,
     order = sorted(range(len(keys)), key=lambda i: (keys[i][1], keys[i][0]))
     vectors = np.concatenate(parts).astype(np.float32, copy=False)[order]
     return [keys[i] for i in order], vectors
-
-
-def fill_pending_on_ray(store: MemoryStore, *, progress: Progress | None = None,
-                        num_cpus: int | None = None) -> ReembedReport:
-    """`reembed.fill_pending` with the vectors computed on Ray."""
-    with ray_session(num_cpus=num_cpus):
-        return fill_pending(store, progress=progress, vectors=ray_vectors)
-
-
-def switch_model_on_ray(store: MemoryStore, embedder: Embedder, *,
-                        progress: Progress | None = None,
-                        num_cpus: int | None = None) -> ReembedReport:
-    """`reembed.switch_model` with the vectors computed on Ray."""
-    with ray_session(num_cpus=num_cpus):
-        return switch_model(store, embedder, progress=progress, vectors=ray_vectors)

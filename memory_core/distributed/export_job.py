@@ -10,17 +10,11 @@ sha256, is byte-identical to an in-process export of the same snapshot.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
-from pathlib import Path
 
 import pyarrow as pa
 
 from memory_core.distributed.lance_source import lance_source
-from memory_core.distributed.session import ray_session
-from memory_core.exchange.export import export_store
-from memory_core.exchange.ndjson import ExportFile
 from memory_core.exchange.store_lines import CHUNK_ROWS, Progress, memory_columns, render_memories
-from memory_core.filters import Filter
 from memory_core.store import MemoryStore, Snapshot
 
 
@@ -39,7 +33,8 @@ class _RenderLines:
 def ray_memory_lines(store: MemoryStore, snap: Snapshot, where: str, with_vectors: bool,
                      progress: Progress | None) -> Iterator[tuple[str, str]]:
     """(id, canonical line) of each memory matching `where`, rendered on Ray, sorted by id:
-    the Ray `MemorySource` of `export_store`. Needs a running session (`ray_session`)."""
+    the Ray `MemorySource` of `export_store` (`memory_source=ray_memory_lines`). Needs a
+    running session (`ray_session`)."""
     import ray
 
     source = lance_source(store, snap, "memory")
@@ -50,22 +45,3 @@ def ray_memory_lines(store: MemoryStore, snap: Snapshot, where: str, with_vector
         yield from zip(batch["id"].to_pylist(), batch["line"].to_pylist(), strict=True)
         if progress is not None:
             progress(batch.num_rows)
-
-
-def export_store_on_ray(
-    store: MemoryStore,
-    path: Path | str,
-    *,
-    filter: Filter | None = None,
-    with_vectors: bool = False,
-    with_audit: bool = False,
-    exported_at: datetime | None = None,
-    progress: Progress | None = None,
-    num_cpus: int | None = None,
-) -> ExportFile:
-    """`export_store` with its memory lines rendered on Ray (RAY_ADDRESS's cluster, or Ray
-    started on this machine with `num_cpus`): the same file, byte for byte."""
-    with ray_session(num_cpus=num_cpus):
-        return export_store(store, path, filter=filter, with_vectors=with_vectors,
-                            with_audit=with_audit, exported_at=exported_at,
-                            progress=progress, memory_source=ray_memory_lines)
