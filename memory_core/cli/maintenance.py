@@ -16,7 +16,7 @@ from memory_core.cli.options import (
     refuse_empty,
     store_options,
 )
-from memory_core.store.indexes import VECTOR_THRESHOLD
+from memory_core.store.index_rule import VECTOR_THRESHOLD
 
 
 @click.command()
@@ -30,9 +30,10 @@ from memory_core.store.indexes import VECTOR_THRESHOLD
 def index(ctx: click.Context, force_vector: bool, threshold: int, as_json: bool) -> None:
     """Create missing indexes (filters, full text, vectors) and fold new rows into existing ones.
 
-    Version history is kept, so undo still works afterwards. Vector search stays exact
-    (brute force) below the threshold; above it an IVF_HNSW_SQ index is built and its
-    recall@10 against exact search is reported.
+    Says what it built and why. Version history is kept, so undo still works afterwards.
+    Vector search stays exact (brute force) below the threshold; above it an IVF_HNSW_SQ
+    index is built (partitions by the rule in README.md) and its recall@10 against exact
+    search is reported.
     """
     from memory_core.store.indexes import ensure_indexes, index_steps
 
@@ -44,13 +45,10 @@ def index(ctx: click.Context, force_vector: bool, threshold: int, as_json: bool)
     if as_json:
         emit_json({"store": store.uri, "tenant": store.tenant, **report.to_dict()})
         return
-    for action in report.actions:
-        took = f"{action.seconds:7.2f} s" if action.action == "created" else " " * 9
-        extra = f" (+{action.unindexed_rows} rows)" if action.unindexed_rows else ""
-        echo(f"{action.action:<9} {action.kind:<11} {action.column:<16} {took}{extra}")
+    for line in report.explanation():
+        echo(line)
     echo(f"optimize (compaction, refresh) {report.optimize_seconds:.2f} s; versions "
-               f"{report.versions_before} -> {report.versions_after} (history kept)")
-    echo(f"vector search: {report.vector_search()}")
+         f"{report.versions_before} -> {report.versions_after} (history kept)")
     echo(f"{report.rows} rows indexed in {report.total_seconds:.1f} s")
 
 

@@ -23,6 +23,14 @@ from typing import Any
 from memory_core.errors import InvalidConfigError
 from memory_core.filters import Filter
 from memory_core.store.bulk import KEEP_VERSIONS
+from memory_core.store.index_rule import (
+    KIND_REASONS,
+    SCALAR_INDEXES,
+    VECTOR_COLUMN,
+    VECTOR_KIND,
+    VECTOR_THRESHOLD,
+    vector_plan,
+)
 from memory_core.store.memory_store import MemoryStore
 from memory_core.store.queries import FTS_COLUMN, ensure_fts_index
 
@@ -30,27 +38,6 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[int], None]
 
-#: Rows with vectors from which an ANN index pays off over exact search.
-VECTOR_THRESHOLD = 20_000
-VECTOR_COLUMN = "vector"
-VECTOR_KIND = "IVF_HNSW_SQ"
-
-
-#: Filter columns and their scalar index kinds (names as LanceDB's index statistics give them).
-SCALAR_INDEXES: dict[str, str] = {
-    "tenant": "BITMAP",
-    "status": "BITMAP",
-    "memory_type": "BITMAP",
-    "importance": "BITMAP",
-    "embedding_status": "BITMAP",
-    "id": "BTREE",
-    "project": "BTREE",
-    "repo": "BTREE",
-    "agent": "BTREE",
-    "session_id": "BTREE",
-    "created_at": "BTREE",
-    "tags": "LABEL_LIST",
-}
 
 
 def index_steps() -> int:
@@ -58,14 +45,14 @@ def index_steps() -> int:
     return len(SCALAR_INDEXES) + 4  # optimize, full-text, vector, recall
 
 
-def _index_config(kind: str) -> Any:
+def _index_config(kind: str, *, partitions: int = 1) -> Any:
     from lancedb.index import Bitmap, BTree, IvfHnswSq, LabelList
 
     factories: dict[str, Callable[[], Any]] = {
         "BITMAP": Bitmap,
         "BTREE": BTree,
         "LABEL_LIST": LabelList,
-        VECTOR_KIND: lambda: IvfHnswSq(distance_type="cosine"),
+        VECTOR_KIND: lambda: IvfHnswSq(distance_type="cosine", num_partitions=partitions),
     }
     try:
         return factories[kind]()
@@ -80,6 +67,7 @@ class IndexAction:
     `action` is "created", "refreshed" (new rows folded in) or "current" (nothing to fold in).
     `seconds` is the build time of a created index; refreshes share the report's
     `optimize_seconds`. `unindexed_rows` counts rows the index had not seen before this run.
+    `reason` says why the column has an index of this kind.
     """
 
     column: str
@@ -87,6 +75,7 @@ class IndexAction:
     action: str
     seconds: float
     unindexed_rows: int = 0
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,6 +92,8 @@ class IndexReport:
     recall_at_10: float | None
     versions_before: int
     versions_after: int
+    #: Why vector search is exact or indexed, with the index's parameters.
+    vector_reason: str = ""
 
     @property
     def created(self) -> tuple[str, ...]:
@@ -129,6 +120,18 @@ class IndexReport:
         out["refreshed"] = list(self.refreshed)
         out["vector_search"] = self.vector_search()
         return out
+
+    def explanation(self) -> list[str]:
+        """One line per index (what happened, how long, why), then vector search, in words."""
+        lines = []
+        for a in self.actions:
+            took = f"{a.seconds:7.2f} s" if a.action == "created" else " " * 9
+            extra = f" (+{a.unindexed_rows} rows folded in)" if a.unindexed_rows else ""
+            lines.append(f"{a.action:<9} {a.kind:<11} {a.column:<16} {took}  {a.reason}{extra}")
+        lines.append(f"vector search: {self.vector_search()}")
+        if self.vector_reason:
+            lines.append(f"  why: {self.vector_reason}")
+        return lines
 
 
 def existing_indexes(store: MemoryStore) -> dict[str, tuple[str, str]]:
@@ -188,26 +191,33 @@ def ensure_indexes(
     optimize_seconds = _timed(table.optimize, cleanup_older_than=KEEP_VERSIONS)
     advance(1)
     actions = [IndexAction(column, kind, "refreshed" if unindexed[column] else "current", 0.0,
-                           unindexed[column])
+                           unindexed[column], _kept_reason(column, kind, unindexed[column]))
                for column, (_, kind) in sorted(existing.items())]
     for column, kind in SCALAR_INDEXES.items():
         if column not in existing:
             config = _index_config(kind)
             seconds = _timed(table.create_index, column, config=config)
-            actions.append(IndexAction(column, kind, "created", seconds))
+            actions.append(IndexAction(column, kind, "created", seconds,
+                                       reason=KIND_REASONS[kind]))
             log.info("created the %s index on %s in %.2f s", kind, column, seconds)
         advance(1)
     if FTS_COLUMN not in existing:
-        actions.append(IndexAction(FTS_COLUMN, "FTS", "created",
-                                   _timed(ensure_fts_index, store)))
+        actions.append(IndexAction(FTS_COLUMN, "FTS", "created", _timed(ensure_fts_index, store),
+                                   reason=KIND_REASONS["FTS"]))
     advance(1)
     rows = int(table.count_rows())
     vector_rows = int(table.count_rows(f"{VECTOR_COLUMN} IS NOT NULL"))
+    plan = vector_plan(vector_rows, threshold=vector_threshold, force=force_vector)
     has_vector_index = VECTOR_COLUMN in existing
-    if not has_vector_index and vector_rows and (force_vector or vector_rows >= vector_threshold):
-        config = _index_config(VECTOR_KIND)
+    vector_reason = plan.reason
+    if has_vector_index:
+        vector_reason = (f"an index exists; new vectors are folded in ({plan.reason}; "
+                         f"drop the index to rebuild it by that rule)")
+    elif plan.build:
+        config = _index_config(VECTOR_KIND, partitions=plan.partitions)
         seconds = _timed(table.create_index, VECTOR_COLUMN, config=config)
-        actions.append(IndexAction(VECTOR_COLUMN, VECTOR_KIND, "created", seconds))
+        actions.append(IndexAction(VECTOR_COLUMN, VECTOR_KIND, "created", seconds,
+                                   reason=KIND_REASONS[VECTOR_KIND]))
         log.info("created the %s index over %d vectors in %.1f s", VECTOR_KIND, vector_rows,
                  seconds)
         has_vector_index = True
@@ -225,7 +235,16 @@ def ensure_indexes(
         recall_at_10=None if math.isnan(recall) else recall,
         versions_before=versions_before,
         versions_after=len(table.list_versions()),
+        vector_reason=vector_reason,
     )
+
+
+def _kept_reason(column: str, kind: str, unindexed: int) -> str:
+    """Why an existing index is kept, and what this run did to it."""
+    what = KIND_REASONS.get(kind, "an index someone made on this column; kept as it is")
+    if column == VECTOR_COLUMN:
+        what = KIND_REASONS[VECTOR_KIND]
+    return what if unindexed else f"{what}; up to date"
 
 
 def _nearest(table: Any, vector: list[float], where: str, k: int, *, exact: bool) -> list[str]:

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from memory_core.cli import cli, main
+from memory_core.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import run_cli
 from tests.memory_core.store.test_indexes import _corpus
@@ -49,6 +50,27 @@ def test_cli_index_reports_as_json_and_text(filled: MemoryStore) -> None:
     assert "recall@10" in result.stdout and "history kept" in result.stdout
     assert runner.invoke(cli, ["index", "--store", filled.uri, "--threshold", "0"]
                          ).exit_code == 2
+
+
+def test_cli_index_explains_what_it_built_and_why(filled: MemoryStore) -> None:
+    runner = CliRunner()
+    first = runner.invoke(cli, ["index", "--store", filled.uri])
+    assert first.exit_code == 0, first.output
+    lines = first.stdout.splitlines()
+    fts = next(line for line in lines if " content " in line)
+    assert fts.startswith("created") and "BM25 full-text search" in fts
+    assert any(line.startswith("created   BITMAP      status") and "handful of values" in line
+               for line in lines)
+    assert "why: 360 vectors < the threshold 20,000" in first.stdout
+    filled.add([Memory.new("one more memory written after the index", "observation")])
+    again = runner.invoke(cli, ["index", "--store", filled.uri, "--threshold", "300"])
+    assert again.exit_code == 0, again.output
+    assert "refreshed FTS" in again.stdout and "(+1 rows folded in)" in again.stdout
+    assert "why: 361 vectors >= the threshold 300" in again.stdout
+    assert "IVF_HNSW_SQ in 1 partition" in again.stdout
+    data = json.loads(runner.invoke(cli, ["index", "--store", filled.uri, "--json"]).stdout)
+    assert data["vector_index"] is True and "an index exists" in data["vector_reason"]
+    assert all(action["reason"] for action in data["actions"])
 
 
 def test_cli_index_through_main(filled: MemoryStore,
