@@ -38,6 +38,11 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[int], None]
 
+#: Rows with a usable vector: every row marked "ok" has one (a row without a vector is always
+#: "pending" or "failed"). The column has a bitmap index, where `vector IS NOT NULL` reads
+#: every vector: 6.5 s per query at a million memories, against 0.25 s.
+HAS_VECTOR = "embedding_status = 'ok'"
+
 
 
 def index_steps() -> int:
@@ -206,7 +211,7 @@ def ensure_indexes(
                                    reason=KIND_REASONS["FTS"]))
     advance(1)
     rows = int(table.count_rows())
-    vector_rows = int(table.count_rows(f"{VECTOR_COLUMN} IS NOT NULL"))
+    vector_rows = int(table.count_rows(HAS_VECTOR))
     plan = vector_plan(vector_rows, threshold=vector_threshold, force=force_vector)
     has_vector_index = VECTOR_COLUMN in existing
     vector_reason = plan.reason
@@ -269,7 +274,7 @@ def vector_index_recall(store: MemoryStore, *, queries: int = 50, k: int = 10,
     if queries < 1 or k < 1:
         raise InvalidConfigError(f"queries and k must be >= 1, got queries={queries}, k={k}")
     table = store.tables.memories
-    where = f"{Filter().to_predicate(store.tenant)} AND {VECTOR_COLUMN} IS NOT NULL"
+    where = f"{Filter().to_predicate(store.tenant)} AND {HAS_VECTOR}"
     ids = sorted(table.search().where(where).select(["id"]).limit(None).to_arrow()["id"]
                  .to_pylist())
     if not ids:
