@@ -25,10 +25,12 @@ from memory_core.filters import Filter
 from memory_core.store.bulk import KEEP_VERSIONS
 from memory_core.store.index_rule import (
     KIND_REASONS,
+    LARGE_VECTOR_KIND,
     SCALAR_INDEXES,
     VECTOR_COLUMN,
     VECTOR_KIND,
     VECTOR_THRESHOLD,
+    tuned,
     vector_plan,
 )
 from memory_core.store.memory_store import MemoryStore
@@ -50,14 +52,15 @@ def index_steps() -> int:
     return len(SCALAR_INDEXES) + 4  # optimize, full-text, vector, recall
 
 
-def _index_config(kind: str, *, partitions: int = 1) -> Any:
-    from lancedb.index import Bitmap, BTree, IvfHnswSq, LabelList
+def _index_config(kind: str) -> Any:
+    from lancedb.index import Bitmap, BTree, IvfHnswSq, IvfSq, LabelList
 
     factories: dict[str, Callable[[], Any]] = {
         "BITMAP": Bitmap,
         "BTREE": BTree,
         "LABEL_LIST": LabelList,
-        VECTOR_KIND: lambda: IvfHnswSq(distance_type="cosine", num_partitions=partitions),
+        VECTOR_KIND: lambda: IvfHnswSq(distance_type="cosine", num_partitions=1),
+        LARGE_VECTOR_KIND: lambda: IvfSq(distance_type="cosine"),
     }
     try:
         return factories[kind]()
@@ -99,6 +102,8 @@ class IndexReport:
     versions_after: int
     #: Why vector search is exact or indexed, with the index's parameters.
     vector_reason: str = ""
+    #: The kind of the vector index, when there is one.
+    vector_kind: str | None = None
 
     @property
     def created(self) -> tuple[str, ...]:
@@ -114,7 +119,8 @@ class IndexReport:
         """How vector search runs now, in words."""
         if self.vector_index:
             recall = "n/a" if self.recall_at_10 is None else f"{self.recall_at_10:.3f}"
-            return f"{VECTOR_KIND} index over {self.vector_rows} vectors, recall@10 {recall}"
+            return (f"{self.vector_kind or VECTOR_KIND} index over {self.vector_rows} vectors, "
+                    f"recall@10 {recall}")
         return (f"brute force: {self.vector_rows} rows below the threshold "
                 f"{self.vector_threshold}")
 
@@ -215,17 +221,17 @@ def ensure_indexes(
     plan = vector_plan(vector_rows, threshold=vector_threshold, force=force_vector)
     has_vector_index = VECTOR_COLUMN in existing
     vector_reason = plan.reason
+    vector_kind = existing[VECTOR_COLUMN][1] if has_vector_index else None
     if has_vector_index:
         vector_reason = (f"an index exists; new vectors are folded in ({plan.reason}; "
                          f"drop the index to rebuild it by that rule)")
     elif plan.build:
-        config = _index_config(VECTOR_KIND, partitions=plan.partitions)
-        seconds = _timed(table.create_index, VECTOR_COLUMN, config=config)
-        actions.append(IndexAction(VECTOR_COLUMN, VECTOR_KIND, "created", seconds,
-                                   reason=KIND_REASONS[VECTOR_KIND]))
-        log.info("created the %s index over %d vectors in %.1f s", VECTOR_KIND, vector_rows,
+        seconds = _timed(table.create_index, VECTOR_COLUMN, config=_index_config(plan.kind))
+        actions.append(IndexAction(VECTOR_COLUMN, plan.kind, "created", seconds,
+                                   reason=KIND_REASONS[plan.kind]))
+        log.info("created the %s index over %d vectors in %.1f s", plan.kind, vector_rows,
                  seconds)
-        has_vector_index = True
+        has_vector_index, vector_kind = True, plan.kind
     advance(1)
     recall = vector_index_recall(store) if has_vector_index else math.nan
     advance(1)
@@ -241,20 +247,19 @@ def ensure_indexes(
         versions_before=versions_before,
         versions_after=len(table.list_versions()),
         vector_reason=vector_reason,
+        vector_kind=vector_kind,
     )
 
 
 def _kept_reason(column: str, kind: str, unindexed: int) -> str:
     """Why an existing index is kept, and what this run did to it."""
     what = KIND_REASONS.get(kind, "an index someone made on this column; kept as it is")
-    if column == VECTOR_COLUMN:
-        what = KIND_REASONS[VECTOR_KIND]
     return what if unindexed else f"{what}; up to date"
 
 
 def _nearest(table: Any, vector: list[float], where: str, k: int, *, exact: bool) -> list[str]:
-    query = (table.search(vector, vector_column_name=VECTOR_COLUMN).distance_type("cosine")
-             .where(where, prefilter=True).select(["id", "_distance"]).limit(k))
+    query = tuned(table.search(vector, vector_column_name=VECTOR_COLUMN).distance_type("cosine")
+                  .where(where, prefilter=True).select(["id", "_distance"]).limit(k))
     if exact:
         query = query.bypass_vector_index()
     return [str(i) for i in query.to_arrow()["id"].to_pylist()]

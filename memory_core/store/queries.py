@@ -48,9 +48,11 @@ def ensure_fts_index(store: MemoryStore) -> bool:
 def nearest(store: MemoryStore, vector: Sequence[float], predicate: str, m: int
             ) -> list[tuple[str, float]]:
     """(id, cosine similarity) of the top-m memories by cosine, best first."""
-    table = (store.tables.memories.search(list(vector), vector_column_name="vector")
-             .distance_type("cosine").where(predicate, prefilter=True)
-             .select(["id", "_distance"]).limit(m).to_arrow())
+    from memory_core.store.index_rule import tuned
+
+    table = tuned(store.tables.memories.search(list(vector), vector_column_name="vector")
+                  .distance_type("cosine").where(predicate, prefilter=True)
+                  .select(["id", "_distance"]).limit(m)).to_arrow()
     return [(i, 1.0 - float(d)) for i, d in zip(table["id"].to_pylist(),
                                                  table["_distance"].to_pylist(), strict=True)]
 

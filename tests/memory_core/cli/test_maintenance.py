@@ -67,7 +67,7 @@ def test_cli_index_explains_what_it_built_and_why(filled: MemoryStore) -> None:
     assert again.exit_code == 0, again.output
     assert "refreshed FTS" in again.stdout and "(+1 rows folded in)" in again.stdout
     assert "why: 361 vectors >= the threshold 300" in again.stdout
-    assert "IVF_HNSW_SQ in 1 partition" in again.stdout
+    assert "IVF_HNSW_SQ (one partition" in again.stdout
     data = json.loads(runner.invoke(cli, ["index", "--store", filled.uri, "--json"]).stdout)
     assert data["vector_index"] is True and "an index exists" in data["vector_reason"]
     assert all(action["reason"] for action in data["actions"])

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from memory_core.store.index_rule import (
+    HNSW_MAX_VECTORS,
     KIND_REASONS,
-    PARTITION_ROWS,
+    QUERY_NPROBES,
+    QUERY_REFINE,
     SCALAR_INDEXES,
     VECTOR_THRESHOLD,
-    vector_partitions,
+    vector_kind,
     vector_plan,
 )
 
@@ -19,18 +21,20 @@ def test_below_the_threshold_search_stays_exact_and_says_so() -> None:
     assert "exact" in plan.reason
 
 
-def test_at_the_threshold_an_index_is_planned_with_its_partitions_in_the_reason() -> None:
+def test_at_the_threshold_an_hnsw_index_is_planned_and_the_reason_names_it() -> None:
     plan = vector_plan(VECTOR_THRESHOLD)
-    assert plan.build and plan.partitions == 1
-    assert "IVF_HNSW_SQ in 1 partition " in plan.reason
+    assert plan.build and plan.kind == "IVF_HNSW_SQ"
+    assert "IVF_HNSW_SQ (one partition" in plan.reason
+    assert f"probe {QUERY_NPROBES} partitions" in plan.reason
 
 
-def test_partitions_grow_with_the_store_one_per_partition_rows() -> None:
-    assert vector_partitions(0) == 1
-    assert vector_partitions(PARTITION_ROWS) == 1
-    assert vector_partitions(1_000_000) == round(1_000_000 / PARTITION_ROWS)
-    assert vector_partitions(10_000_000) == round(10_000_000 / PARTITION_ROWS)
-    assert "partitions" in vector_plan(10_000_000).reason
+def test_above_the_hnsw_limit_an_ivf_sq_index_is_planned() -> None:
+    assert vector_kind(HNSW_MAX_VECTORS) == "IVF_HNSW_SQ"
+    assert vector_kind(HNSW_MAX_VECTORS + 1) == "IVF_SQ"
+    plan = vector_plan(1_000_000)
+    assert plan.build and plan.kind == "IVF_SQ"
+    assert "1,000,000 > 250,000 vectors" in plan.reason
+    assert f"re-rank {QUERY_REFINE}x" in plan.reason
 
 
 def test_force_builds_below_the_threshold_and_no_vectors_build_nothing() -> None:
@@ -40,5 +44,5 @@ def test_force_builds_below_the_threshold_and_no_vectors_build_nothing() -> None
     assert not vector_plan(500, threshold=1000).build and vector_plan(1000, threshold=1000).build
 
 
-def test_every_scalar_kind_has_a_reason() -> None:
-    assert set(SCALAR_INDEXES.values()) <= set(KIND_REASONS)
+def test_every_index_kind_has_a_reason() -> None:
+    assert {*SCALAR_INDEXES.values(), "FTS", "IVF_HNSW_SQ", "IVF_SQ"} <= set(KIND_REASONS)

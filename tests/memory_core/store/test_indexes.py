@@ -79,6 +79,21 @@ def test_vector_index_is_built_above_the_threshold_or_when_forced(
     assert report.vector_search().startswith("IVF_HNSW_SQ index over 360 vectors")
 
 
+@pytest.mark.slow  # trains a vector index
+def test_a_store_past_the_hnsw_limit_gets_ivf_sq_and_search_finds_the_same(
+        filled: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    query = "topic3word1 topic3word2 topic3word4"
+    exact = [h.memory.id for h in search(filled, query, config=preset("vector"), now=NOW)]
+    monkeypatch.setattr("memory_core.store.index_rule.HNSW_MAX_VECTORS", 100)
+    report = ensure_indexes(filled, vector_threshold=300)
+    assert existing_indexes(filled)["vector"][1] == "IVF_SQ"
+    assert report.vector_search().startswith("IVF_SQ index over 360 vectors")
+    assert "360 > 100 vectors" in report.vector_reason
+    assert report.recall_at_10 is not None and report.recall_at_10 >= 0.95
+    indexed = [h.memory.id for h in search(filled, query, config=preset("vector"), now=NOW)]
+    assert indexed == exact
+
+
 def test_recall_is_exact_without_an_index_and_undefined_without_vectors(
         filled: MemoryStore, fake_embedder: FakeEmbedder) -> None:
     assert vector_index_recall(filled, queries=5) == 1.0
