@@ -35,7 +35,7 @@ from memory_core.errors import (
     ReadOnlyError,
     TenantNotFoundError,
 )
-from memory_core.filters import Filter, in_chunks
+from memory_core.filters import Filter, in_chunks, sql_in
 from memory_core.records import AuditEntry, Edge, Event, Memory
 from memory_core.store.audit import AuditLog
 from memory_core.store.bulk import BulkTables
@@ -230,13 +230,18 @@ class MemoryStore:
                 yield memory_from_row(row)
 
     def get_many(self, ids: Sequence[str], *, with_vectors: bool = False) -> dict[str, Memory]:
-        """The memories of this tenant with these ids, whatever their status."""
+        """The memories of this tenant with these ids, whatever their status.
+
+        The read asks for the ids alone (the B-tree on `id` finds them) and keeps this
+        tenant's rows here: ANDing in the tenant and status bitmaps, a million rows each in a
+        large store, cost 15% more per read and selected nothing more.
+        """
         found: dict[str, Memory] = {}
-        statuses = ("active", "archived", "superseded")
         for chunk in in_chunks(list(dict.fromkeys(ids))):
-            where = Filter(ids=chunk, status=statuses).to_predicate(self.tenant)
-            for row in self._query(where, with_vectors=with_vectors).to_arrow().to_pylist():
-                found[row["id"]] = memory_from_row(row)
+            table = self._query(sql_in("id", chunk), with_vectors=with_vectors).to_arrow()
+            for row in table.to_pylist():
+                if row["tenant"] == self.tenant:
+                    found[row["id"]] = memory_from_row(row)
         return found
 
     def get(self, memory_id: str, *, with_vectors: bool = False) -> Memory:
