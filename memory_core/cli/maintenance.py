@@ -23,11 +23,14 @@ from memory_core.store.index_rule import VECTOR_THRESHOLD
 @store_options
 @click.option("--force-vector", is_flag=True,
               help="Build the vector index even below the threshold.")
+@click.option("--rebuild-vector", is_flag=True,
+              help="Rebuild an existing vector index by the rule (a store that outgrew it).")
 @click.option("--threshold", type=click.IntRange(min=1), default=VECTOR_THRESHOLD,
               show_default=True, help="Rows with vectors from which a vector index is built.")
 @json_option("Print the report as JSON.")
 @click.pass_context
-def index(ctx: click.Context, force_vector: bool, threshold: int, as_json: bool) -> None:
+def index(ctx: click.Context, force_vector: bool, rebuild_vector: bool, threshold: int,
+          as_json: bool) -> None:
     """Create missing indexes (filters, full text, vectors) and fold new rows into existing ones.
 
     Says what it built and why. Version history is kept, so undo still works afterwards.
@@ -41,7 +44,7 @@ def index(ctx: click.Context, force_vector: bool, threshold: int, as_json: bool)
     store = open_store(ctx, require_tenant=True, check_vectors=False)
     with progress_bar("indexing", total=index_steps(), unit="step") as advance:
         report = ensure_indexes(store, vector_threshold=threshold, force_vector=force_vector,
-                                progress=advance)
+                                rebuild_vector=rebuild_vector, progress=advance)
     if as_json:
         emit_json({"store": store.uri, "tenant": store.tenant, **report.to_dict()})
         return

@@ -72,7 +72,8 @@ def _index_config(kind: str) -> Any:
 class IndexAction:
     """What happened to the index on one column.
 
-    `action` is "created", "refreshed" (new rows folded in) or "current" (nothing to fold in).
+    `action` is "created", "rebuilt" (the vector index, on request), "refreshed" (new rows
+    folded in) or "current" (nothing to fold in).
     `seconds` is the build time of a created index; refreshes share the report's
     `optimize_seconds`. `unindexed_rows` counts rows the index had not seen before this run.
     `reason` says why the column has an index of this kind.
@@ -136,7 +137,7 @@ class IndexReport:
         """One line per index (what happened, how long, why), then vector search, in words."""
         lines = []
         for a in self.actions:
-            took = f"{a.seconds:7.2f} s" if a.action == "created" else " " * 9
+            took = f"{a.seconds:7.2f} s" if a.action in ("created", "rebuilt") else " " * 9
             extra = f" (+{a.unindexed_rows} rows folded in)" if a.unindexed_rows else ""
             lines.append(f"{a.action:<9} {a.kind:<11} {a.column:<16} {took}  {a.reason}{extra}")
         lines.append(f"vector search: {self.vector_search()}")
@@ -173,14 +174,16 @@ def ensure_indexes(
     *,
     vector_threshold: int = VECTOR_THRESHOLD,
     force_vector: bool = False,
+    rebuild_vector: bool = False,
     progress: Progress | None = None,
 ) -> IndexReport:
     """Create the missing indexes of the memories table and refresh the existing ones.
 
     The vector index is built once `vector_threshold` rows have vectors (or at once with
     `force_vector`); below that, vector search stays exact. An existing vector index is kept
-    and refreshed whatever the row count; so is an index of another kind that someone made
-    on a filter column. Version history is kept (see the module docstring).
+    and refreshed whatever the row count, unless `rebuild_vector` asks to rebuild it by the
+    rule (a store that outgrew its kind); an index of another kind that someone made on a
+    filter column is kept too. Version history is kept (see the module docstring).
     Indexes cover every tenant: they belong to the table; only the recall sample is the
     store's tenant.
     """
@@ -222,9 +225,18 @@ def ensure_indexes(
     has_vector_index = VECTOR_COLUMN in existing
     vector_reason = plan.reason
     vector_kind = existing[VECTOR_COLUMN][1] if has_vector_index else None
-    if has_vector_index:
-        vector_reason = (f"an index exists; new vectors are folded in ({plan.reason}; "
-                         f"drop the index to rebuild it by that rule)")
+    if has_vector_index and rebuild_vector and plan.build:
+        seconds = _timed(table.create_index, VECTOR_COLUMN, config=_index_config(plan.kind),
+                         replace=True)
+        actions = [a for a in actions if a.column != VECTOR_COLUMN]
+        actions.append(IndexAction(VECTOR_COLUMN, plan.kind, "rebuilt", seconds,
+                                   reason=KIND_REASONS[plan.kind]))
+        vector_kind = plan.kind
+    elif has_vector_index:
+        vector_reason = f"an index exists; new vectors are folded into it ({plan.reason})"
+        if plan.build and vector_kind != plan.kind:
+            vector_reason += (f"; the rule now says {plan.kind}: `memlens index "
+                              f"--rebuild-vector` rebuilds it")
     elif plan.build:
         seconds = _timed(table.create_index, VECTOR_COLUMN, config=_index_config(plan.kind))
         actions.append(IndexAction(VECTOR_COLUMN, plan.kind, "created", seconds,

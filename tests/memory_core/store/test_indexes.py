@@ -94,6 +94,21 @@ def test_a_store_past_the_hnsw_limit_gets_ivf_sq_and_search_finds_the_same(
     assert indexed == exact
 
 
+@pytest.mark.slow  # trains two vector indexes
+def test_an_outgrown_vector_index_is_kept_until_a_rebuild_is_asked_for(
+        filled: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    ensure_indexes(filled, vector_threshold=300)
+    assert existing_indexes(filled)["vector"][1] == "IVF_HNSW_SQ"
+    monkeypatch.setattr("memory_core.store.index_rule.HNSW_MAX_VECTORS", 100)
+    kept = ensure_indexes(filled, vector_threshold=300)
+    assert existing_indexes(filled)["vector"][1] == "IVF_HNSW_SQ"
+    assert "the rule now says IVF_SQ: `memlens index --rebuild-vector`" in kept.vector_reason
+    rebuilt = ensure_indexes(filled, vector_threshold=300, rebuild_vector=True)
+    assert existing_indexes(filled)["vector"][1] == "IVF_SQ"
+    assert [a.action for a in rebuilt.actions if a.column == "vector"] == ["rebuilt"]
+    assert rebuilt.vector_kind == "IVF_SQ" and rebuilt.recall_at_10 is not None
+
+
 def test_recall_is_exact_without_an_index_and_undefined_without_vectors(
         filled: MemoryStore, fake_embedder: FakeEmbedder) -> None:
     assert vector_index_recall(filled, queries=5) == 1.0
