@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, time
 
@@ -10,15 +9,21 @@ import streamlit as st
 
 from app_pages.widgets.markup import md
 from app_pages.widgets.state import get_store
-from memory_core import IMPORTANCE_TIERS, STATUSES, Filter, MemoryStore, StoreStats, visible
+from memory_core import (
+    IMPORTANCE_TIERS,
+    STATUSES,
+    Filter,
+    MemoryStore,
+    StoreStats,
+    tag_counts,
+    visible,
+)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def tag_options(uri: str, tenant: str, version: int) -> list[str]:
     """Every tag of the tenant (any status), most used first; cached per table version."""
-    store = get_store(uri, tenant)
-    counts = Counter(t for m in store.iter_memories(Filter(status=list(STATUSES))) for t in m.tags)
-    return [t for t, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return list(tag_counts(get_store(uri, tenant)))
 
 
 def _named(counts: Mapping[str, int]) -> list[str]:

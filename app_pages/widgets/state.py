@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -30,9 +31,13 @@ from memory_core import (
     diff_sides,
     load_embedder,
     load_side,
+    memories_over_time,
     shown,
     store_stats,
 )
+
+if TYPE_CHECKING:
+    import polars as pl
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +87,19 @@ def get_store(uri: str, tenant: str) -> MemoryStore:
 def get_stats(uri: str, tenant: str, version: int) -> StoreStats:
     """Store stats, cached until the table version changes."""
     return store_stats(get_store(uri, tenant))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def get_over_time(uri: str, tenant: str, version: int) -> pl.DataFrame:
+    """Memories written per week and type, cached until the table version changes."""
+    return memories_over_time(get_store(uri, tenant))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def get_tenants(uri: str, tenant: str, version: int) -> list[str]:
+    """The store's tenants (read from every row), cached until the table version changes;
+    `tenant` only names the handle to read them with."""
+    return get_store(uri, tenant).tenants()
 
 
 def chosen() -> tuple[str, str]:
