@@ -4,15 +4,17 @@ figures as one JSON line: what `memlens bench pages` runs in a fresh process per
 Not a widget: it drives the app from outside, as the tests in tests/app do, and lives here
 because every module of app_pages/ but the widgets is a page. Run it from the checkout as
 `python -m app_pages.widgets.render_probe PAGE TIMEOUT` with MEMLENS_STORE, MEMLENS_TENANT
-(and MEMLENS_READ_ONLY=1: the bench only reads) set. The libraries every page uses are
-imported before the clock starts (a server process pays that once, whatever the store), so
-the first render counts what grows with the store: opening it, the embedder, every read
-and chart of the page, with Streamlit's caches empty. The page is then rendered again (what
-a visitor's later reruns cost) and the process's peak resident set is read.
+(and MEMLENS_READ_ONLY=1: the bench only reads) set. The libraries and the app's widget
+modules are imported, and Streamlit started, before the clock starts (a server process pays
+that once, whatever the store), so the first render counts what grows with the store:
+opening it, the embedder, every read and chart of the page, with Streamlit's caches empty.
+The page is then rendered again (what a visitor's later reruns cost) and the process's peak
+resident set is read.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import resource
 import sys
@@ -36,12 +38,17 @@ def main(argv: list[str]) -> None:
     import polars  # noqa: F401
     from streamlit.testing.v1 import AppTest
 
-    import app_pages.widgets.state  # noqa: F401
-    import memory_core.stats  # noqa: F401
+    for widget in sorted((APP.parent / "app_pages" / "widgets").glob("*.py")):
+        importlib.import_module(f"app_pages.widgets.{widget.stem}")  # the app's own code
 
+    # AppTest scans every installed package for Streamlit components before its first run
+    # (2-10 s here, ~800 packages), where a server does it once at start-up: a script of
+    # nothing pays it before the clock starts, and the app's test reuses what it found
+    warm_up = AppTest.from_string("import streamlit", default_timeout=timeout).run()
     imports_s = time.perf_counter() - began
     rss_start = _peak_rss_mib()
     app = AppTest.from_file(str(APP), default_timeout=timeout)
+    app._bidi_component_manager = warm_up._bidi_component_manager
     app.switch_page(page)
     began = time.perf_counter()
     app.run()
