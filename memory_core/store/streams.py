@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memory_core.filters import Filter
+from memory_core.filters import IN_CHUNK, Filter
 from memory_core.schema import STATUSES
 
 if TYPE_CHECKING:
@@ -56,22 +56,35 @@ class MemoryStreams:
     def present_ids(self, ids: pa.Array | Sequence[str]) -> pa.Array:
         """Those of `ids` that are memories of this tenant (any status), each once.
 
-        A hash semi-join of the tenant's id column, streamed, against `ids`: one pass over
-        one column, holding only `ids` and the matches, whether or not `id` is indexed.
-        Measured on a million memories without indexes (2 cores, busy): 1.2-1.4 s for
-        180,000 ids, of which 0.8-1 s reading the column; `id IN (...)` in chunks of 1,000
-        took 2.4 s per chunk there.
+        Few ids (one `IN (...)` list) on a table whose `id` is indexed: one indexed query.
+        Otherwise a hash semi-join of the tenant's id column, streamed, against `ids`: one
+        pass over one column, holding only `ids` and the matches. Measured on a million
+        memories and 181,000 ids (2 cores, busy): the semi-join took 1.2-1.5 s with or
+        without indexes; `id IN (...)` took 0.3 s per 1,000 ids with the BTREE index on id
+        (a minute for them all) and 2.4 s per 1,000 without.
         """
-        from pyarrow import acero
-
-        reader = self.batches(["id"], ANY_STATUS)
-        id_type = reader.schema.field("id").type
+        table = self._store.tables.memories
+        id_type = table.schema.field("id").type
         wanted = pc.unique(pa.array(ids, id_type) if not isinstance(ids, pa.Array)
                            else ids.cast(id_type))
+        if len(wanted) == 0:
+            return wanted
+        if len(wanted) <= IN_CHUNK and self._id_indexed():
+            where = Filter(ids=wanted.to_pylist(), status=STATUSES).to_predicate(
+                self._store.tenant)
+            found = table.search().where(where).select(["id"]).limit(None).to_arrow()
+            return found["id"].combine_chunks().cast(id_type)
+        from pyarrow import acero
+
         source = acero.Declaration("record_batch_reader_source",
-                                   acero.RecordBatchReaderSourceNodeOptions(reader))
+                                   acero.RecordBatchReaderSourceNodeOptions(
+                                       self.batches(["id"], ANY_STATUS)))
         lookup = acero.Declaration("table_source",
                                    acero.TableSourceNodeOptions(pa.table({"id": wanted})))
         join = acero.Declaration("hashjoin", acero.HashJoinNodeOptions(
             "left semi", ["id"], ["id"]), inputs=[source, lookup])
         return join.to_table()["id"].combine_chunks()
+
+    def _id_indexed(self) -> bool:
+        return any(list(index.columns) == ["id"]
+                   for index in self._store.tables.memories.list_indices())

@@ -58,3 +58,14 @@ def test_tenants_lists_every_tenant_once(shared: MemoryStore,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("memory_core.store.memory_store.BATCH_ROWS", 2)
     assert shared.tenants() == ["acme", "default"]
+
+
+def test_present_ids_through_the_id_index_too(shared: MemoryStore,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from memory_core.store.indexes import ensure_indexes
+
+    ensure_indexes(shared)  # a few ids on an indexed table: one IN query, no scan
+    monkeypatch.setattr(shared.streams, "batches",
+                        lambda *a, **k: pytest.fail("scanned the id column"))
+    assert sorted(shared.streams.present_ids(["d2", "x1", "d-old", "nope"]).to_pylist()) == [
+        "d-old", "d2"]
