@@ -185,10 +185,11 @@ if TYPE_CHECKING:
     from memory_core.seeding import demo_store as demo_store
     from memory_core.seeding import seed_from_export as seed_from_export
     from memory_core.stability import default_stability as default_stability
+    from memory_core.stats import FilterChoices as FilterChoices
     from memory_core.stats import StoreStats as StoreStats
+    from memory_core.stats import filter_choices as filter_choices
     from memory_core.stats import memories_over_time as memories_over_time
     from memory_core.stats import store_stats as store_stats
-    from memory_core.stats import tag_counts as tag_counts
     from memory_core.store import AddReport as AddReport
     from memory_core.store import MemoryStore as MemoryStore
     from memory_core.store import UpsertReport as UpsertReport
@@ -282,7 +283,8 @@ _EXPORTS: dict[str, str] = {
     "StoreStats": "memory_core.stats",
     "store_stats": "memory_core.stats",
     "memories_over_time": "memory_core.stats",
-    "tag_counts": "memory_core.stats",
+    "FilterChoices": "memory_core.stats",
+    "filter_choices": "memory_core.stats",
     "fill_pending": "memory_core.reembed",
     "switch_model": "memory_core.reembed",
     "seed_from_export": "memory_core.seeding",

@@ -22,6 +22,7 @@ from app_pages.widgets.markup import md
 from memory_core import (
     DiffResult,
     Embedder,
+    FilterChoices,
     MemlensError,
     MemoryStore,
     Settings,
@@ -29,6 +30,7 @@ from memory_core import (
     StoreNotFoundError,
     StoreStats,
     diff_sides,
+    filter_choices,
     load_embedder,
     load_side,
     memories_over_time,
@@ -87,6 +89,12 @@ def get_store(uri: str, tenant: str) -> MemoryStore:
 def get_stats(uri: str, tenant: str, version: int) -> StoreStats:
     """Store stats, cached until the table version changes."""
     return store_stats(get_store(uri, tenant))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def get_choices(uri: str, tenant: str, version: int) -> FilterChoices:
+    """What the filter panels offer, cached until the table version changes."""
+    return filter_choices(get_store(uri, tenant))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -154,10 +162,23 @@ def get_diff(uri: str, tenant: str, a: str, b: str, ignore: tuple[str, ...],
 
 
 def store_and_stats() -> tuple[MemoryStore, StoreStats]:
-    """The chosen store and its stats; an error opening it is shown and stops the page."""
+    """The chosen store and its stats (the Overview's: every count and health figure); an
+    error opening it is shown and stops the page."""
     try:
         store = current_store()
         return store, get_stats(store.uri, store.tenant, store.version)
+    except MemlensError as exc:
+        show_error(exc)
+        st.stop()
+        raise  # st.stop() raises; this keeps type checkers sure the function never falls off
+
+
+def store_and_choices() -> tuple[MemoryStore, FilterChoices]:
+    """The chosen store and what its filters offer (the other pages': a lighter read than
+    the stats); an error opening it is shown and stops the page."""
+    try:
+        store = current_store()
+        return store, get_choices(store.uri, store.tenant, store.version)
     except MemlensError as exc:
         show_error(exc)
         st.stop()

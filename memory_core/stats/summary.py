@@ -4,13 +4,14 @@ one over the ids when edges need checking)."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memory_core.stats.counts import labelled
+from memory_core.stats.counts import Combinations, labelled
 from memory_core.stats.duplicates import HASH_COLUMN, digests, exact_duplicates
 from memory_core.store import MemoryStore
 from memory_core.store.index_health import IndexHealth, index_health
@@ -18,7 +19,6 @@ from memory_core.store.streams import ANY_STATUS
 
 if TYPE_CHECKING:
     import numpy as np
-    import polars as pl
 
 #: The columns counted: status and embedding_status over every memory of the tenant, the
 #: others over its active memories.
@@ -66,46 +66,41 @@ def dangling_edge_count(store: MemoryStore) -> int:
     ends = store.edge_endpoint_table()
     if ends.num_rows == 0:
         return 0
-    found = store.streams.present_ids(pa.concat_arrays(
+    wanted = pc.unique(pa.concat_arrays(
         [ends[name].combine_chunks() for name in ("source_id", "target_id")]))
-    held = pc.and_(pc.is_in(ends["source_id"], value_set=found),
-                   pc.is_in(ends["target_id"], value_set=found))
-    return ends.num_rows - int(pc.sum(held).as_py() or 0)
+    found = store.streams.present_ids(wanted)
+    if len(found) == len(wanted):  # the usual case: every end is there
+        return 0
+    missing = pc.filter(wanted, pc.invert(pc.is_in(wanted, value_set=found)))
+    lost = pc.or_(pc.is_in(ends["source_id"], value_set=missing),
+                  pc.is_in(ends["target_id"], value_set=missing))
+    return int(pc.sum(lost).as_py() or 0)
 
 
-def _combinations(store: MemoryStore) -> tuple[pl.DataFrame, list[np.ndarray]]:
-    """Memories per combination of the counted columns (one streamed pass; a combination
-    table is small where the columns have few values, and never more rows than memories),
-    and the digests of the active memories' content hashes, batch by batch."""
+def _combinations(store: MemoryStore) -> tuple[Combinations, list[np.ndarray]]:
+    """Memories per combination of the counted columns (one streamed pass), and the
+    digests of the active memories' content hashes, batch by batch."""
     import polars as pl
 
-    parts, seen = [], []
+    combos, seen = Combinations(COUNTED), []
     for batch in store.streams.batches([*COUNTED, HASH_COLUMN], ANY_STATUS):
         frame = cast(pl.DataFrame, pl.from_arrow(batch))  # a batch is always a frame
-        parts.append(frame.group_by(COUNTED).len(name="n"))
+        combos.add(frame)
         seen.append(digests(frame.filter(pl.col("status") == "active")[HASH_COLUMN]))
-    if not parts:
-        return pl.DataFrame(schema={**{c: pl.Utf8 for c in COUNTED}, "n": pl.UInt32}), seen
-    return pl.concat(parts).group_by(COUNTED).agg(pl.col("n").sum()), seen
-
-
-def _by(combos: pl.DataFrame, column: str) -> dict[Any, int]:
-    """value of `column` -> memories, summed over the other columns."""
-    import polars as pl
-
-    grouped = combos.group_by(column).agg(pl.col("n").sum())
-    return dict(zip(grouped[column].to_list(), grouped["n"].to_list(), strict=True))
+    return combos, seen
 
 
 def store_stats(store: MemoryStore) -> StoreStats:
     """Counts by type, project, agent, status and importance, plus health figures."""
-    import polars as pl
-
-    combos, seen = _combinations(store)
-    active = combos.filter(pl.col("status") == "active")
-    duplicates = exact_duplicates(store, seen)
-    status = _by(combos, "status")
-    embedding = _by(combos, "embedding_status")
+    # the edges' ends are looked up while the memories are counted: on two cores the
+    # dangling-edge check then costs next to nothing of the wait
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlens-stats") as pool:
+        dangling = pool.submit(dangling_edge_count, store)
+        combos, seen = _combinations(store)
+        duplicates = exact_duplicates(store, seen)
+        dangling_edges = dangling.result()
+    status = combos.by("status")
+    embedding = combos.by("embedding_status")
     memories = sum(status.values())
     return StoreStats(
         uri=store.uri,
@@ -116,16 +111,16 @@ def store_stats(store: MemoryStore) -> StoreStats:
         memories=memories,
         active=status.get("active", 0),
         edges=store.count_edges(),
-        by_type=labelled(_by(active, "memory_type")),
-        by_project=labelled(_by(active, "project")),
-        by_agent=labelled(_by(active, "agent")),
+        by_type=labelled(combos.by("memory_type", status="active")),
+        by_project=labelled(combos.by("project", status="active")),
+        by_agent=labelled(combos.by("agent", status="active")),
         by_status=labelled(status),
-        by_importance=labelled(_by(active, "importance")),
+        by_importance=labelled(combos.by("importance", status="active")),
         by_embedding_status=labelled(embedding),
         pending_embeddings=memories - embedding.get("ok", 0),
         duplicate_groups=duplicates.groups,
         duplicate_memories=duplicates.memories,
-        dangling_edges=dangling_edge_count(store),
+        dangling_edges=dangling_edges,
         interrupted_write=store.interrupted_write(),
         index_health=index_health(store),
     )

@@ -78,7 +78,7 @@ READS: dict[str, Callable[[MemoryStore, Path], Any]] = {
     "MemoryStore.events": lambda s, _: s.events(),
     "store_stats": lambda s, _: mc.store_stats(s),
     "memories_over_time": lambda s, _: (mc.memories_over_time(s), mc.store_stats(s)),
-    "tag_counts": lambda s, _: (mc.tag_counts(s), s.get(OWN_ID)),
+    "filter_choices": lambda s, _: mc.filter_choices(s),
     "lineage": lambda s, _: [mc.lineage(s, i) for i in ("m-1", OWN_ID)],
     "supersession_chain": lambda s, _: _with_memories(
         s, mc.supersession_chain(s, "m-6"), mc.supersession_chain(s, solo_id(s.tenant))),

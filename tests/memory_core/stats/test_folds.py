@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import polars as pl
 import pytest
 
-from memory_core.stats import NONE, ValueCounts, memories_over_time, tag_counts
+from memory_core.stats import NONE, ValueCounts, filter_choices, memories_over_time, store_stats
 from memory_core.store import MemoryStore
 
 
@@ -28,12 +28,23 @@ def test_over_time_of_an_empty_tenant_has_the_columns(store: MemoryStore) -> Non
                                                  "memory_type": pl.Utf8, "count": pl.UInt32}
 
 
-def test_tags_of_every_status_most_used_first(two_tenants: MemoryStore) -> None:
+@pytest.mark.parametrize("batch_rows", [65_536, 1])
+def test_filter_choices_are_the_stats_own_and_every_tag(
+        two_tenants: MemoryStore, batch_rows: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("memory_core.store.streams.BATCH_ROWS", batch_rows)
+    choices, stats = filter_choices(two_tenants), store_stats(two_tenants)
+    assert choices.memories == stats.memories == 8
+    assert (choices.by_type, choices.by_project, choices.by_agent) == (
+        stats.by_type, stats.by_project, stats.by_agent)
     # auth: a1, a2, a4; race, tokens, cache (archived r1), offline (pending p1): once each;
     # acme's tag is acme's
-    assert tag_counts(two_tenants) == {"auth": 3, "cache": 1, "offline": 1, "race": 1,
-                                       "tokens": 1}
-    assert list(tag_counts(two_tenants))[0] == "auth"
+    assert choices.tags == {"auth": 3, "cache": 1, "offline": 1, "race": 1, "tokens": 1}
+    assert list(choices.tags)[0] == "auth"
+
+
+def test_an_empty_tenant_offers_nothing(store: MemoryStore) -> None:
+    choices = filter_choices(store)
+    assert choices.memories == 0 and choices.by_type == choices.tags == {}
 
 
 def test_value_counts_fold_batches_and_name_nulls() -> None:

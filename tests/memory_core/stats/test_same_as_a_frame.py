@@ -12,7 +12,7 @@ import pytest
 from memory_core.filters import Filter
 from memory_core.records import Memory
 from memory_core.schema import STATUSES
-from memory_core.stats import memories_over_time, store_stats, tag_counts
+from memory_core.stats import filter_choices, memories_over_time, store_stats
 from memory_core.store import MemoryStore
 
 COLUMNS = ["id", "status", "memory_type", "project", "agent", "importance",
@@ -74,4 +74,4 @@ def test_over_time_and_tags_match_the_frame(shuffled: MemoryStore,
     tags = frame["tags"].explode().drop_nulls().value_counts(name="n")
     expected = sorted(zip(tags["tags"].to_list(), tags["n"].to_list(), strict=True),
                       key=lambda kv: (-kv[1], kv[0]))
-    assert list(tag_counts(shuffled).items()) == expected
+    assert list(filter_choices(shuffled).tags.items()) == expected
