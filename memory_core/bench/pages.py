@@ -54,7 +54,8 @@ class PageRender:
 
     page: str
     first_s: float
-    again_s: float
+    #: None when the first render did not finish within the timeout.
+    again_s: float | None
     imports_s: float
     rss_start_mib: float
     peak_rss_mib: float
@@ -107,7 +108,8 @@ class PagesBench:
                f"(2 cores here: above 2, other work stretches every figure)"]
         for r in self.renders:
             label = f"{r.page} first render"
-            extra = (f"  again {r.again_s:.2f} s, peak RSS {r.peak_rss_mib:.0f} MiB "
+            again = "-" if r.again_s is None else f"{r.again_s:.2f} s"
+            extra = (f"  again {again}, peak RSS {r.peak_rss_mib:.0f} MiB "
                      f"(imports {r.imports_s:.1f} s, {r.rss_start_mib:.0f} MiB, before)")
             if r.targeted:
                 out.append(target_line(label, r.first_s, ratios[r.page],
@@ -120,7 +122,8 @@ class PagesBench:
 
 def render_page(uri: str, tenant: str, page: str, *,
                 timeout: float = RENDER_TIMEOUT_S) -> PageRender:
-    """Render `page` (a name from `page_names`) on the store in a fresh process."""
+    """Render `page` (a name from `page_names`) on the store in a fresh process; a render
+    slower than `timeout` seconds is reported as a problem of the page."""
     env = {**os.environ, "MEMLENS_STORE": uri, "MEMLENS_TENANT": tenant,
            "MEMLENS_READ_ONLY": "1"}
     env.pop("MEMLENS_MAP_PREWARM", None)
@@ -189,6 +192,7 @@ def check_pages(pages: Sequence[str]) -> tuple[str, ...]:
 
 def run_pages_bench(store_uri: str | None = None, *, tenant: str | None = None,
                     n: int | None = None, index: bool = True, pages: Sequence[str] = (),
+                    timeout: float = RENDER_TIMEOUT_S,
                     settings: Settings | None = None) -> PagesBench:
     """Render `pages` once each in a fresh process on the store at `store_uri` (read-only),
     or on a synthetic store of `n` memories built in a temporary folder."""
@@ -204,7 +208,8 @@ def run_pages_bench(store_uri: str | None = None, *, tenant: str | None = None,
                                                           settings=settings)
         memories, edges, warning = _store_figures(store_uri, tenant, settings)
         before = os.getloadavg()[0]
-        renders = tuple(render_page(store_uri, tenant, page) for page in chosen)
+        renders = tuple(render_page(store_uri, tenant, page, timeout=timeout)
+                        for page in chosen)
         after = os.getloadavg()[0]
     return PagesBench(uri=store_uri, tenant=tenant, memories=memories, edges=edges,
                       index_warning=warning, load_before=before, load_after=after,

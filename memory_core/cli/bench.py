@@ -207,9 +207,11 @@ def map_bench(memories: int, sample: int | None, machine_numba_cache: bool,
 @click.option("--page", "pages", multiple=True, metavar="NAME",
               help="A page to render (overview, search, curate, graph, decay, map, ...); "
                    "repeat for several (default: overview and search, the targeted ones).")
+@click.option("--timeout", default=900, show_default=True, type=click.IntRange(min=1),
+              help="Seconds a page may take to render before it is reported as too slow.")
 @json_option("Print every figure, its target and its ratio as JSON.")
 def pages_bench(store_uri: str | None, tenant: str | None, n: int | None, index: bool,
-                pages: tuple[str, ...], as_json: bool) -> None:
+                pages: tuple[str, ...], timeout: int, as_json: bool) -> None:
     """The first render of the Overview and Search pages (or --page ones), each in a fresh
     process with Streamlit's AppTest, its peak memory, vs the 5 s target."""
     from memory_core.bench.pages import check_pages, run_pages_bench
@@ -220,7 +222,8 @@ def pages_bench(store_uri: str | None, tenant: str | None, n: int | None, index:
         check_pages(pages)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--page") from None
-    _report(run_pages_bench(store_uri, tenant=tenant, n=n, index=index, pages=pages), as_json)
+    _report(run_pages_bench(store_uri, tenant=tenant, n=n, index=index, pages=pages,
+                            timeout=timeout), as_json)
 
 
 #: What `memory_core.cli` registers from this family (the `bench` group holds the rest).
