@@ -13,6 +13,7 @@ from app_pages.widgets.routes import APP_NAME, PAGES
 from app_pages.widgets.state import (
     configured_store_missing,
     current_store,
+    get_tenants,
     launch_settings,
     show_error,
 )
@@ -46,7 +47,7 @@ def sidebar() -> None:
             return
         try:
             store = current_store()
-            tenants = store.tenants() or [settings.tenant]
+            tenants = get_tenants(store.uri, store.tenant, store.version) or [settings.tenant]
         except MemlensError as exc:
             show_error(exc)
             st.stop()

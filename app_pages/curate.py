@@ -14,15 +14,15 @@ from app_pages.widgets.curate_audit import audit_log
 from app_pages.widgets.curate_source import source_panel
 from app_pages.widgets.curate_table import selection_table
 from app_pages.widgets.markup import code, md
-from app_pages.widgets.state import store_and_stats
+from app_pages.widgets.state import store_and_choices
 
 st.header("Curate")
-store, stats = store_and_stats()
-if stats.memories == 0:
+store, choices = store_and_choices()
+if choices.memories == 0:
     st.info(f"Tenant **{md(store.tenant)}** of {code(store.uri)} has no memories to curate.")
     st.stop()
 
-source = source_panel(store, stats)
+source = source_panel(store, choices)
 selected = selection_table(source.memories)
 
 st.subheader("Act on the selection", anchor=False)

@@ -33,20 +33,20 @@ from app_pages.widgets.decay_timeline import (
 )
 from app_pages.widgets.markup import code, md
 from app_pages.widgets.search_filters import filter_panel, filter_summary
-from app_pages.widgets.state import show_error, store_and_stats
+from app_pages.widgets.state import show_error, store_and_choices
 from memory_core import MemlensError, MemoryNotFoundError
 
 TABS = ("Store-wide", "Curves", "At risk", TIMELINE_TAB, "Ranking impact")
 
 st.header("Decay")
-store, stats = store_and_stats()
-if stats.memories == 0:
+store, choices = store_and_choices()
+if choices.memories == 0:
     st.info(f"Tenant **{md(store.tenant)}** of {code(store.uri)} has no memories yet; seed "
             f"the demo corpus from the Overview page.")
     st.stop()
 take_handover()
 ctl = controls()
-flt = filter_panel(store, stats, key="decay")
+flt = filter_panel(store, choices, key="decay")
 st.caption(f"Filter: {filter_summary(flt)}")
 stamp = versions(store)
 owner = (store.uri, store.tenant, stamp, flt, ctl.as_of)

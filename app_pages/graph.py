@@ -25,12 +25,12 @@ from app_pages.widgets.graph_health import health_panel
 from app_pages.widgets.graph_lineage import chain_panel, lineage_ids, lineage_panel
 from app_pages.widgets.graph_network import network, node_table
 from app_pages.widgets.markup import code, md
-from app_pages.widgets.state import show_error, store_and_stats
+from app_pages.widgets.state import show_error, store_and_choices
 from memory_core import CAUSAL, MemlensError, MemoryStore
 
 st.header("Graph")
-store, stats = store_and_stats()
-if stats.memories == 0:
+store, choices = store_and_choices()
+if choices.memories == 0:
     st.info(f"Tenant **{md(store.tenant)}** of {code(store.uri)} has no memories yet; seed "
             f"the demo corpus from the Overview page.")
     st.stop()

@@ -21,16 +21,16 @@ from app_pages.widgets.map_tables import cluster_table, duplicate_table
 from app_pages.widgets.map_view import caption, draw, load_map, overlays
 from app_pages.widgets.markup import code, md
 from app_pages.widgets.search_filters import filter_panel, filter_summary
-from app_pages.widgets.state import store_and_stats
+from app_pages.widgets.state import store_and_choices
 
 st.header("Map")
-store, stats = store_and_stats()
-if stats.memories == 0:
+store, choices = store_and_choices()
+if choices.memories == 0:
     st.info(f"Tenant **{md(store.tenant)}** of {code(store.uri)} has no memories yet; seed "
             f"the demo corpus from the Overview page.")
     st.stop()
 
-flt = filter_panel(store, stats, key="map")
+flt = filter_panel(store, choices, key="map")
 params = umap_knobs()
 view = view_controls()
 st.caption(f"Filter: {filter_summary(flt)}")

@@ -6,9 +6,14 @@ import streamlit as st
 
 from app_pages.widgets.markup import code, md
 from app_pages.widgets.read_only import writes_allowed
-from app_pages.widgets.state import chosen, configured_store_missing, store_and_stats
-from app_pages.widgets.store_panels import audit_table, seed_demo_button
-from memory_core import counts_bar, memories_over_time, written_over_time
+from app_pages.widgets.state import (
+    chosen,
+    configured_store_missing,
+    get_over_time,
+    store_and_stats,
+)
+from app_pages.widgets.store_panels import audit_table, index_health_warning, seed_demo_button
+from memory_core import counts_bar, written_over_time
 
 st.header("Overview")
 if configured_store_missing():
@@ -38,13 +43,14 @@ if stats.interrupted_write:
 if stats.pending_embeddings:
     st.warning(f"{stats.pending_embeddings} memories have no vector yet; vector search skips "
                f"them. Run `memlens reembed` to fill them in.")
+index_health_warning(store, stats)
 
 left, right = st.columns(2)
 left.plotly_chart(counts_bar(stats.by_type, title="Active memories by type"))
 right.plotly_chart(counts_bar(stats.by_project, title="By project"))
 left.plotly_chart(counts_bar(stats.by_agent, title="By agent"))
 right.plotly_chart(counts_bar(stats.by_status, title="By status (all memories)"))
-st.plotly_chart(written_over_time(memories_over_time(store)))
+st.plotly_chart(written_over_time(get_over_time(store.uri, store.tenant, store.version)))
 
 st.subheader("Latest audit entries")
 audit_table(store.audit_entries(limit=15))

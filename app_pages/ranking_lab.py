@@ -12,14 +12,14 @@ from app_pages.widgets.lab_inputs import KS, config_picker, query_set_picker
 from app_pages.widgets.lab_results import charts, metrics_table, query_inspector
 from app_pages.widgets.lab_tune import tune_panel
 from app_pages.widgets.markup import code, md
-from app_pages.widgets.state import show_error, store_and_stats
+from app_pages.widgets.state import show_error, store_and_choices
 from memory_core import STAT_TESTS, MemlensError, check_reachable, compare_configs
 
 #: Session key of the last comparison: (store uri, tenant), signature, Comparison.
 RESULT_KEY = "lab_comparison"
 
 st.header("Ranking Lab")
-store, stats = store_and_stats()
+store, choices = store_and_choices()
 owner = (store.uri, store.tenant)
 saved = st.session_state.get(RESULT_KEY)
 if saved is not None and saved[0] != owner:
@@ -27,7 +27,7 @@ if saved is not None and saved[0] != owner:
     # quote that tenant's memories, which must not show once another one is picked.
     del st.session_state[RESULT_KEY]
     st.info("The last comparison ran on another store or tenant, so it is cleared.")
-if stats.memories == 0:
+if choices.memories == 0:
     st.info(f"Tenant **{md(store.tenant)}** of {code(store.uri)} has no memories yet; seed "
             f"the demo corpus from the Overview page.")
     st.stop()

@@ -14,13 +14,13 @@ from app_pages.widgets.memory_detail import detail_view
 from app_pages.widgets.ranking_knobs import preset_picker, ranking_panel
 from app_pages.widgets.result_cards import DETAIL_KEY, result_card
 from app_pages.widgets.search_filters import filter_panel, filter_summary
-from app_pages.widgets.state import show_error, store_and_stats
+from app_pages.widgets.state import show_error, store_and_choices
 from memory_core import TIERS, MemlensError, search
 
 st.header("Search")
-store, stats = store_and_stats()
+store, choices = store_and_choices()
 
-if stats.memories == 0:
+if choices.memories == 0:
     st.info(f"Tenant **{md(store.tenant)}** of {code(store.uri)} has no memories yet; seed "
             f"the demo corpus from the Overview page.")
     st.stop()
@@ -33,7 +33,7 @@ with preset_col:
 limit = int(limit_col.number_input("Results", 1, 100, 10, key="search_limit"))
 tier = st.segmented_control("Output tier", TIERS, default="standard", required=True,
                             key="search_tier") or "standard"
-flt = filter_panel(store, stats)
+flt = filter_panel(store, choices)
 config = ranking_panel(preset_name)
 st.caption(f"Filter: {filter_summary(flt)}")
 

@@ -185,12 +185,17 @@ if TYPE_CHECKING:
     from memory_core.seeding import demo_store as demo_store
     from memory_core.seeding import seed_from_export as seed_from_export
     from memory_core.stability import default_stability as default_stability
+    from memory_core.stats import FilterChoices as FilterChoices
     from memory_core.stats import StoreStats as StoreStats
+    from memory_core.stats import filter_choices as filter_choices
     from memory_core.stats import memories_over_time as memories_over_time
     from memory_core.stats import store_stats as store_stats
     from memory_core.store import AddReport as AddReport
     from memory_core.store import MemoryStore as MemoryStore
     from memory_core.store import UpsertReport as UpsertReport
+    from memory_core.store.index_health import IndexHealth as IndexHealth
+    from memory_core.store.index_health import index_fix_command as index_fix_command
+    from memory_core.store.index_health import index_health as index_health
     from memory_core.store.indexes import IndexReport as IndexReport
     from memory_core.store.indexes import ensure_indexes as ensure_indexes
     from memory_core.store.indexes import vector_index_recall as vector_index_recall
@@ -278,6 +283,8 @@ _EXPORTS: dict[str, str] = {
     "StoreStats": "memory_core.stats",
     "store_stats": "memory_core.stats",
     "memories_over_time": "memory_core.stats",
+    "FilterChoices": "memory_core.stats",
+    "filter_choices": "memory_core.stats",
     "fill_pending": "memory_core.reembed",
     "switch_model": "memory_core.reembed",
     "seed_from_export": "memory_core.seeding",
@@ -326,6 +333,9 @@ _EXPORTS: dict[str, str] = {
     "ensure_indexes": "memory_core.store.indexes",
     "vector_index_recall": "memory_core.store.indexes",
     "IndexReport": "memory_core.store.indexes",
+    "IndexHealth": "memory_core.store.index_health",
+    "index_health": "memory_core.store.index_health",
+    "index_fix_command": "memory_core.store.index_health",
     "ImportConflictError": "memory_core.errors",
     "MigrationError": "memory_core.errors",
     "UnknownFormatError": "memory_core.errors",

@@ -11,7 +11,7 @@ from typing import Any
 import streamlit as st
 
 from app_pages.widgets.curate_report import snippet
-from app_pages.widgets.search_filters import tag_options
+from app_pages.widgets.state import get_choices
 from memory_core import (
     IMPORTANCE_TIERS,
     MEMORY_TYPES,
@@ -65,7 +65,7 @@ def _edit_changes(store: MemoryStore, memory: Memory) -> dict[str, Any]:
     tiers = list(dict.fromkeys([*IMPORTANCE_TIERS, memory.importance]))
     importance = c2.selectbox("Importance", tiers, index=tiers.index(memory.importance),
                               key=key + "importance", format_func=visible)
-    known = tag_options(store.uri, store.tenant, store.version)
+    known = get_choices(store.uri, store.tenant, store.version).tags
     tags = st.multiselect("Tags", list(dict.fromkeys([*memory.tags, *known])),
                           default=list(memory.tags), accept_new_options=True,
                           key=key + "tags", format_func=visible)

@@ -18,7 +18,7 @@ from app_pages.widgets.curate_table import select_all_rows
 from app_pages.widgets.markup import code, md
 from app_pages.widgets.search_filters import filter_panel, filter_summary
 from app_pages.widgets.state import get_store, show_error
-from memory_core import STATUSES, Filter, MemlensError, Memory, MemoryStore, StoreStats, search
+from memory_core import STATUSES, Filter, FilterChoices, MemlensError, Memory, MemoryStore, search
 
 #: The handover key: a list of memory ids for the Curate page to load and select.
 CURATE_IDS = "curate_ids"
@@ -74,7 +74,7 @@ def _by_ids(store: MemoryStore, ids: Sequence[str]) -> list[Memory]:
     return [found[i] for i in ids if i in found]
 
 
-def source_panel(store: MemoryStore, stats: StoreStats) -> Source:
+def source_panel(store: MemoryStore, choices: FilterChoices) -> Source:
     """The source picker and its inputs; returns the memories to list (errors shown)."""
     take_handover()
     st.session_state.setdefault("curate_source", "filter")  # set here: a handover sets it too
@@ -91,7 +91,7 @@ def source_panel(store: MemoryStore, stats: StoreStats) -> Source:
             query = middle.text_input("Query", key="curate_query",
                                       placeholder="e.g. session caching decisions")
         limit = int(rows.number_input("Rows", 1, 5000, 200, step=50, key="curate_limit"))
-        flt = filter_panel(store, stats, key="curate", statuses=tuple(STATUSES))
+        flt = filter_panel(store, choices, key="curate", statuses=tuple(STATUSES))
         st.caption(f"Filter: {filter_summary(flt)}")
         if kind == "search":
             if not query.strip():

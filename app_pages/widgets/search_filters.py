@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, time
 
 import streamlit as st
 
 from app_pages.widgets.markup import md
-from app_pages.widgets.state import get_store
-from memory_core import IMPORTANCE_TIERS, STATUSES, Filter, MemoryStore, StoreStats, visible
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def tag_options(uri: str, tenant: str, version: int) -> list[str]:
-    """Every tag of the tenant (any status), most used first; cached per table version."""
-    store = get_store(uri, tenant)
-    counts = Counter(t for m in store.iter_memories(Filter(status=list(STATUSES))) for t in m.tags)
-    return [t for t, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+from memory_core import (
+    IMPORTANCE_TIERS,
+    STATUSES,
+    Filter,
+    FilterChoices,
+    MemoryStore,
+    visible,
+)
 
 
 def _named(counts: Mapping[str, int]) -> list[str]:
@@ -31,20 +28,21 @@ def _day_bound(day: date | None, end: bool) -> datetime | None:
     return datetime.combine(day, time.max if end else time.min, UTC)
 
 
-def filter_panel(store: MemoryStore, stats: StoreStats, *, key: str = "search",
+def filter_panel(store: MemoryStore, choices: FilterChoices, *, key: str = "search",
                  statuses: tuple[str, ...] = ("active",)) -> Filter:
     """The filter widgets (in an expander); returns the `Filter` they describe.
 
-    `key` prefixes the widget keys, so each page keeps its own filter; `statuses` are the
-    statuses chosen at first (Search: active; Curate: every status)."""
-    tags = tag_options(store.uri, store.tenant, store.version)
+    `choices` (`store_and_choices`) fills the project, agent, type and tag lists, most
+    used first for tags; `key` prefixes the widget keys, so each page keeps its own filter;
+    `statuses` are the statuses chosen at first (Search: active; Curate: every status)."""
+    tags = list(choices.tags)
     with st.expander("Filters"):
         c1, c2, c3 = st.columns(3)
-        project = c1.multiselect("Project", _named(stats.by_project), key=f"{key}_project",
+        project = c1.multiselect("Project", _named(choices.by_project), key=f"{key}_project",
                                  format_func=visible)
-        agent = c2.multiselect("Agent", _named(stats.by_agent), key=f"{key}_agent",
+        agent = c2.multiselect("Agent", _named(choices.by_agent), key=f"{key}_agent",
                                format_func=visible)
-        memory_type = c3.multiselect("Type", _named(stats.by_type), key=f"{key}_type",
+        memory_type = c3.multiselect("Type", _named(choices.by_type), key=f"{key}_type",
                                      format_func=visible)
         chosen_tags = c1.multiselect("Tags", tags, key=f"{key}_tags", format_func=visible)
         all_tags = c1.toggle("Match all tags", key=f"{key}_tags_all")

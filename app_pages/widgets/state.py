@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -21,6 +22,7 @@ from app_pages.widgets.markup import md
 from memory_core import (
     DiffResult,
     Embedder,
+    FilterChoices,
     MemlensError,
     MemoryStore,
     Settings,
@@ -28,11 +30,16 @@ from memory_core import (
     StoreNotFoundError,
     StoreStats,
     diff_sides,
+    filter_choices,
     load_embedder,
     load_side,
+    memories_over_time,
     shown,
     store_stats,
 )
+
+if TYPE_CHECKING:
+    import polars as pl
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +89,25 @@ def get_store(uri: str, tenant: str) -> MemoryStore:
 def get_stats(uri: str, tenant: str, version: int) -> StoreStats:
     """Store stats, cached until the table version changes."""
     return store_stats(get_store(uri, tenant))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def get_choices(uri: str, tenant: str, version: int) -> FilterChoices:
+    """What the filter panels offer, cached until the table version changes."""
+    return filter_choices(get_store(uri, tenant))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def get_over_time(uri: str, tenant: str, version: int) -> pl.DataFrame:
+    """Memories written per week and type, cached until the table version changes."""
+    return memories_over_time(get_store(uri, tenant))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def get_tenants(uri: str, tenant: str, version: int) -> list[str]:
+    """The store's tenants (read from every row), cached until the table version changes;
+    `tenant` only names the handle to read them with."""
+    return get_store(uri, tenant).tenants()
 
 
 def chosen() -> tuple[str, str]:
@@ -136,10 +162,23 @@ def get_diff(uri: str, tenant: str, a: str, b: str, ignore: tuple[str, ...],
 
 
 def store_and_stats() -> tuple[MemoryStore, StoreStats]:
-    """The chosen store and its stats; an error opening it is shown and stops the page."""
+    """The chosen store and its stats (the Overview's: every count and health figure); an
+    error opening it is shown and stops the page."""
     try:
         store = current_store()
         return store, get_stats(store.uri, store.tenant, store.version)
+    except MemlensError as exc:
+        show_error(exc)
+        st.stop()
+        raise  # st.stop() raises; this keeps type checkers sure the function never falls off
+
+
+def store_and_choices() -> tuple[MemoryStore, FilterChoices]:
+    """The chosen store and what its filters offer (the other pages': a lighter read than
+    the stats); an error opening it is shown and stops the page."""
+    try:
+        store = current_store()
+        return store, get_choices(store.uri, store.tenant, store.version)
     except MemlensError as exc:
         show_error(exc)
         st.stop()

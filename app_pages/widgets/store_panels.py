@@ -1,4 +1,5 @@
-"""Widgets over the store itself: its audit trail as a table, and the demo-seeding button."""
+"""Widgets over the store itself: its audit trail as a table, the demo-seeding button and
+the warning that the store has outgrown its indexes."""
 
 from __future__ import annotations
 
@@ -8,10 +9,17 @@ from concurrent.futures import ThreadPoolExecutor
 
 import streamlit as st
 
-from app_pages.widgets.markup import cells
+from app_pages.widgets.markup import cells, code, md
 from app_pages.widgets.read_only import read_only_notice
 from app_pages.widgets.state import create_configured_store, show_error
-from memory_core import AuditEntry, MemlensError, MemoryStore, seed_from_export
+from memory_core import (
+    AuditEntry,
+    MemlensError,
+    MemoryStore,
+    StoreStats,
+    index_fix_command,
+    seed_from_export,
+)
 
 
 def audit_table(entries: Sequence[AuditEntry]) -> None:
@@ -66,3 +74,15 @@ def seed_demo_button(store: MemoryStore | None) -> None:
         return
     st.success(f"Seeded {report.memories} memories and {report.edges} edges.")
     st.rerun()
+
+
+def index_health_warning(store: MemoryStore, stats: StoreStats) -> None:
+    """A warning with its numbers when the memories table has outgrown its indexes, and the
+    command that fixes it for this store and tenant (quoted for the shell)."""
+    health = stats.index_health
+    summary = health.summary() if health is not None else None
+    if summary is None:
+        return
+    fix = index_fix_command(store.uri, store.tenant)
+    st.warning(f"{md(summary)} Run {code(fix)} to compact it and bring every index up to "
+               f"date.")

@@ -1,5 +1,5 @@
-"""`memlens bench ingest | search | exchange | curate | graph | decay | map`: benchmarks that
-print figures and ratios."""
+"""`memlens bench ingest | search | exchange | curate | graph | decay | map | pages`:
+benchmarks that print figures and ratios."""
 
 from __future__ import annotations
 
@@ -193,6 +193,37 @@ def map_bench(memories: int, sample: int | None, machine_numba_cache: bool,
 
     result = run_map_bench(memories, sample=sample, machine_numba_cache=machine_numba_cache)
     _report(result, as_json)
+
+
+@bench.command(name="pages")
+@click.option("--store", "store_uri", metavar="PATH",
+              help="The store to render the pages on (opened read-only).")
+@click.option("--tenant", metavar="T", help="Its tenant (MEMLENS_TENANT).")
+@click.option("--n", type=click.IntRange(min=100),
+              help="Instead of --store: a synthetic store of N memories (N/10 edges), built "
+                   "in a temporary folder.")
+@click.option("--index/--no-index", default=True, show_default=True,
+              help="Index the synthetic store as `memlens index` does (with --n).")
+@click.option("--page", "pages", multiple=True, metavar="NAME",
+              help="A page to render (overview, search, curate, graph, decay, map, ...); "
+                   "repeat for several (default: overview and search, the targeted ones).")
+@click.option("--timeout", default=900, show_default=True, type=click.IntRange(min=1),
+              help="Seconds a page may take to render before it is reported as too slow.")
+@json_option("Print every figure, its target and its ratio as JSON.")
+def pages_bench(store_uri: str | None, tenant: str | None, n: int | None, index: bool,
+                pages: tuple[str, ...], timeout: int, as_json: bool) -> None:
+    """The first render of the Overview and Search pages (or --page ones), each in a fresh
+    process with Streamlit's AppTest, its peak memory, vs the 5 s target."""
+    from memory_core.bench.pages import check_pages, run_pages_bench
+
+    if (store_uri is None) == (n is None):
+        raise click.UsageError("give either --store PATH or --n N")
+    try:
+        check_pages(pages)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--page") from None
+    _report(run_pages_bench(store_uri, tenant=tenant, n=n, index=index, pages=pages,
+                            timeout=timeout), as_json)
 
 
 #: What `memory_core.cli` registers from this family (the `bench` group holds the rest).

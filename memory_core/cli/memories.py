@@ -141,10 +141,17 @@ def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: boo
 def stats(ctx: click.Context, as_json: bool) -> None:
     """Counts by type, project, agent and status, and the store's health."""
     from memory_core.stats import store_stats
+    from memory_core.store.index_health import index_fix_command
 
     s = store_stats(open_store(ctx, require_tenant=True))
+    given = {**(ctx.find_root().obj or {}), **(ctx.obj or {})}  # --store/--tenant as typed
+    fix = index_fix_command(given.get("store"), given.get("tenant"))
+    outgrown = s.index_health.warning(fix) if s.index_health is not None else None
     if as_json:
-        emit_json(s.to_dict())
+        out = s.to_dict()
+        if out["index_health"] is not None:
+            out["index_health"]["warning"] = outgrown
+        emit_json(out)
         return
     echo(f"store {s.uri}  tenant {s.tenant}  version {s.table_version}")
     echo(f"model {s.model_id} ({s.dimension}-d)")
@@ -158,6 +165,8 @@ def stats(ctx: click.Context, as_json: bool) -> None:
                f"dangling edges")
     if s.interrupted_write:
         echo(f"   warning: {s.interrupted_write}", err=True)
+    if outgrown:
+        echo(f"   warning: {outgrown}", err=True)
 
 
 def _metadata(text: str | None) -> dict[str, Any]:

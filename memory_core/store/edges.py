@@ -10,6 +10,8 @@ import builtins
 from collections.abc import Sequence
 from typing import Any
 
+import pyarrow as pa
+
 from memory_core.codec import edge_from_row, edge_to_row, rows_to_table
 from memory_core.filters import sql_string
 from memory_core.records import Edge
@@ -59,10 +61,15 @@ class EdgeTable:
         """Number of active edges of this tenant."""
         return int(self._table.count_rows(self._where()))
 
+    def endpoint_table(self) -> pa.Table:
+        """source_id and target_id of every active edge of this tenant, as Arrow columns."""
+        table: pa.Table = (self._table.search().where(self._where())
+                           .select(["source_id", "target_id"]).limit(None).to_arrow())
+        return table
+
     def endpoints(self) -> builtins.list[tuple[str, str]]:
         """(source_id, target_id) of every active edge of this tenant."""
-        rows = (self._table.search().where(self._where())
-                .select(["source_id", "target_id"]).limit(None).to_arrow())
+        rows = self.endpoint_table()
         return list(zip(rows["source_id"].to_pylist(), rows["target_id"].to_pylist(),
                         strict=True))
 

@@ -7,8 +7,9 @@ ADR-009) and `memlens reembed` fills them in.
 
 The store is composed of parts, each over one table: `EdgeTable` (edges and the cached
 adjacency), `AuditLog`, `KeyIndex` (ids and content hashes), `BulkTables` (`store.bulk`:
-Arrow-level reads and writes for the importer, the drill, re-embedding and benchmarks) and
-`ChangeTables` (`store.changes`: curation's change sets and the version history).
+Arrow-level reads and writes for the importer, the drill, re-embedding and benchmarks),
+`ChangeTables` (`store.changes`: curation's change sets and the version history) and
+`MemoryStreams` (`store.streams`: a few columns as Arrow batches, for aggregates).
 Nothing outside `memory_core.store` touches the LanceDB tables.
 """
 
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from memory_core.codec import memory_from_row
 from memory_core.config import Settings
@@ -49,6 +51,7 @@ from memory_core.store.object_storage import storage_options
 from memory_core.store.reports import AddReport, UpsertReport, VersionInfo
 from memory_core.store.scratch import scratch_folder
 from memory_core.store.snapshot import Snapshot, snapshot
+from memory_core.store.streams import BATCH_ROWS, MemoryStreams
 from memory_core.store.tables import StoreTables, open_tables
 from memory_core.store.writes import MemoryWrites
 
@@ -82,6 +85,7 @@ class MemoryStore:
         self._writes = MemoryWrites(self)
         self.bulk = BulkTables(self)
         self.changes = ChangeTables(self)
+        self.streams = MemoryStreams(self)
         self.fts_ready = False  # set once the full-text index is known to exist
         self._cache = cache or Settings().model_cache
         self._guard = WriteGuard(self, WriteLock.of(control_folder(tables.uri, self._cache)))
@@ -163,9 +167,13 @@ class MemoryStore:
         return self.changes.history()
 
     def tenants(self) -> builtins.list[str]:
-        """Every tenant that has memories in this store, sorted."""
-        column = self.tables.memories.search().select(["tenant"]).limit(None).to_arrow()
-        return sorted(set(column["tenant"].to_pylist()))
+        """Every tenant that has memories in this store, sorted (the distinct values of one
+        column, folded batch by batch: a million rows take a tenth of a second)."""
+        found: set[str] = set()
+        query = self.tables.memories.search().select(["tenant"]).limit(None)
+        for batch in query.to_batches(BATCH_ROWS):
+            found.update(pc.unique(batch.column(0)).to_pylist())
+        return sorted(found)
 
     def require_tenant(self) -> None:
         """Raise `TenantNotFoundError` unless this tenant has memories (or the store is empty
@@ -407,6 +415,10 @@ class MemoryStore:
     def edge_endpoints(self) -> builtins.list[tuple[str, str]]:
         """(source_id, target_id) of every active edge of this tenant."""
         return self._edges.endpoints()
+
+    def edge_endpoint_table(self) -> pa.Table:
+        """`edge_endpoints` as an Arrow table (source_id, target_id): no Python strings."""
+        return self._edges.endpoint_table()
 
     def adjacency(self) -> dict[str, builtins.list[Edge]]:
         """node id -> active edges touching it (cached until the edges table changes)."""

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from memory_core.config import Settings
 from memory_core.records import Edge, Memory
 from memory_core.store import MemoryStore
+from tests.conftest import FakeEmbedder
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -119,3 +120,23 @@ def test_overview_says_a_write_that_died_half_way_was_rolled_back(seeded: Memory
     [warning] = [w.value for w in at.warning if "interrupted write" in w.value]
     assert "rolled back" in warning
     assert _metrics(at)["Memories"] == "4"
+
+
+def test_overview_says_the_store_outgrew_its_indexes_and_how_to_fix_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app_embedder: FakeEmbedder) -> None:
+    monkeypatch.setattr("memory_core.store.index_health.UNINDEXED_ROWS", 5)
+    uri = str(tmp_path / "big store")
+    store = MemoryStore.open(uri, tenant="acme corp", embedder=app_embedder)
+    store.add([Memory.new(f"note {i}", "fact") for i in range(6)])
+    monkeypatch.setenv("MEMLENS_STORE", uri)
+    monkeypatch.setenv("MEMLENS_TENANT", "acme corp")
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception
+    [warning] = [w.value for w in at.warning if "outgrown" in w.value]
+    assert "no index yet on tenant" in warning and "6 rows" in warning
+    assert f"`memlens index --store '{uri}' --tenant 'acme corp'`" in warning
+    from memory_core.store.indexes import ensure_indexes
+
+    ensure_indexes(store)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not [w for w in at.warning if "outgrown" in w.value]

@@ -131,6 +131,8 @@ TENANT_FREE = {
     "index": "indexes are built over the whole table, every tenant's rows alike",
     **{f"bench {name}": "builds synthetic stores of its own" for name in (
         "curate", "decay", "exchange", "graph", "ingest", "map", "search")},
+    "bench pages": "renders the pages (their tenant scope: test_tenants_pages.py) and prints "
+                   "timings and counts, no record",
 }
 
 

@@ -78,6 +78,7 @@ READS: dict[str, Callable[[MemoryStore, Path], Any]] = {
     "MemoryStore.events": lambda s, _: s.events(),
     "store_stats": lambda s, _: mc.store_stats(s),
     "memories_over_time": lambda s, _: (mc.memories_over_time(s), mc.store_stats(s)),
+    "filter_choices": lambda s, _: mc.filter_choices(s),
     "lineage": lambda s, _: [mc.lineage(s, i) for i in ("m-1", OWN_ID)],
     "supersession_chain": lambda s, _: _with_memories(
         s, mc.supersession_chain(s, "m-6"), mc.supersession_chain(s, solo_id(s.tenant))),
@@ -122,6 +123,8 @@ WRITES = frozenset({
 TENANT_FREE = {
     "ensure_indexes": "indexes are built over the whole table, every tenant's rows alike",
     "vector_index_recall": "a recall figure of the index, no records returned",
+    "index_health": "figures of the table's indexes and files (every tenant's rows alike), "
+                    "no records returned",
     "seed_from_export": "seeds the demo corpus into a store (a write of fixed content)",
     "check_reachable": "returns nothing; its refusal is tested below",
     "demo_store": "opens the demo store from settings",

@@ -144,3 +144,27 @@ def test_serve_compiles_the_map_in_the_background_unless_told(
     assert code == 0, err
     assert bool(started) is prewarmed
     assert (envs[0].get("MEMLENS_MAP_PREWARM") == "1") is prewarmed
+
+
+def test_stats_warns_when_the_store_outgrew_its_indexes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMLENS_EMBED_MODEL", "none")  # written pending: no model needed
+    monkeypatch.setattr("memory_core.store.index_health.UNINDEXED_ROWS", 5)
+    store = str(tmp_path / "my store")
+    lines = tmp_path / "in.ndjson"
+    lines.write_text("".join(f'{{"content": "note {i}"}}\n' for i in range(8)))
+    assert run(["--store", store, "add", "--file", str(lines)], capsys)[0] == 0
+    code, out, err = run(["--store", store, "stats", "--tenant", "default"], capsys)
+    assert code == 0 and "memories 8 (8 active)" in out
+    [warning] = [line for line in err.splitlines() if "outgrown" in line]
+    assert "no index yet on tenant, status," in warning and "(8 rows, 0 with vectors)" in warning
+    assert f"Run `memlens index --store '{store}' --tenant default`" in warning
+    code, out, _ = run(["--store", store, "stats", "--json"], capsys)
+    health = json.loads(out)["index_health"]
+    assert health["outgrown"] is True and health["rows"] == 8
+    assert health["warning"].endswith(f"Run `memlens index --store '{store}'` to compact it "
+                                      f"and bring every index up to date.")
+    assert run(["--store", store, "index"], capsys)[0] == 0
+    code, out, err = run(["--store", store, "stats", "--json"], capsys)
+    assert json.loads(out)["index_health"]["warning"] is None

@@ -1,0 +1,78 @@
+"""`memlens bench pages` on a small synthetic store: each page renders in its own process and
+every figure is reported against the target. Never timings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memory_core.bench.pages import (
+    FIRST_RENDER_TARGET_S,
+    TARGET_PAGES,
+    check_pages,
+    page_names,
+    run_pages_bench,
+)
+from tests.conftest import run_cli
+
+
+def test_the_pages_are_the_apps() -> None:
+    from app_pages.widgets.routes import PAGES
+
+    assert set(page_names()) == {Path(p.script).stem for p in PAGES}
+    assert check_pages(()) == TARGET_PAGES == ("overview", "search")
+    with pytest.raises(ValueError, match="unknown page.s. ovreview; the pages are: curate, "):
+        check_pages(["ovreview"])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["bench", "pages"], "give either --store PATH or --n N"),
+    (["bench", "pages", "--n", "300", "--store", "x"], "give either --store PATH or --n N"),
+    (["bench", "pages", "--n", "300", "--page", "nope"], "unknown page(s) nope"),
+])
+def test_a_bad_command_line_is_one_line(argv: list[str], message: str,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(argv, capsys)
+    assert code == 1 and message in err
+
+
+@pytest.mark.slow  # three fresh Pythons import Streamlit, LanceDB and polars
+def test_bench_renders_each_page_and_reports_every_figure(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("MEMLENS_EMBED_MODEL", "none")  # nothing is embedded
+    result = run_pages_bench(n=300, index=False, pages=["overview", "graph"])
+    assert (result.memories, result.tenant) == (300, "default") and result.edges > 0
+    assert [r.page for r in result.renders] == ["overview", "graph"]
+    assert all(r.problems == () and r.first_s > 0 and r.peak_rss_mib >= r.rss_start_mib
+               for r in result.renders)
+    assert result.ratios() == {"overview": result.renders[0].first_s / FIRST_RENDER_TARGET_S}
+    lines = result.lines()
+    [overview] = [x for x in lines if x.startswith("overview first render")]
+    assert "target <= 5 s" in overview and "peak RSS" in overview
+    [graph] = [x for x in lines if x.startswith("graph first render")]
+    assert "(no target)" in graph
+    assert any(x.startswith("load average") for x in lines)
+    code, out, _ = run_cli(["bench", "pages", "--store", result.uri, "--json"], capsys)
+    # the temporary store is gone once the run ends: one line, not a traceback
+    assert code == 1 and out == ""
+
+
+@pytest.mark.slow
+def test_cli_json_on_a_store_opened_read_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("MEMLENS_EMBED_MODEL", "none")
+    store = str(tmp_path / "store")
+    lines = tmp_path / "in.ndjson"
+    lines.write_text("".join(f'{{"content": "note {i}"}}\n' for i in range(5)))
+    assert run_cli(["--store", store, "add", "--file", str(lines)], capsys)[0] == 0
+    before = sorted(p.name for p in (Path(store) / "memories.lance" / "_versions").iterdir())
+    code, out, _ = run_cli(["bench", "pages", "--store", store, "--page", "search", "--json"],
+                           capsys)
+    figures = json.loads(out)
+    assert code == 0 and figures["memories"] == 5 and figures["index_warning"] is None
+    assert [r["page"] for r in figures["renders"]] == ["search"]
+    assert set(figures["ratios"]) == set(figures["within_target"]) == {"search"}
+    after = sorted(p.name for p in (Path(store) / "memories.lance" / "_versions").iterdir())
+    assert after == before  # read only: not a version more
