@@ -36,11 +36,30 @@ SLOW_FOLDERS = (Path(__file__).parent / "app",)
 HARDENING_FOLDERS = (Path(__file__).parent / "hardening",)
 #: Markers that imply `slow`: the real model, a browser driving the app, the hardening suite.
 SLOW_MARKERS = ("model", "e2e", "hardening")
+#: Modules whose tests take longest (real processes racing, killed, or a Streamlit script per
+#: page), longest first: collected first, so that pytest-xdist hands them out before the
+#: short tests and the workers finish together instead of one running a long test alone at
+#: the end (xdist hands out the browser groups first anyway: it orders groups by size).
+LONGEST_FIRST = tuple(Path(__file__).parent / name for name in (
+    "memory_core/exchange/test_import_killed.py",
+    "hardening/test_concurrent_add_import.py",
+    "memory_core/store/test_concurrent_writers.py",
+    "memory_core/curation/test_concurrent_curation.py",
+    "hardening/test_tenants_pages.py",
+))
+
+
+def _rank(item: pytest.Item) -> int:
+    """Where `item`'s module is in `LONGEST_FIRST` (after all of it when it is not there)."""
+    return next((n for n, path in enumerate(LONGEST_FIRST) if item.path == path),
+                len(LONGEST_FIRST))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark real-model tests and notebooks (nbmake items) `model`, tests/hardening
-    `hardening`; those, `e2e` tests and tests/app `slow`."""
+    `hardening`; those, `e2e` tests and tests/app `slow`. Then put the tests of
+    `LONGEST_FIRST` first (the others keep their order)."""
+    items.sort(key=_rank)
     for item in items:
         if any(item.path.is_relative_to(folder) for folder in HARDENING_FOLDERS):
             item.add_marker(pytest.mark.hardening)
@@ -165,6 +184,22 @@ def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
         code = int(exc.code or 0)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def pending_store(path: Path, content: str) -> Path:
+    """A store at `path` holding one memory, written by `memlens add CONTENT` with embedding
+    off (MEMLENS_EMBED_MODEL=none: pending, no vector), in this process: the base store the
+    tests racing real `memlens` processes copy (a process of its own would pay Python's and
+    LanceDB's start-up, some 7 s of CPU, for a store any process writes the same way)."""
+    from click.testing import CliRunner
+
+    from memory_core.cli import cli
+
+    env = {"MEMLENS_EMBED_MODEL": "none", "MEMLENS_MODEL_CACHE": str(path.parent / "cache")}
+    result = CliRunner().invoke(cli, ["--store", str(path), "add", content], env=env)
+    if result.exit_code != 0:
+        raise RuntimeError(f"memlens add failed: {result.output}") from result.exception
+    return path
 
 
 # -- object storage ------------------------------------------------------------------------

@@ -15,15 +15,18 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memory_core.store import MemoryStore
-from tests.e2e.browser import Visit, open_visit
+from tests.e2e.browser import Visit, new_context, open_visit
 from tests.e2e.chromium import CHROMIUM, missing_browser
 from tests.e2e.demo_copy import DemoCopy, prepare
 from tests.e2e.server import serving
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser
+    from playwright.sync_api import Browser, BrowserContext
 
 HERE = Path(__file__).parent
+#: Milliseconds an `expect` waits for its condition (Playwright's default is 5 s): on a
+#: loaded machine a rerun's result can take longer to show, though the rerun has started.
+EXPECT_TIMEOUT = 30_000
 
 
 @pytest.hookimpl(tryfirst=True)  # before tests/conftest.py's hook, which makes e2e imply slow
@@ -33,9 +36,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.is_relative_to(HERE):
             item.add_marker(pytest.mark.e2e)
-            # one pytest-xdist worker per module (pages, tasks, hostile): the modules share
-            # a worker's server copies and Chromium, and two modules run side by side (a
-            # browser test mostly waits for the page)
+            # one pytest-xdist worker per module (pages on the demo copy, hostile on the
+            # hostile store): each module's visits share its server, and the two modules
+            # run side by side, beside the hardening tests
             item.add_marker(pytest.mark.xdist_group(f"browser-{item.path.stem}"))
             if reason is not None:
                 item.add_marker(pytest.mark.skip(reason=reason))
@@ -68,9 +71,10 @@ def demo_server(demo_copy: DemoCopy, e2e_cache: Path,
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
-    """One Chromium for the whole run."""
-    from playwright.sync_api import sync_playwright
+    """One Chromium for the whole run (of this worker)."""
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=EXPECT_TIMEOUT)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM))
         try:
@@ -79,8 +83,19 @@ def browser() -> Iterator[Browser]:
             chromium.close()
 
 
+@pytest.fixture(scope="session")
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    """One browser context for the run (of this worker): every test opens a page of its own
+    in it (`open_visit`)."""
+    opened = new_context(browser)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
 @pytest.fixture
-def visit(browser: Browser, demo_server: str) -> Iterator[Visit]:
-    """A fresh page (its own browser context: no shared session) on the demo server."""
-    with open_visit(browser, demo_server) as fresh:
+def visit(context: BrowserContext, demo_server: str) -> Iterator[Visit]:
+    """A new page (a Streamlit session of its own) on the demo server."""
+    with open_visit(context, demo_server) as fresh:
         yield fresh

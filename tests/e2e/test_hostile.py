@@ -20,7 +20,7 @@ from tests.e2e.server import serving
 from tests.payloads import SCRIPT, XSS
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser
+    from playwright.sync_api import BrowserContext
 
 expect = pytest.importorskip("playwright.sync_api", reason=PLAYWRIGHT_MISSING).expect
 
@@ -84,8 +84,8 @@ def search(visit: Visit, hostile: HostileStore) -> None:
     visit.type_in("Query", f"{TOPIC} edited")
     shows_as_text(visit)
     page = visit.page
-    visit.act(page.locator('[data-testid="stExpander"] summary', has_text="Why this rank")
-              .first.click)
+    visit.reveal(page.locator('[data-testid="stExpander"] summary', has_text="Why this rank")
+                 .first.click)
     # Streamlit names a widget's element after its key
     visit.act(page.locator(f".st-key-detail_{hostile.xss_id} button").click)
     expect(page.get_by_text("why: ", exact=False).first).to_be_visible()
@@ -168,9 +168,9 @@ def test_every_page_has_a_hostile_action() -> None:
 
 
 @pytest.mark.parametrize("spec", PAGES, ids=lambda spec: spec.url_path)
-def test_no_payload_runs(browser: Browser, hostile: HostileStore, hostile_server: str,
+def test_no_payload_runs(context: BrowserContext, hostile: HostileStore, hostile_server: str,
                          spec: PageSpec) -> None:
-    with open_visit(browser, hostile_server) as visit:
+    with open_visit(context, hostile_server) as visit:
         visit.open(spec.link)
         expect(visit.page.locator("h2").first).to_have_text(spec.title)
         nothing_ran(visit)

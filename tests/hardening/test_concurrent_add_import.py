@@ -24,7 +24,7 @@ from memory_core.filters import Filter
 from memory_core.records import Edge, Memory
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
-from tests.conftest import FakeEmbedder, run_cli
+from tests.conftest import FakeEmbedder, pending_store, run_cli
 
 N = 150  # memories of the `add --file`
 M = 150  # memories of the import, with M - 1 edges
@@ -52,10 +52,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
 def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store holding one memory, made once (making one takes seconds; copying it, not)."""
     path = tmp_path_factory.mktemp("race-base") / "store"
-    subprocess.run([sys.executable, "-c", "from memory_core.cli import main; main()",
-                    "--store", str(path), "add", "the first memory"],
-                   env=_env(path.parent), check=True, capture_output=True)
-    return path
+    return pending_store(path, "the first memory")
 
 
 def _add_file(path: Path, ids: list[str]) -> Path:

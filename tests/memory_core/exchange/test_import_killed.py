@@ -26,7 +26,7 @@ from memory_core.schema import STATUSES
 from memory_core.seeding import DEMO_EXPORT, demo_dir
 from memory_core.stats import store_stats
 from memory_core.store import MemoryStore
-from tests.conftest import FakeEmbedder
+from tests.conftest import FakeEmbedder, pending_store
 
 pytestmark = pytest.mark.hardening  # the hardening suite (issue 18)
 
@@ -50,9 +50,7 @@ def _import(store: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
 def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store holding a memory of another tenant, made once (copying it takes no time)."""
     path = tmp_path_factory.mktemp("killed-base") / "store"
-    subprocess.run([*CLI, "--store", str(path), "add", "a memory of another tenant"],
-                   env=_env(path.parent), check=True, capture_output=True)
-    return path
+    return pending_store(path, "a memory of another tenant")
 
 
 def _staging(store: Path) -> bool:

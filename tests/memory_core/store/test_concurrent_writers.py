@@ -18,7 +18,7 @@ from memory_core.exchange.importer import import_file
 from memory_core.filters import Filter
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
-from tests.conftest import FakeEmbedder
+from tests.conftest import FakeEmbedder, pending_store
 
 pytestmark = pytest.mark.hardening  # the hardening suite (issue 18)
 
@@ -63,9 +63,7 @@ def _ids(store: Path) -> list[str]:
 def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store with one memory, made once per module (copying it takes no time)."""
     path = tmp_path_factory.mktemp("writers-base") / "store"
-    subprocess.run([*CLI, "--store", str(path), "add", "the first memory"],
-                   env=_env(path.parent), check=True, capture_output=True)
-    return path
+    return pending_store(path, "the first memory")
 
 
 def _raced(tmp_path: Path, base: Path, *, with_ids: bool
