@@ -20,7 +20,8 @@ CLI_DIR = Path(memory_core.cli.__file__).parent
 #: every command and subcommand `memlens` users have; dropping one fails a test
 COMMANDS = {"init", "serve", "stats", "add", "ls", "show", "search", "recall", "index",
             "reembed", "export", "import", "drill", "diff", "eval", "bench", "bench ingest",
-            "bench search", "bench pages", "bench exchange", "bench curate", "edit", "archive", "restore",
+            "bench search", "bench pages", "bench exchange", "bench curate", "edit", "archive",
+            "restore",
             "supersede", "merge", "delete", "undo", "audit", "verify-deleted", "why", "link",
             "unlink", "graph", "graph health", "graph export", "bench graph", "bench decay",
             "correct", "cite", "events", "decay", "decay at-risk", "decay show",
