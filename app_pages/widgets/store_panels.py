@@ -81,8 +81,7 @@ def index_health_warning(store: MemoryStore, stats: StoreStats) -> None:
     command that fixes it for this store and tenant (quoted for the shell)."""
     health = stats.index_health
     summary = health.summary() if health is not None else None
-    if summary is None:
+    if health is None or summary is None:
         return
     fix = index_fix_command(store.uri, store.tenant)
-    st.warning(f"{md(summary)} Run {code(fix)} to compact it and bring every index up to "
-               f"date.")
+    st.warning(f"{md(summary)} Run {code(fix)} {md(health.FIX_DOES)}.")

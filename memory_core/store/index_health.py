@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from memory_core.store.indexes import (
     SCALAR_INDEXES,
@@ -68,6 +68,8 @@ class IndexHealth:
     small_fragments: int
     #: Indexes past `UNINDEXED_ROWS` or missing under the rules, by column.
     gaps: tuple[IndexGap, ...] = ()
+    #: What the fix command does, after "Run `memlens index ...`".
+    FIX_DOES: ClassVar[str] = FIX_DOES
 
     @property
     def outgrown(self) -> bool:
