@@ -22,6 +22,7 @@ import pytest
 
 from memory_core.embedding import Embedder, FastEmbedEmbedder
 from memory_core.store import MemoryStore
+from tests.racers import RacerPair, racer_env
 
 if TYPE_CHECKING:
     from tests.memory_core.store.object_storage_server import S3Server
@@ -36,14 +37,13 @@ SLOW_FOLDERS = (Path(__file__).parent / "app",)
 HARDENING_FOLDERS = (Path(__file__).parent / "hardening",)
 #: Markers that imply `slow`: the real model, a browser driving the app, the hardening suite.
 SLOW_MARKERS = ("model", "e2e", "hardening")
-#: Modules whose tests take longest (real processes racing, killed, or a Streamlit script per
+#: Modules whose tests take longest (real processes killed or racing, a Streamlit script per
 #: page), longest first: collected first, so that pytest-xdist hands them out before the
 #: short tests and the workers finish together instead of one running a long test alone at
-#: the end (xdist hands out the browser groups first anyway: it orders groups by size).
+#: the end (xdist hands out groups first anyway, the largest first: the browser tests and
+#: the racers' rounds).
 LONGEST_FIRST = tuple(Path(__file__).parent / name for name in (
     "memory_core/exchange/test_import_killed.py",
-    "hardening/test_concurrent_add_import.py",
-    "memory_core/store/test_concurrent_writers.py",
     "memory_core/curation/test_concurrent_curation.py",
     "hardening/test_tenants_pages.py",
 ))
@@ -200,6 +200,19 @@ def pending_store(path: Path, content: str) -> Path:
     if result.exit_code != 0:
         raise RuntimeError(f"memlens add failed: {result.output}") from result.exception
     return path
+
+
+@pytest.fixture(scope="session")
+def racers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RacerPair]:
+    """Two `memlens` processes that race each other round after round (tests/racers.py),
+    for the session: the tests using them share the pytest-xdist group "racers", so one
+    pair serves them all."""
+    folder = tmp_path_factory.mktemp("racers")
+    pair = RacerPair(folder, racer_env(folder / "cache"))
+    try:
+        yield pair
+    finally:
+        pair.close()
 
 
 # -- object storage ------------------------------------------------------------------------

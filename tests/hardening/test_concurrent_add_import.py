@@ -1,5 +1,5 @@
 """An `add --file` and an `import` writing one store at the same time (issue 18): real
-subprocesses started together behind a barrier, in both orders and with overlapping ids.
+processes (tests/racers.py) let go together, in both orders and with overlapping ids.
 
 Afterwards every record is there and counted exactly, ids are unique, both writes left their
 audit rows, `memlens stats` sees no dangling edge nor interrupted write, and the recovery
@@ -9,11 +9,8 @@ drill (export, verify, rehearse, drop, import, compare) passes on the store.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -25,27 +22,14 @@ from memory_core.records import Edge, Memory
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, pending_store, run_cli
+from tests.racers import RacerPair
+
+pytestmark = pytest.mark.xdist_group("racers")  # one racer pair serves every race
 
 N = 150  # memories of the `add --file`
 M = 150  # memories of the import, with M - 1 edges
 SHARED = 40  # ids both files hold, in the overlapping round
 IMPORTED = [f"s-{i:03d}" for i in range(SHARED)] + [f"i-{i:03d}" for i in range(M - SHARED)]
-#: The CLI after a barrier: it loads, says it is ready, and waits for its go file.
-WAITING_CLI = (
-    "import os, sys, time\n"
-    "from memory_core.cli import main\n"
-    "ready, go = sys.argv.pop(1), sys.argv.pop(1)\n"
-    "open(ready, 'w').close()\n"
-    "while not os.path.exists(go):\n"
-    "    time.sleep(0.001)\n"
-    "main()\n"
-)
-
-
-def _env(tmp_path: Path) -> dict[str, str]:
-    # no model: writes stay pending, so each process is quick and the two overlap
-    return {**os.environ, "MEMLENS_EMBED_MODEL": "none",
-            "MEMLENS_MODEL_CACHE": str(tmp_path / "cache")}
 
 
 @pytest.fixture(scope="module")
@@ -76,30 +60,14 @@ def export(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "export.ndjson"
 
 
-def _race(tmp_path: Path, store: Path, first: str, add: Path, export: Path
-          ) -> dict[str, subprocess.CompletedProcess[str]]:
+def _race(racers: RacerPair, tmp_path: Path, store: Path, first: str, add: Path,
+          export: Path) -> dict[str, subprocess.CompletedProcess[str]]:
     """Run `add --file` and `import --mode merge` at once; `first` is let go 20 ms earlier."""
-    argv = {"add": ["add", "--file", str(add)],
-            "import": ["import", str(export), "--mode", "merge"]}
-    procs = {}
-    for name, args in argv.items():
-        procs[name] = subprocess.Popen(
-            [sys.executable, "-c", WAITING_CLI, str(tmp_path / f"ready-{name}"),
-             str(tmp_path / f"go-{name}"), "--store", str(store), *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(tmp_path))
-    deadline = time.monotonic() + 60
-    while not all((tmp_path / f"ready-{name}").exists() for name in procs):
-        assert time.monotonic() < deadline, "the processes did not start"
-        time.sleep(0.005)
-    second = "import" if first == "add" else "add"
-    (tmp_path / f"go-{first}").touch()
-    time.sleep(0.02)
-    (tmp_path / f"go-{second}").touch()
-    done = {}
-    for name, proc in procs.items():
-        out, err = proc.communicate(timeout=120)
-        done[name] = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-    return done
+    argv = {"add": ["--store", str(store), "add", "--file", str(add)],
+            "import": ["--store", str(store), "import", str(export), "--mode", "merge"]}
+    order = [first, "import" if first == "add" else "add"]
+    results = racers.race([argv[name] for name in order], tmp_path, stagger=0.02)
+    return dict(zip(order, results, strict=True))
 
 
 def _checked(store_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -123,13 +91,13 @@ def _actions(store: MemoryStore) -> Counter[str]:
 
 @pytest.mark.parametrize("first", ["add", "import"])
 def test_an_add_and_an_import_at_once_keep_every_record(
-        tmp_path: Path, base: Path, export: Path, first: str, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, base: Path, export: Path, racers: RacerPair, first: str,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     store_path = tmp_path / "store"
     shutil.copytree(base, store_path)
     added = [f"a-{i:03d}" for i in range(N)]
-    results = _race(tmp_path, store_path, first, _add_file(tmp_path / "add.ndjson", added),
-                    export)
+    results = _race(racers, tmp_path, store_path, first,
+                    _add_file(tmp_path / "add.ndjson", added), export)
     for result in results.values():
         assert result.returncode == 0, result.stderr
     assert f"{N} inserted" in results["add"].stdout
@@ -146,15 +114,15 @@ def test_an_add_and_an_import_at_once_keep_every_record(
 
 
 def test_an_add_and_an_import_of_the_same_ids_end_in_one_legal_state(
-        tmp_path: Path, base: Path, export: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, base: Path, export: Path, racers: RacerPair,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Ids in both files: if the add wins the lock it inserts them and the import updates
     them; if the import wins, the add refuses its whole file (those ids exist)."""
     store_path = tmp_path / "store"
     shutil.copytree(base, store_path)
     added = [f"a-{i:03d}" for i in range(N - SHARED)] + IMPORTED[:SHARED]
-    results = _race(tmp_path, store_path, "add", _add_file(tmp_path / "add.ndjson", added),
-                    export)
+    results = _race(racers, tmp_path, store_path, "add",
+                    _add_file(tmp_path / "add.ndjson", added), export)
     assert results["import"].returncode == 0, results["import"].stderr
     store = _checked(store_path, monkeypatch, capsys)
     ids = [m.id for m in store.list(Filter(status=STATUSES))]

@@ -1,14 +1,12 @@
 """Two `memlens` processes writing one store at once (issue 20, item 1): ids stay unique and
 content stays de-duplicated, because every write holds the store's write lock while it
-checks and writes. Real subprocesses, several rounds."""
+checks and writes. Real processes (tests/racers.py) let go together, several rounds."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,18 +17,13 @@ from memory_core.filters import Filter
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, pending_store
+from tests.racers import RacerPair
 
-pytestmark = pytest.mark.hardening  # the hardening suite (issue 18)
+# the hardening suite (issue 18); one racer pair serves every race of the session
+pytestmark = [pytest.mark.hardening, pytest.mark.xdist_group("racers")]
 
 ROUNDS = 2
 N = 300
-CLI = [sys.executable, "-c", "from memory_core.cli import main; main()"]
-
-
-def _env(tmp_path: Path) -> dict[str, str]:
-    # no model: writes are pending, so each process is quick and the two overlap
-    return {**os.environ, "MEMLENS_EMBED_MODEL": "none",
-            "MEMLENS_MODEL_CACHE": str(tmp_path / "cache")}
 
 
 def _lines(path: Path, *, with_ids: bool) -> Path:
@@ -41,17 +34,6 @@ def _lines(path: Path, *, with_ids: bool) -> Path:
                 line["id"] = f"m-{i:03d}"
             out.write(json.dumps(line) + "\n")
     return path
-
-
-def _race(store: Path, file: Path, env: dict[str, str]) -> list[subprocess.CompletedProcess[str]]:
-    procs = [subprocess.Popen([*CLI, "--store", str(store), "add", "--file", str(file)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=env) for _ in range(2)]
-    out = []
-    for proc in procs:
-        stdout, stderr = proc.communicate(timeout=120)
-        out.append(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr))
-    return out
 
 
 def _ids(store: Path) -> list[str]:
@@ -66,20 +48,21 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return pending_store(path, "the first memory")
 
 
-def _raced(tmp_path: Path, base: Path, *, with_ids: bool
+def _raced(tmp_path: Path, base: Path, racers: RacerPair, *, with_ids: bool
            ) -> tuple[Path, list[subprocess.CompletedProcess[str]]]:
-    """A copy of `base`, and the two processes that added the same file to it."""
-    env = _env(tmp_path)
+    """A copy of `base`, and the two processes that added the same file to it at once."""
     store = tmp_path / "store"
     shutil.copytree(base, store)
-    return store, _race(store, _lines(tmp_path / "same.ndjson", with_ids=with_ids), env)
+    argv = ["--store", str(store), "add", "--file",
+            str(_lines(tmp_path / "same.ndjson", with_ids=with_ids))]
+    return store, racers.race([argv, argv], tmp_path)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("round_", range(ROUNDS))
 def test_two_adds_of_the_same_ids_insert_them_once(tmp_path: Path, base: Path,
-                                                   round_: int) -> None:
-    store, results = _raced(tmp_path, base, with_ids=True)
+                                                   racers: RacerPair, round_: int) -> None:
+    store, results = _raced(tmp_path, base, racers, with_ids=True)
     codes = sorted(r.returncode for r in results)
     assert codes == [0, 1], [r.stderr for r in results]
     winner = next(r for r in results if r.returncode == 0)
@@ -98,8 +81,8 @@ def test_two_adds_of_the_same_ids_insert_them_once(tmp_path: Path, base: Path,
 @pytest.mark.slow
 @pytest.mark.parametrize("round_", range(ROUNDS))
 def test_two_adds_of_the_same_contents_keep_one_copy(tmp_path: Path, base: Path,
-                                                     round_: int) -> None:
-    store, results = _raced(tmp_path, base, with_ids=False)
+                                                     racers: RacerPair, round_: int) -> None:
+    store, results = _raced(tmp_path, base, racers, with_ids=False)
     assert [r.returncode for r in results] == [0, 0], [r.stderr for r in results]
     reports = sorted(r.stdout for r in results)
     assert any(f"{N} inserted, 0 duplicates" in out for out in reports)
