@@ -76,3 +76,25 @@ def test_cli_json_on_a_store_opened_read_only(tmp_path: Path, monkeypatch: pytes
     assert set(figures["ratios"]) == set(figures["within_target"]) == {"search"}
     after = sorted(p.name for p in (Path(store) / "memories.lance" / "_versions").iterdir())
     assert after == before  # read only: not a version more
+
+
+@pytest.mark.parametrize("outcome, problem", [
+    ("timeout", "its process did not end within"),
+    ("crash", "its process failed: Traceback: boom"),
+])
+def test_a_page_whose_process_fails_is_that_pages_problem(
+        outcome: str, problem: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    from memory_core.bench.pages import render_page
+
+    def run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        if outcome == "timeout":
+            raise subprocess.TimeoutExpired(argv, 1.0)
+        return subprocess.CompletedProcess(argv, 1, stdout="", stderr="Traceback: boom")
+
+    monkeypatch.setattr(subprocess, "run", run)
+    render = render_page("/nowhere", "default", "map", timeout=1)
+    assert render.page == "map" and render.again_s is None
+    [said] = render.problems
+    assert said.startswith(problem)
