@@ -113,7 +113,7 @@ class _Verifier:
         except EmbedderUnavailableError as exc:
             return Check("vector search", SKIP, f"no embedder: {exc}")
         where = self.store.predicate(_ANY_STATUS)
-        hits = [i for v in vectors for i, _ in nearest(self.store, list(map(float, v)), where, 10)]
+        hits = [f.id for v in vectors for f in nearest(self.store, list(map(float, v)), where, 10)]
         ours = self._is_ours(hits)
         if ours:
             return Check("vector search", FAIL, _found(ours, "returned"))
@@ -143,7 +143,7 @@ class _Verifier:
             return Check("BM25 search", SKIP, "the store has no full-text index (read-only)")
         where = self.store.predicate(_ANY_STATUS)
         queries = [q for q in (self.rarest_words(c) for c in self.contents) if q]
-        hits = [i for q in queries for i, _ in full_text(self.store, q, where, 10)]
+        hits = [f.id for q in queries for f in full_text(self.store, q, where, 10)]
         ours = self._is_ours(hits)
         if ours:
             return Check("BM25 search", FAIL, _found(ours, "returned"))

@@ -54,6 +54,11 @@ class Candidates:
         """engine -> ranked memory ids, what fusion takes."""
         return {e: [c.doc_id for c in ranking] for e, ranking in self.rankings.items()}
 
+    def row_ids(self) -> dict[str, int]:
+        """memory id -> LanceDB row id, for the candidates whose query returned one."""
+        return {c.doc_id: c.row_id for ranking in self.rankings.values() for c in ranking
+                if c.row_id is not None}
+
     def by_id(self) -> dict[str, dict[str, Candidate]]:
         """engine -> memory id -> that engine's candidate, for explanations."""
         return {e: {c.doc_id: c for c in ranking} for e, ranking in self.rankings.items()}
@@ -140,9 +145,12 @@ def context_candidates(store: MemoryStore, found: Candidates, flt: Filter,
     """`found` with session context applied to the vector and BM25 rankings (context.py)."""
     if config.context_window <= 0 or config.context_weight <= 0:
         return found
+    # what a candidate's neighbours share with it (tenant, session, type) needs no check
+    shared = replace(flt, tenant=None, status=None, session_id=None, memory_type=None)
     rankings, lifts = with_context(store, found.rankings, flt.to_predicate(store.tenant),
                                    window=config.context_window, weight=config.context_weight,
-                                   query_vector=found.query_vector)
+                                   query_vector=found.query_vector,
+                                   statuses=flt.statuses() if shared == Filter() else None)
     return replace(found, rankings=rankings, context=lifts)
 
 

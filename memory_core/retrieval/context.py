@@ -11,8 +11,9 @@ share referents. Memories without a session are scored as before.
 
 The mechanism is query-time smoothing, not an indexed context column: it needs no write on
 import, edit or curation (nothing can go stale), works on any store as it is, and its cost is
-three small reads per search (the candidates' sessions and times, the memories within
-`CONTEXT_SPAN` of them, then the neighbours' vectors).
+one small read per search: the session order (`store.session_order()`, kept per table
+version) names the memories within `CONTEXT_SPAN` of the candidates, and one read by row id
+under the filter takes their times and vectors.
 
 For the vector engine a neighbour's score is its exact cosine with the query; for BM25 a
 memory outside the engine's top-m scores 0 (below everything it returned).
@@ -20,15 +21,13 @@ memory outside the engine's top-m scores 0 (below everything it returned).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import timedelta
 
 import numpy as np
-import pyarrow as pa
 
-from memory_core.filters import in_chunks, sql_in, sql_string, sql_time
+from memory_core.filters import sql_string
 from memory_core.retrieval.engines import Candidate
 from memory_core.store import MemoryStore
 
@@ -61,83 +60,68 @@ class _Session:
                 if j != at]
 
 
-def _rows(store: MemoryStore, where: str, ids_column: str, values: Sequence[str],
-          columns: list[str]) -> pa.Table:
-    parts = [store.bulk.scan(columns, f"({where}) AND {sql_in(ids_column, chunk)}")
-             for chunk in in_chunks(list(values))]
-    return pa.concat_tables(parts) if parts else pa.table({c: [] for c in columns})
-
-
 #: How far in time (each side of a candidate) its neighbours are looked for: turns of one
-#: conversation are seconds to minutes apart. Bounding the read by time keeps its cost flat
-#: however long a session grows (a session of thousands of memories is read a few rows at a
-#: time); memories further apart than this are not neighbours.
+#: conversation are seconds to minutes apart. Bounding the neighbourhood by time keeps its
+#: cost flat however long a session grows; memories further apart than this are not
+#: neighbours.
 CONTEXT_SPAN = timedelta(hours=1)
 #: The best this many candidates of each engine have their neighbours looked up: measured on
 #: LoCoMo dev and the demo set, 20 ranks as well as every candidate (50) to within 0.003
 #: recall@5, and halves the reads.
 CONTEXT_SEEDS = 20
-#: Time ranges per query (one OR of ranges per read).
-_RANGES_PER_READ = 64
 
 
-def _ranges(seeds: list[dict[str, Any]]) -> list[tuple[str, str, datetime, datetime]]:
-    """Per (session, type), the time ranges `CONTEXT_SPAN` around the seeds, overlaps merged."""
-    spans: dict[tuple[str, str], list[tuple[datetime, datetime]]] = {}
-    for row in seeds:
-        at: datetime = row["created_at"]
-        key = (str(row["session_id"]), str(row["memory_type"]))
-        spans.setdefault(key, []).append((at - CONTEXT_SPAN, at + CONTEXT_SPAN))
-    out = []
-    for (session, kind), pairs in spans.items():
-        pairs.sort()
-        start, end = pairs[0]
-        for lo, hi in pairs[1:]:
-            if lo <= end:
-                end = max(end, hi)
-            else:
-                out.append((session, kind, start, end))
-                start, end = lo, hi
-        out.append((session, kind, start, end))
-    return out
+@dataclass(frozen=True)
+class _Neighbourhood:
+    """The sessions around the seeds, and the row id of every memory in them or ranked."""
+
+    sessions: _Session
+    rows: dict[str, int]
 
 
-def _sessions(store: MemoryStore, predicate: str, seeds: Sequence[str]) -> _Session:
-    """The memories around `seeds` in time, by (session, type, time range), ordered, under
-    `predicate`: a position's neighbours are taken within one contiguous range only."""
-    own = [r for r in _rows(store, predicate, "id", seeds,
-                            ["id", "session_id", "memory_type", "created_at"]).to_pylist()
-           if r["session_id"]]
-    if not own:
-        return _Session({}, {})
-    ranges = _ranges(own)
-    members: dict[tuple[str, str], list[str]] = {}
-    columns = ["id", "session_id", "memory_type", "created_at"]
-    for at in range(0, len(ranges), _RANGES_PER_READ):
-        part = ranges[at:at + _RANGES_PER_READ]
-        clauses = " OR ".join(
-            f"(session_id = {sql_string(s)} AND memory_type = {sql_string(k)} AND "
-            f"created_at >= {sql_time(lo)} AND created_at <= {sql_time(hi)})"
-            for s, k, lo, hi in part)
-        rows = store.bulk.scan(columns, f"({predicate}) AND ({clauses})").to_pylist()
-        for row in sorted(rows, key=lambda r: (r["created_at"], r["id"])):
-            for index, (s, k, lo, hi) in enumerate(part, start=at):
-                if (row["session_id"], row["memory_type"]) == (s, k) and \
-                        lo <= row["created_at"] <= hi:
-                    members.setdefault((f"{s}#{index}", k), []).append(row["id"])
-                    break
-    position = {doc: (key, i) for key, run in members.items() for i, doc in enumerate(run)}
-    return _Session(position, members)
+def _neighbourhood(store: MemoryStore, predicate: str, seeds: Sequence[str],
+                   ranked: Sequence[str], row_of: Mapping[str, int],
+                   statuses: Collection[str] | None) -> _Neighbourhood:
+    """The memories under `predicate` in the same session and type as a seed, within
+    `CONTEXT_SPAN` of it, ordered by (created_at, id) within each contiguous range (a
+    position's neighbours are taken within one range only).
+
+    The session order (`store.session_order()`, cached per table version) names the rows in
+    the ranges. When the filter asks for `statuses` and nothing the seeds do not already
+    share (the tenant, the session, the type), it decides alone; otherwise one read by row
+    id under `predicate` keeps the rows the filter admits.
+    """
+    located = dict(row_of)
+    missing = [d for d in (*seeds, *ranked) if d not in located]
+    if missing:
+        located.update(store.locate(missing, predicate))
+    around = store.session_order().around(
+        {located[d]: d for d in seeds if d in located}, CONTEXT_SPAN, statuses)
+    members = list(around.rows.items())
+    if statuses is None and members:
+        read = store.read_rows([row for row, _ in members], predicate, ["id"])
+        admitted = set(zip(read["_rowid"].to_pylist(), read["id"].to_pylist(), strict=True))
+        members = [(row, m) for row, m in members if (row, m.id) in admitted]
+    runs: dict[tuple[str, str], list[str]] = {}
+    for row, m in sorted(members, key=lambda rm: (rm[1].created, rm[1].id)):
+        span = around.ranges[m.range]
+        runs.setdefault((f"{span.session_id}#{m.range}", span.memory_type), []).append(m.id)
+        located[m.id] = row
+    position = {doc: (key, i) for key, run in runs.items() for i, doc in enumerate(run)}
+    return _Neighbourhood(_Session(position, runs), located)
 
 
-def _cosines(store: MemoryStore, predicate: str, ids: Sequence[str],
+def _cosines(store: MemoryStore, rows: Mapping[str, int], ids: Sequence[str],
              query_vector: Sequence[float]) -> dict[str, float]:
-    """Cosine of the query with each of `ids` that has a vector."""
-    if not ids:
+    """Cosine of the query with each of `ids` that has a vector (`rows`: id -> row id)."""
+    wanted = {rows[i]: i for i in ids if i in rows}
+    if not wanted:
         return {}
-    rows = _rows(store, predicate, "id", ids, ["id", "vector"])
-    kept = [(i, v) for i, v in zip(rows["id"].to_pylist(), rows["vector"].to_pylist(),
-                                   strict=True) if v is not None]
+    read = store.read_rows(list(wanted), f"tenant = {sql_string(store.tenant)}",
+                           ["id", "vector"])
+    kept = [(i, v) for r, i, v in zip(read["_rowid"].to_pylist(), read["id"].to_pylist(),
+                                      read["vector"].to_pylist(), strict=True)
+            if v is not None and wanted.get(r) == i]
     if not kept:
         return {}
     matrix = np.asarray([v for _, v in kept], dtype=np.float32)
@@ -176,11 +160,13 @@ def lift(scores: Mapping[str, float], sessions: _Session, window: int, weight: f
 
 def with_context(store: MemoryStore, rankings: Mapping[str, Sequence[Candidate]],
                  predicate: str, *, window: int, weight: float,
-                 query_vector: Sequence[float] | None
+                 query_vector: Sequence[float] | None,
+                 statuses: Collection[str] | None = None
                  ) -> tuple[dict[str, tuple[Candidate, ...]], dict[str, dict[str, ContextLift]]]:
     """The vector and BM25 rankings re-ranked with session context (see the module doc);
     other engines unchanged. Returns the rankings and, per engine, the lifts (memory id ->
-    `ContextLift`).
+    `ContextLift`). `statuses`: the filter behind `predicate` asks for these statuses and
+    nothing the candidates' neighbours do not share with them (see `_neighbourhood`).
 
     Both engines score one pool: every memory either returned, and their neighbours. The
     vector engine knows each one's cosine; BM25 scores those it did not return 0, so they
@@ -191,9 +177,12 @@ def with_context(store: MemoryStore, rankings: Mapping[str, Sequence[Candidate]]
     if window <= 0 or weight <= 0 or not engines:
         return out, {}
     ranked = list(dict.fromkeys(c.doc_id for e in engines for c in rankings[e]))
+    row_of = {c.doc_id: c.row_id for e in engines for c in rankings[e]
+              if c.row_id is not None}
     seeds = list(dict.fromkeys(c.doc_id for e in engines
                                for c in rankings[e][:CONTEXT_SEEDS]))
-    sessions = _sessions(store, predicate, seeds)
+    near = _neighbourhood(store, predicate, seeds, ranked, row_of, statuses)
+    sessions, located = near.sessions, near.rows
     if not sessions.position:
         return out, {}
     pool = dict.fromkeys(ranked)
@@ -203,11 +192,12 @@ def with_context(store: MemoryStore, rankings: Mapping[str, Sequence[Candidate]]
     for engine in engines:
         scores = {c.doc_id: c.score for c in rankings[engine]}
         if engine == "vector" and query_vector is not None:
-            scores.update(_cosines(store, predicate, [d for d in pool if d not in scores],
+            scores.update(_cosines(store, located, [d for d in pool if d not in scores],
                                    query_vector))
         lifted, lifts = lift(scores, sessions, window, weight)
         ordered = sorted(((d, v) for d, v in lifted.items() if d in pool),
                          key=lambda p: (-p[1], p[0]))
-        out[engine] = tuple(Candidate(d, r, v) for r, (d, v) in enumerate(ordered, 1))
+        out[engine] = tuple(Candidate(d, r, v, located.get(d))
+                            for r, (d, v) in enumerate(ordered, 1))
         all_lifts[engine] = {d: x for d, x in lifts.items() if d in pool}
     return out, all_lifts

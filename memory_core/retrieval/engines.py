@@ -24,16 +24,19 @@ class Candidate:
     doc_id: str
     rank: int
     score: float
+    #: its LanceDB row id when the engine's query returned one (reads of it skip the id
+    #: look-up); None for the graph's
+    row_id: int | None = None
 
 
 def vector_candidates(store: MemoryStore, query_vector: Sequence[float], predicate: str,
                       m: int) -> list[Candidate]:
     """Top-m memories by cosine similarity (score = 1 - cosine distance)."""
-    return [Candidate(i, r, s) for r, (i, s) in
+    return [Candidate(f.id, r, f.score, f.row_id) for r, f in
             enumerate(nearest(store, query_vector, predicate, m), 1)]
 
 
 def bm25_candidates(store: MemoryStore, query: str, predicate: str, m: int) -> list[Candidate]:
     """Top-m memories by BM25 over `content` (LanceDB's native full-text search)."""
-    return [Candidate(i, r, s) for r, (i, s) in enumerate(full_text(store, query, predicate, m),
-                                                         1)]
+    return [Candidate(f.id, r, f.score, f.row_id) for r, f in
+            enumerate(full_text(store, query, predicate, m), 1)]

@@ -18,7 +18,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from memory_core.filters import Filter
-from memory_core.records import utcnow
+from memory_core.records import Memory, utcnow
 from memory_core.retrieval.candidates import Candidates, candidates
 from memory_core.retrieval.config import DEFAULT_PRESET, RankingConfig, preset
 from memory_core.retrieval.fusion import fuse
@@ -51,6 +51,18 @@ def explain(ranked: Sequence[Scored], found: Candidates) -> list[Hit]:
     return hits
 
 
+def pool_memories(store: MemoryStore, ids: Sequence[str], found: Candidates, *,
+                  with_vectors: bool) -> dict[str, Memory]:
+    """The memories of the fused pool: by the row ids their engines returned (no id
+    look-up), the graph's by id."""
+    rows = found.row_ids()
+    memories = store.get_rows({rows[i]: i for i in ids if i in rows}, with_vectors=with_vectors)
+    rest = [i for i in ids if i not in rows]
+    if rest:
+        memories.update(store.get_many(rest, with_vectors=with_vectors))
+    return memories
+
+
 def cited_times(store: MemoryStore, ids: list[str], now: datetime, cfg: RankingConfig
                 ) -> dict[str, datetime]:
     """The latest `cite` event of each of `ids` within the citation window before `now`."""
@@ -80,7 +92,7 @@ def search(
     now = now or utcnow()
     found = candidates(store, query, flt, cfg, max(cfg.candidates, limit), now=now)
     pool = fuse(found.rankings, cfg)[: pool_size(cfg, limit)]
-    memories = store.get_many([f.doc_id for f in pool], with_vectors=cfg.use_mmr)
+    memories = pool_memories(store, [f.doc_id for f in pool], found, with_vectors=cfg.use_mmr)
     cited = cited_times(store, list(memories), now, cfg) if cfg.use_decay else {}
     ranked = rerank(pool, memories, cfg, query=query, flt=flt, now=now, limit=limit,
                     cited=cited)

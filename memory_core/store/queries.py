@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from memory_core.store.memory_store import MemoryStore
@@ -18,6 +18,15 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FTS_COLUMN = "content"
+
+
+class Found(NamedTuple):
+    """One row a top-m query found: its memory id, the engine's score and its LanceDB row
+    id (so that later reads of it skip the id look-up: `MemoryStore.get_rows`)."""
+
+    id: str
+    score: float
+    row_id: int
 
 
 def has_fts_index(store: MemoryStore) -> bool:
@@ -46,24 +55,27 @@ def ensure_fts_index(store: MemoryStore) -> bool:
 
 
 def nearest(store: MemoryStore, vector: Sequence[float], predicate: str, m: int
-            ) -> list[tuple[str, float]]:
-    """(id, cosine similarity) of the top-m memories by cosine, best first."""
+            ) -> list[Found]:
+    """The top-m memories by cosine similarity (the score), best first."""
     from memory_core.store.index_rule import tuned
 
     table = tuned(store.tables.memories.search(list(vector), vector_column_name="vector")
                   .distance_type("cosine").where(predicate, prefilter=True)
-                  .select(["id", "_distance"]).limit(m)).to_arrow()
-    return [(i, 1.0 - float(d)) for i, d in zip(table["id"].to_pylist(),
-                                                 table["_distance"].to_pylist(), strict=True)]
+                  .select(["id", "_distance"]).with_row_id(True).limit(m)).to_arrow()
+    return [Found(i, 1.0 - float(d), int(r)) for i, d, r in zip(
+        table["id"].to_pylist(), table["_distance"].to_pylist(), table["_rowid"].to_pylist(),
+        strict=True)]
 
 
-def full_text(store: MemoryStore, query: str, predicate: str, m: int
-              ) -> list[tuple[str, float]]:
-    """(id, BM25 score) of the top-m memories by BM25 over `content`, best first (ties by
-    id); nothing for a blank query."""
+def full_text(store: MemoryStore, query: str, predicate: str, m: int) -> list[Found]:
+    """The top-m memories by BM25 over `content` (the score), best first (ties by id);
+    nothing for a blank query."""
     if not query.strip():
         return []
     table = (store.tables.memories.search(query, query_type="fts", fts_columns=FTS_COLUMN)
-             .where(predicate, prefilter=True).select(["id", "_score"]).limit(m).to_arrow())
-    pairs = zip(table["id"].to_pylist(), table["_score"].to_pylist(), strict=True)
-    return sorted(((i, float(s)) for i, s in pairs), key=lambda p: (-p[1], p[0]))
+             .where(predicate, prefilter=True).select(["id", "_score"]).with_row_id(True)
+             .limit(m).to_arrow())
+    found = [Found(i, float(s), int(r)) for i, s, r in zip(
+        table["id"].to_pylist(), table["_score"].to_pylist(), table["_rowid"].to_pylist(),
+        strict=True)]
+    return sorted(found, key=lambda f: (-f.score, f.id))
