@@ -3,10 +3,12 @@ the window, the session and the memory type, and search explains it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from memory_core.filters import Filter
 from memory_core.records import Memory
 from memory_core.retrieval.config import RankingConfig, preset
 from memory_core.retrieval.context import _Session, lift
@@ -85,3 +87,27 @@ def test_neighbours_further_apart_than_the_context_span_do_not_count(
     cfg = RankingConfig(use_vector=False, context_window=2, context_weight=0.5)
     found = [h.memory.id for h in search(store, "weekend plans", config=cfg, limit=10)]
     assert found == [first.id, soon.id]
+
+
+@pytest.mark.parametrize("hidden_by", ["status", "filter"])
+def test_a_memory_the_filter_hides_is_no_neighbour(store: MemoryStore, hidden_by: str) -> None:
+    """Neighbours are counted among the memories the search may show: an archived turn (the
+    statuses, decided from the session order alone) or one outside the filter's project
+    (read under the filter) is skipped, and the turn after it is the neighbour."""
+    question = Memory.new("Melanie: any weekend plans?", "event", session_id="conv-3",
+                          project="p", created_at=T0)
+    hidden = Memory.new("Caroline: hmm.", "event", session_id="conv-3", project="p",
+                        created_at=T0 + timedelta(seconds=1))
+    reply = Memory.new("Caroline: a hike with friends.", "event", session_id="conv-3",
+                       project="p", created_at=T0 + timedelta(seconds=2))
+    store.add([question, hidden, reply])
+    if hidden_by == "status":
+        store.upsert([replace(hidden, status="archived")])
+        flt = Filter()
+    else:
+        store.upsert([replace(hidden, project="q")])
+        flt = Filter(project="p")
+    cfg = RankingConfig(use_vector=False, context_window=1, context_weight=0.5)
+    found = search(store, "weekend plans", flt, config=cfg, limit=10)
+    assert [h.memory.id for h in found] == [question.id, reply.id]
+    assert found[1].engines["bm25"].context_from == question.id

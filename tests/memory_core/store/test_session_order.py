@@ -1,0 +1,101 @@
+"""The session order: which memories sit around a candidate in its session, kept per table
+version, and reads by row id (`read_rows`, `get_rows`) that never mix up moved rows."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+from memory_core.records import Memory
+from memory_core.store import MemoryStore
+from memory_core.store.queries import full_text
+
+T0 = datetime(2026, 9, 1, 10, tzinfo=UTC)
+HOUR = timedelta(hours=1)
+
+
+def _turn(text: str, minutes: float, session: str = "conv-1", kind: str = "event",
+          **fields: object) -> Memory:
+    return Memory.new(text, kind, session_id=session, created_at=T0 + timedelta(
+        minutes=minutes), **fields)
+
+
+def _rows(store: MemoryStore, *memories: Memory) -> dict[int, str]:
+    located = store.locate([m.id for m in memories], store.predicate())
+    return {located[m.id]: m.id for m in memories}
+
+
+def test_around_a_memory_are_its_session_and_type_within_the_span(store: MemoryStore) -> None:
+    seed = _turn("the seed turn", 0)
+    near = [_turn("a turn before", -30), _turn("a turn after", 45)]
+    far = _turn("a turn three hours later", 180)
+    other_kind = _turn("an observation at the same minute", 1, kind="observation")
+    other_session = _turn("a turn of another session", 2, session="conv-2")
+    no_session = Memory.new("no session at all", "event", created_at=T0)
+    store.add([seed, *near, far, other_kind, other_session, no_session])
+    around = store.session_order().around(_rows(store, seed), HOUR)
+    assert sorted(m.id for m in around.rows.values()) == sorted(
+        m.id for m in [seed, *near])
+    (span,) = around.ranges
+    assert (span.session_id, span.memory_type) == ("conv-1", "event")
+    assert (span.start, span.end) == (T0 - HOUR, T0 + HOUR)
+    # ordered by time within the range
+    times = [m.created for m in sorted(around.rows.values(), key=lambda m: m.created)]
+    assert times == sorted(times)
+
+
+def test_overlapping_spans_merge_and_statuses_are_kept_to(store: MemoryStore) -> None:
+    a, b = _turn("first seed", 0), _turn("second seed", 30)
+    archived = _turn("an archived turn between them", 15)
+    store.add([a, b, archived])
+    store.upsert([replace(archived, status="archived")])
+    around = store.session_order().around(_rows(store, a, b), HOUR)
+    assert len(around.ranges) == 1  # -60..60 and -30..90 minutes are one range
+    assert {m.id for m in around.rows.values()} == {a.id, b.id, archived.id}
+    active = store.session_order().around(_rows(store, a, b), HOUR, statuses=["active"])
+    assert {m.id for m in active.rows.values()} == {a.id, b.id}
+
+
+def test_a_write_is_seen_by_the_next_question(store: MemoryStore) -> None:
+    seed = _turn("the seed turn", 0)
+    store.add([seed])
+    order = store.session_order()
+    assert len(order.around(_rows(store, seed), HOUR).rows) == 1
+    reply = _turn("the reply, written later", 2)
+    store.add([reply])
+    assert {m.id for m in order.around(_rows(store, seed), HOUR).rows.values()} == {
+        seed.id, reply.id}
+
+
+def test_a_seed_whose_row_moved_has_no_range(store: MemoryStore) -> None:
+    seed, other = _turn("the seed turn", 0), _turn("another turn", 1)
+    store.add([seed, other])
+    rows = _rows(store, seed, other)
+    # a row id that now holds another memory than the one asked for is not used
+    mixed = {row: (other.id if memory_id == seed.id else seed.id)
+             for row, memory_id in rows.items()}
+    assert store.session_order().around(mixed, HOUR).rows == {}
+
+
+def test_get_rows_reads_the_current_memory_when_its_row_moved(store: MemoryStore) -> None:
+    memory = Memory.new("the cache holds sessions for an hour", "fact", project="p")
+    store.add([memory, Memory.new("an unrelated note", "fact")])
+    found = full_text(store, "cache sessions", store.predicate(), 5)
+    assert [f.id for f in found] == [memory.id]
+    rows = {f.row_id: f.id for f in found}
+    assert store.get_rows(rows)[memory.id].content == memory.content
+    edited = replace(memory, content="the cache holds sessions for a day")
+    store.upsert([edited])  # rewrites the row: the old row id is gone
+    assert store.locate([memory.id], store.predicate())[memory.id] not in rows
+    assert store.get_rows(rows)[memory.id].content == edited.content
+
+
+def test_get_rows_keeps_to_the_tenant(store_path: str, store: MemoryStore) -> None:
+    mine = Memory.new("a note about caches", "fact")
+    store.add([mine])
+    theirs_store = MemoryStore.open(store_path, embedder=store.embedder, tenant="other")
+    theirs = Memory.new("their note about caches", "fact")
+    theirs_store.add([theirs])
+    rows = theirs_store.locate([theirs.id], theirs_store.predicate())
+    assert store.get_rows({rows[theirs.id]: theirs.id}) == {}
+    assert store.read_rows(list(rows.values()), store.predicate(), ["id"]).num_rows == 0
