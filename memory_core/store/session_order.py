@@ -19,6 +19,7 @@ instead of mixing them up.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -71,14 +72,16 @@ class SessionOrder:
         self._tenant = tenant
         self._version: int | None = None
         self._arrays: dict[str, Any] = {}
+        self._lock = threading.Lock()  # the pages share a store between sessions' threads
 
     def _current(self) -> dict[str, Any]:
-        self._table.checkout_latest()
-        version = int(self._table.version)
-        if version != self._version:
-            self._arrays = self._read()
-            self._version = version
-        return self._arrays
+        with self._lock:
+            self._table.checkout_latest()
+            version = int(self._table.version)
+            if version != self._version:
+                self._arrays = self._read()
+                self._version = version
+            return self._arrays
 
     def _read(self) -> dict[str, Any]:
         where = f"tenant = {sql_string(self._tenant)} AND session_id IS NOT NULL " \
@@ -95,15 +98,20 @@ class SessionOrder:
         row_ids = np.asarray(table["_rowid"].to_numpy(zero_copy_only=False), dtype=np.uint64)
         statuses = pc.dictionary_encode(table["status"]).combine_chunks()
         order = np.lexsort((created, group))
-        by_row = np.argsort(row_ids, kind="stable")
+        # a scan returns rows in storage order, so row ids come sorted: no sort to undo
+        by_row = (np.arange(len(row_ids)) if np.all(row_ids[1:] > row_ids[:-1])
+                  else np.argsort(row_ids, kind="stable"))
+        position = np.empty_like(order)
+        position[order] = np.arange(len(order))
         return {
             "group": group[order], "created": created[order], "row_id": row_ids[order],
             "status": np.asarray(statuses.indices, dtype=np.int32)[order],
             "statuses": statuses.dictionary.to_pylist(),
-            "id": table["id"].combine_chunks().take(pa.array(order)),
+            # the ids stay in scan order: `order` maps a sorted position to its scan index
+            "order": order, "id": table["id"].combine_chunks(),
             "sessions": sessions.dictionary, "kinds": kinds.dictionary, "n_kinds": n_kinds,
             # row id -> position in the sorted arrays
-            "row_sorted": row_ids[by_row], "row_position": np.argsort(order)[by_row],
+            "row_sorted": row_ids[by_row], "row_position": position[by_row],
         }
 
     def around(self, seeds: Mapping[int, str], span: timedelta,
@@ -122,7 +130,7 @@ class SessionOrder:
         found = a["row_sorted"][at] == wanted
         positions = a["row_position"][at[found]]
         expected = [seeds[int(r)] for r in wanted[found]]
-        held = a["id"].take(pa.array(positions, type=pa.int64())).to_pylist()
+        held = a["id"].take(pa.array(a["order"][positions], type=pa.int64())).to_pylist()
         positions = [p for p, want, have in zip(positions, expected, held, strict=True)
                      if want == have]
         width = span // timedelta(microseconds=1)
@@ -146,7 +154,7 @@ class SessionOrder:
                     str(a["sessions"][group // a["n_kinds"]]),
                     str(a["kinds"][group % a["n_kinds"]]),
                     _as_time(lo), _as_time(hi)))
-                ids = a["id"].slice(first, last - first).to_pylist()
+                ids = a["id"].take(pa.array(a["order"][first:last], type=pa.int64())).to_pylist()
                 keep = np.ones(last - first, dtype=bool) if admitted is None else \
                     np.isin(a["status"][first:last], admitted)
                 for row_id, memory_id, when, kept in zip(
@@ -158,8 +166,9 @@ class SessionOrder:
 
     def invalidate(self) -> None:
         """Forget everything; the next question reads the table again."""
-        self._version = None
-        self._arrays = {}
+        with self._lock:
+            self._version = None
+            self._arrays = {}
 
 
 def _merged(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
