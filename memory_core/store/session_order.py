@@ -141,7 +141,8 @@ class SessionOrder:
             t = int(a["created"][p])
             spans.setdefault(int(a["group"][p]), []).append((t - width, t + width))
         ranges: list[SessionRange] = []
-        rows: dict[int, tuple[int, str]] = {}
+        slices: list[np.ndarray] = []
+        owners: list[np.ndarray] = []
         for group, pairs in spans.items():
             lo_group = int(np.searchsorted(a["group"], group, side="left"))
             hi_group = int(np.searchsorted(a["group"], group, side="right"))
@@ -149,19 +150,22 @@ class SessionOrder:
             for lo, hi in _merged(pairs):
                 first = lo_group + int(np.searchsorted(times, lo, side="left"))
                 last = lo_group + int(np.searchsorted(times, hi, side="right"))
-                index = len(ranges)
+                slices.append(np.arange(first, last))
+                owners.append(np.full(last - first, len(ranges)))
                 ranges.append(SessionRange(
-                    str(a["sessions"][group // a["n_kinds"]]),
-                    str(a["kinds"][group % a["n_kinds"]]),
-                    _as_time(lo), _as_time(hi)))
-                ids = a["id"].take(pa.array(a["order"][first:last], type=pa.int64())).to_pylist()
-                keep = np.ones(last - first, dtype=bool) if admitted is None else \
-                    np.isin(a["status"][first:last], admitted)
-                for row_id, memory_id, when, kept in zip(
-                        a["row_id"][first:last].tolist(), ids, a["created"][first:last].tolist(),
-                        keep.tolist(), strict=True):
-                    if kept:
-                        rows[int(row_id)] = Member(index, memory_id, int(when))
+                    a["sessions"][group // a["n_kinds"]].as_py(),
+                    a["kinds"][group % a["n_kinds"]].as_py(), _as_time(lo), _as_time(hi)))
+        if not slices:
+            return Around((), {})
+        members = np.concatenate(slices)
+        owner = np.concatenate(owners)
+        if admitted is not None:
+            keep = np.isin(a["status"][members], admitted)
+            members, owner = members[keep], owner[keep]
+        ids = a["id"].take(pa.array(a["order"][members], type=pa.int64())).to_pylist()
+        rows = {row_id: Member(index, memory_id, when) for row_id, index, memory_id, when in zip(
+            a["row_id"][members].tolist(), owner.tolist(), ids, a["created"][members].tolist(),
+            strict=True)}
         return Around(tuple(ranges), rows)
 
     def invalidate(self) -> None:
