@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 import streamlit as st
 
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     import polars as pl
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def launch_settings() -> Settings:
@@ -161,25 +163,24 @@ def get_diff(uri: str, tenant: str, a: str, b: str, ignore: tuple[str, ...],
     return diff_sides(load_side(a, store), load_side(b, store), ignore=ignore)
 
 
-def store_and_stats() -> tuple[MemoryStore, StoreStats]:
-    """The chosen store and its stats (the Overview's: every count and health figure); an
-    error opening it is shown and stops the page."""
+def _store_and(read: Callable[[str, str, int], T]) -> tuple[MemoryStore, T]:
+    """The chosen store and `read(uri, tenant, version)` of it; an error opening it is shown
+    and stops the page."""
     try:
         store = current_store()
-        return store, get_stats(store.uri, store.tenant, store.version)
+        return store, read(store.uri, store.tenant, store.version)
     except MemlensError as exc:
         show_error(exc)
         st.stop()
         raise  # st.stop() raises; this keeps type checkers sure the function never falls off
+
+
+def store_and_stats() -> tuple[MemoryStore, StoreStats]:
+    """The chosen store and its stats (the Overview's: every count and health figure)."""
+    return _store_and(get_stats)
 
 
 def store_and_choices() -> tuple[MemoryStore, FilterChoices]:
     """The chosen store and what its filters offer (the other pages': a lighter read than
-    the stats); an error opening it is shown and stops the page."""
-    try:
-        store = current_store()
-        return store, get_choices(store.uri, store.tenant, store.version)
-    except MemlensError as exc:
-        show_error(exc)
-        st.stop()
-        raise  # st.stop() raises; this keeps type checkers sure the function never falls off
+    the stats)."""
+    return _store_and(get_choices)

@@ -94,12 +94,12 @@ def _neighbourhood(store: MemoryStore, predicate: str, seeds: Sequence[str],
     located = dict(row_of)
     missing = [d for d in (*seeds, *ranked) if d not in located]
     if missing:
-        located.update(store.locate(missing, predicate))
+        located.update(store.rows.locate(missing, predicate))
     around = store.session_order().around(
         {located[d]: d for d in seeds if d in located}, CONTEXT_SPAN, statuses)
     members = list(around.rows.items())
     if statuses is None and members:
-        read = store.read_rows([row for row, _ in members], predicate, ["id"])
+        read = store.rows.read([row for row, _ in members], predicate, ["id"])
         admitted = set(zip(read["_rowid"].to_pylist(), read["id"].to_pylist(), strict=True))
         members = [(row, m) for row, m in members if (row, m.id) in admitted]
     runs: dict[tuple[str, str], list[str]] = {}
@@ -117,7 +117,7 @@ def _cosines(store: MemoryStore, rows: Mapping[str, int], ids: Sequence[str],
     wanted = {rows[i]: i for i in ids if i in rows}
     if not wanted:
         return {}
-    read = store.read_rows(list(wanted), f"tenant = {sql_string(store.tenant)}",
+    read = store.rows.read(list(wanted), f"tenant = {sql_string(store.tenant)}",
                            ["id", "vector"])
     kept = [(i, v) for r, i, v in zip(read["_rowid"].to_pylist(), read["id"].to_pylist(),
                                       read["vector"].to_pylist(), strict=True)

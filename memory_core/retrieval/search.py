@@ -56,7 +56,8 @@ def pool_memories(store: MemoryStore, ids: Sequence[str], found: Candidates, *,
     """The memories of the fused pool: by the row ids their engines returned (no id
     look-up), the graph's by id."""
     rows = found.row_ids()
-    memories = store.get_rows({rows[i]: i for i in ids if i in rows}, with_vectors=with_vectors)
+    memories = store.rows.memories({rows[i]: i for i in ids if i in rows},
+                                   with_vectors=with_vectors)
     rest = [i for i in ids if i not in rows]
     if rest:
         memories.update(store.get_many(rest, with_vectors=with_vectors))

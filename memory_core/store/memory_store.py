@@ -9,7 +9,9 @@ The store is composed of parts, each over one table: `EdgeTable` (edges and the 
 adjacency), `AuditLog`, `KeyIndex` (ids and content hashes), `BulkTables` (`store.bulk`:
 Arrow-level reads and writes for the importer, the drill, re-embedding and benchmarks),
 `ChangeTables` (`store.changes`: curation's change sets and the version history) and
-`MemoryStreams` (`store.streams`: a few columns as Arrow batches, for aggregates).
+`MemoryStreams` (`store.streams`: a few columns as Arrow batches, for aggregates),
+`RowReads` (`store.rows`: reads by LanceDB row id) and `SessionOrder` (where each memory
+sits in its session, for session context).
 Nothing outside `memory_core.store` touches the LanceDB tables.
 """
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 import builtins
 import logging
 import shlex
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import datetime
@@ -37,7 +39,7 @@ from memory_core.errors import (
     ReadOnlyError,
     TenantNotFoundError,
 )
-from memory_core.filters import IN_CHUNK, Filter, in_chunks, sql_in, sql_string
+from memory_core.filters import Filter, in_chunks, sql_in
 from memory_core.records import AuditEntry, Edge, Event, Memory
 from memory_core.store.audit import AuditLog
 from memory_core.store.bulk import BulkTables
@@ -49,6 +51,7 @@ from memory_core.store.keys import KeyIndex
 from memory_core.store.lock import WriteLock, control_folder
 from memory_core.store.object_storage import storage_options
 from memory_core.store.reports import AddReport, UpsertReport, VersionInfo
+from memory_core.store.row_reads import RowReads
 from memory_core.store.scratch import scratch_folder
 from memory_core.store.session_order import SessionOrder
 from memory_core.store.snapshot import Snapshot, snapshot
@@ -86,6 +89,7 @@ class MemoryStore:
         self._edges = EdgeTable(tables.edges, tenant)
         self._writes = MemoryWrites(self)
         self.bulk = BulkTables(self)
+        self.rows = RowReads(self)
         self.changes = ChangeTables(self)
         self.streams = MemoryStreams(self)
         self.fts_ready = False  # set once the full-text index is known to exist
@@ -258,47 +262,6 @@ class MemoryStore:
         """This tenant's memories in session order (cached per table version), for session
         context."""
         return self._sessions
-
-    def read_rows(self, row_ids: Sequence[int], where: str, columns: Sequence[str]
-                  ) -> pa.Table:
-        """`columns` and `_rowid` of the rows at `row_ids` (LanceDB row addresses, as
-        queries return them) that match `where`. A row id no longer in the table reads
-        nothing; callers check the ids they get back (a write may have moved rows)."""
-        wanted = sorted({int(r) for r in row_ids})
-        parts = []
-        for at in range(0, len(wanted), IN_CHUNK):
-            listed = ", ".join(str(r) for r in wanted[at:at + IN_CHUNK])
-            parts.append(self.tables.memories.search().where(f"({where}) AND _rowid IN ({listed})")
-                         .select(list(columns)).with_row_id(True).limit(None).to_arrow())
-        if not parts:
-            return pa.table({c: [] for c in [*columns, "_rowid"]})
-        return pa.concat_tables(parts)
-
-    def locate(self, ids: Sequence[str], where: str) -> dict[str, int]:
-        """memory id -> LanceDB row id of the rows with these ids that match `where`."""
-        out: dict[str, int] = {}
-        for chunk in in_chunks(list(dict.fromkeys(ids))):
-            table = (self.tables.memories.search().where(f"({where}) AND {sql_in('id', chunk)}")
-                     .select(["id"]).with_row_id(True).limit(None).to_arrow())
-            out.update(zip(table["id"].to_pylist(), table["_rowid"].to_pylist(), strict=True))
-        return out
-
-    def get_rows(self, found: Mapping[int, str], *, with_vectors: bool = False
-                 ) -> dict[str, Memory]:
-        """The memories of this tenant at these row ids (row id -> memory id, as a query
-        returned them): `get_many` without the look-up of each id, a third of its time on a
-        large store. A row that moved since (a write in between) is read by its id."""
-        columns = [n for n in self.tables.memories.schema.names
-                   if with_vectors or n != "vector"]
-        table = self.read_rows(list(found), f"tenant = {sql_string(self.tenant)}", columns)
-        out: dict[str, Memory] = {}
-        for row in table.to_pylist():
-            if found.get(row.pop("_rowid")) == row["id"]:
-                out[row["id"]] = memory_from_row(row)
-        missing = [i for i in found.values() if i not in out]
-        if missing:
-            out.update(self.get_many(missing, with_vectors=with_vectors))
-        return out
 
     def get(self, memory_id: str, *, with_vectors: bool = False) -> Memory:
         """The memory with this id (any status); `MemoryNotFoundError` if there is none."""

@@ -22,7 +22,7 @@ FTS_COLUMN = "content"
 
 class Found(NamedTuple):
     """One row a top-m query found: its memory id, the engine's score and its LanceDB row
-    id (so that later reads of it skip the id look-up: `MemoryStore.get_rows`)."""
+    id (so that later reads of it skip the id look-up: `store.rows`)."""
 
     id: str
     score: float

@@ -1,5 +1,5 @@
 """The session order: which memories sit around a candidate in its session, kept per table
-version, and reads by row id (`read_rows`, `get_rows`) that never mix up moved rows."""
+version, never mixing up rows that moved."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from datetime import UTC, datetime, timedelta
 
 from memory_core.records import Memory
 from memory_core.store import MemoryStore
-from memory_core.store.queries import full_text
 
 T0 = datetime(2026, 9, 1, 10, tzinfo=UTC)
 HOUR = timedelta(hours=1)
@@ -21,7 +20,7 @@ def _turn(text: str, minutes: float, session: str = "conv-1", kind: str = "event
 
 
 def _rows(store: MemoryStore, *memories: Memory) -> dict[int, str]:
-    located = store.locate([m.id for m in memories], store.predicate())
+    located = store.rows.locate([m.id for m in memories], store.predicate())
     return {located[m.id]: m.id for m in memories}
 
 
@@ -75,27 +74,3 @@ def test_a_seed_whose_row_moved_has_no_range(store: MemoryStore) -> None:
     mixed = {row: (other.id if memory_id == seed.id else seed.id)
              for row, memory_id in rows.items()}
     assert store.session_order().around(mixed, HOUR).rows == {}
-
-
-def test_get_rows_reads_the_current_memory_when_its_row_moved(store: MemoryStore) -> None:
-    memory = Memory.new("the cache holds sessions for an hour", "fact", project="p")
-    store.add([memory, Memory.new("an unrelated note", "fact")])
-    found = full_text(store, "cache sessions", store.predicate(), 5)
-    assert [f.id for f in found] == [memory.id]
-    rows = {f.row_id: f.id for f in found}
-    assert store.get_rows(rows)[memory.id].content == memory.content
-    edited = replace(memory, content="the cache holds sessions for a day")
-    store.upsert([edited])  # rewrites the row: the old row id is gone
-    assert store.locate([memory.id], store.predicate())[memory.id] not in rows
-    assert store.get_rows(rows)[memory.id].content == edited.content
-
-
-def test_get_rows_keeps_to_the_tenant(store_path: str, store: MemoryStore) -> None:
-    mine = Memory.new("a note about caches", "fact")
-    store.add([mine])
-    theirs_store = MemoryStore.open(store_path, embedder=store.embedder, tenant="other")
-    theirs = Memory.new("their note about caches", "fact")
-    theirs_store.add([theirs])
-    rows = theirs_store.locate([theirs.id], theirs_store.predicate())
-    assert store.get_rows({rows[theirs.id]: theirs.id}) == {}
-    assert store.read_rows(list(rows.values()), store.predicate(), ["id"]).num_rows == 0

@@ -1,0 +1,72 @@
+"""Reads of memory rows by their LanceDB row ids (`store.rows`, a `RowReads`).
+
+The BM25 and vector queries return each row's id in the table with its memory id. Reading
+those rows again by row id skips the look-up of each memory id in the `id` B-tree, a third
+of a read's time on a large store (search reads its fused candidates and their session
+neighbours this way). A row id names a row of the version it was read at: a write in between
+can move a row (an update rewrites it), so every reader checks the memory id it gets back
+at a row id against the one it expects there, and reads a moved one again by its id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from memory_core.codec import memory_from_row
+from memory_core.filters import IN_CHUNK, in_chunks, sql_in, sql_string
+from memory_core.records import Memory
+
+if TYPE_CHECKING:
+    from memory_core.store.memory_store import MemoryStore
+
+
+class RowReads:
+    """Reads of one store's memories table by row id."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self._store = store
+
+    def read(self, row_ids: Sequence[int], where: str, columns: Sequence[str]) -> pa.Table:
+        """`columns` and `_rowid` of the rows at `row_ids` that match `where` (any tenant
+        unless `where` says). A row id no longer in the table reads nothing."""
+        wanted = sorted({int(r) for r in row_ids})
+        table = self._store.tables.memories
+        parts = []
+        for at in range(0, len(wanted), IN_CHUNK):
+            listed = ", ".join(str(r) for r in wanted[at:at + IN_CHUNK])
+            parts.append(table.search().where(f"({where}) AND _rowid IN ({listed})")
+                         .select(list(columns)).with_row_id(True).limit(None).to_arrow())
+        if not parts:
+            return pa.table({c: [] for c in [*columns, "_rowid"]})
+        return pa.concat_tables(parts)
+
+    def locate(self, ids: Sequence[str], where: str) -> dict[str, int]:
+        """memory id -> row id of the rows with these ids that match `where`."""
+        table = self._store.tables.memories
+        out: dict[str, int] = {}
+        for chunk in in_chunks(list(dict.fromkeys(ids))):
+            found = (table.search().where(f"({where}) AND {sql_in('id', chunk)}")
+                     .select(["id"]).with_row_id(True).limit(None).to_arrow())
+            out.update(zip(found["id"].to_pylist(), found["_rowid"].to_pylist(), strict=True))
+        return out
+
+    def memories(self, found: Mapping[int, str], *, with_vectors: bool = False
+                 ) -> dict[str, Memory]:
+        """The store's tenant's memories at these row ids (row id -> memory id, as a query
+        returned them): `MemoryStore.get_many` without the id look-ups. A row that moved
+        since is read by its id."""
+        store = self._store
+        columns = [n for n in store.tables.memories.schema.names
+                   if with_vectors or n != "vector"]
+        table = self.read(list(found), f"tenant = {sql_string(store.tenant)}", columns)
+        out: dict[str, Memory] = {}
+        for row in table.to_pylist():
+            if found.get(row.pop("_rowid")) == row["id"]:
+                out[row["id"]] = memory_from_row(row)
+        missing = [i for i in found.values() if i not in out]
+        if missing:
+            out.update(store.get_many(missing, with_vectors=with_vectors))
+        return out

@@ -1,0 +1,34 @@
+"""Reads by LanceDB row id (`store.rows`): the rows a query returned, read again without
+the id look-up, the current memory when a write moved its row, and only the store's tenant."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from memory_core.records import Memory
+from memory_core.store import MemoryStore
+from memory_core.store.queries import full_text
+
+
+def test_a_moved_row_is_read_again_by_its_id(store: MemoryStore) -> None:
+    memory = Memory.new("the cache holds sessions for an hour", "fact", project="p")
+    store.add([memory, Memory.new("an unrelated note", "fact")])
+    found = full_text(store, "cache sessions", store.predicate(), 5)
+    assert [f.id for f in found] == [memory.id]
+    rows = {f.row_id: f.id for f in found}
+    assert store.rows.memories(rows)[memory.id].content == memory.content
+    edited = replace(memory, content="the cache holds sessions for a day")
+    store.upsert([edited])  # rewrites the row: the old row id is gone
+    assert store.rows.locate([memory.id], store.predicate())[memory.id] not in rows
+    assert store.rows.memories(rows)[memory.id].content == edited.content
+
+
+def test_reads_keep_to_the_tenant(store_path: str, store: MemoryStore) -> None:
+    mine = Memory.new("a note about caches", "fact")
+    store.add([mine])
+    theirs_store = MemoryStore.open(store_path, embedder=store.embedder, tenant="other")
+    theirs = Memory.new("their note about caches", "fact")
+    theirs_store.add([theirs])
+    rows = theirs_store.rows.locate([theirs.id], theirs_store.predicate())
+    assert store.rows.memories({rows[theirs.id]: theirs.id}) == {}
+    assert store.rows.read(list(rows.values()), store.predicate(), ["id"]).num_rows == 0
