@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import streamlit as st
@@ -17,15 +16,13 @@ from app_pages.widgets.state import (
     launch_settings,
     show_error,
 )
-from memory_core import MemlensError, prepare_in_background, visible
+from memory_core import MemlensError, visible
 
 #: A file, not an emoji: Streamlit draws an emoji favicon as text in the visitor's fonts, which
 #: without an emoji font is a box.
 FAVICON = Path(__file__).parent / "app_pages" / "favicon.png"
 st.set_page_config(page_title=APP_NAME, page_icon=str(FAVICON), layout="wide")
 TAB_TITLES = {spec.title: spec.tab_title for spec in PAGES}
-if os.environ.get("MEMLENS_MAP_PREWARM") == "1":  # set by `memlens serve`
-    prepare_in_background()  # UMAP compiles for the Map page while the user looks elsewhere
 
 STORE_HELP = ("A folder or an object-storage URI this deployment allows: MEMLENS_STORE or one "
               "listed in MEMLENS_STORES. Opening a store never creates one.")

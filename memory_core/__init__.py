@@ -149,7 +149,6 @@ if TYPE_CHECKING:
     from memory_core.projection import near_duplicate_pairs as near_duplicate_pairs
     from memory_core.projection import near_duplicates as near_duplicates
     from memory_core.projection import place_query as place_query
-    from memory_core.projection import prepare_in_background as prepare_in_background
     from memory_core.projection import project as project
     from memory_core.records import AuditEntry as AuditEntry
     from memory_core.records import Edge as Edge
@@ -421,7 +420,6 @@ _EXPORTS: dict[str, str] = {
     "ProjectionCache": "memory_core.projection",
     "QueryPlacement": "memory_core.projection",
     "place_query": "memory_core.projection",
-    "prepare_in_background": "memory_core.projection",
     "project": "memory_core.projection",
     "cluster_layout": "memory_core.projection",
     "Clusters": "memory_core.projection",

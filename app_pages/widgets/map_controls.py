@@ -29,9 +29,8 @@ class View:
 def umap_knobs() -> MapParams:
     """n_neighbors, min_dist and seed in an expander (UMAP's defaults at first)."""
     with st.expander("Layout (UMAP)"):
-        st.caption("Changing a knob computes a new map (a few seconds on the demo store; "
-                   "the first map of a server also compiles UMAP, about 20 s). Maps are "
-                   "cached: going back to earlier values is instant.")
+        st.caption("Changing a knob computes a new map (a few seconds on the demo store). "
+                   "Maps are cached: going back to earlier values is instant.")
         left, middle, right = st.columns(3)
         neighbours = left.slider(
             "n_neighbors", 2, 100, DEFAULTS.n_neighbors, key="map_n_neighbors",

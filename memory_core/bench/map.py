@@ -1,12 +1,11 @@
 """`memlens bench map`: the embedding map's costs on a synthetic store of N memories.
 
 Targets (issue 14) on a 2-core machine at 50,000 memories: the map computed cold <= 90 s
-(`project` in a fresh process whose numba cache is empty, so UMAP and pynndescent really
-compile; the cache entry written included), the cached map read back <= 2 s (what
-reopening the Map page costs), HDBSCAN clusters of the layout with their labels <= 10 s
-(`cluster_layout`) and the near-duplicate pairs at cosine >= 0.95 <= 10 s
-(`near_duplicates`). A second fresh process computes the map again with the compiled code
-the first one left (what every map but a machine's first costs). The store is the search
+(`project` in a fresh Python process, the cache entry written included; UMAP is numpy
+code, so a machine's first map costs what any other does), the cached map read back <= 2 s
+(what reopening the Map page costs), HDBSCAN clusters of the layout with their labels
+<= 10 s (`cluster_layout`) and the near-duplicate pairs at cosine >= 0.95 <= 10 s
+(`near_duplicates`). The store is the search
 benchmark's (demo texts recombined, vectors drawn around 256 topic centroids on the unit
 sphere in the model's dimension, written as Arrow batches, nothing embedded); about 95% of
 its memories are active, and the map shows those. `--sample N` also times a map fitted on
@@ -56,17 +55,13 @@ class MapBench:
     dimension: int
     write_s: float
     cold_s: float
-    #: CPU seconds of the cold map (all threads): about its time on idle cores, since a
-    #: seeded UMAP runs on one thread. Shared cores make `cold_s` the larger.
+    #: CPU seconds of the cold map (all threads: the neighbour search uses both cores, the
+    #: layout one). Shared cores make `cold_s` the larger.
     cold_cpu_s: float
-    #: Seconds each stage of the cold `project` took ("loading vectors", "compiling UMAP
-    #: ...", "fitting", "saving the map to the cache").
+    #: Seconds each stage of the cold `project` took ("loading vectors", "finding
+    #: neighbours", "fitting", "saving the map to the cache").
     cold_stages: dict[str, float]
     entry_mb: float
-    #: The same map in a second fresh process, whose numba cache the first one filled:
-    #: what every map but the first on a machine costs (no map cache).
-    second_s: float
-    second_cpu_s: float
     cached_s: float
     sample: int | None = None
     sampled_s: float | None = None
@@ -78,9 +73,6 @@ class MapBench:
     missing: tuple[str, ...] = ()
     #: The machine's load average (1, 5, 15 min) when the bench started: cores are shared.
     load: tuple[float, ...] = field(default_factory=tuple)
-    #: "empty": the cold map compiled everything (the first map on a machine); "machine":
-    #: it used this machine's numba cache (`--machine-numba-cache`), so it is a later one.
-    numba_cache: str = "empty"
 
     def ratios(self) -> dict[str, float]:
         """Each figure measured over its target (<= 1 meets it)."""
@@ -114,12 +106,9 @@ class MapBench:
         out = [
             f"store: {self.memories} memories ({self.active} active, {self.dimension}-d "
             f"vectors); written in {self.write_s:.1f} s; load average {load} at the start",
-            line("map cold (fresh process, numba)" if self.numba_cache == "empty" else
-                 "map cold (machine's numba cache)", self.cold_s, "cold", COLD_TARGET_S,
+            line("map cold (fresh process)", self.cold_s, "cold", COLD_TARGET_S,
                  f"  {self.cold_cpu_s:.1f} s of CPU"),
             f"  stages: {stages}; cache entry {self.entry_mb:.0f} MB",
-            f"{'map in a later process':<36}{self.second_s:7.2f} s  (numba's compiled code "
-            f"kept from the first; no target)  {self.second_cpu_s:.1f} s of CPU",
             line("map cached (reopened)", self.cached_s, "cached", CACHED_TARGET_S,
                  f"  median of {REPEATS}"),
         ]
@@ -181,14 +170,11 @@ def _stages(marks: dict[str, float], total: float) -> dict[str, float]:
             if stage not in ("reading the cached map", "done")}
 
 
-def fresh_map(store: MemoryStore, cache_dir: Path | None, sample: int | None,
-              numba_cache: str | None) -> dict[str, Any]:
-    """Run `child_main` in a fresh Python with `numba_cache` as its numba cache folder
-    (None: numba's own, as set up on this machine), writing the map to `cache_dir` (None: no
-    map cache)."""
+def fresh_map(store: MemoryStore, cache_dir: Path | None, sample: int | None
+              ) -> dict[str, Any]:
+    """Run `child_main` in a fresh Python, writing the map to `cache_dir` (None: no map
+    cache)."""
     env = dict(os.environ)
-    if numba_cache is not None:
-        env["NUMBA_CACHE_DIR"] = numba_cache
     code = "from memory_core.bench.map import child_main; child_main()"
     done = subprocess.run(
         [sys.executable, "-c", code, store.uri, str(cache_dir or ""), store.model_id,
@@ -240,12 +226,10 @@ def time_engines(store: MemoryStore, frame: Any) -> dict[str, Any]:
 
 def run_map_bench(memories: int = 50_000, *, sample: int | None = None,
                   embedder: Embedder | None = None, settings: Settings | None = None,
-                  folder: Path | None = None, machine_numba_cache: bool = False) -> MapBench:
+                  folder: Path | None = None) -> MapBench:
     """Build the synthetic store (in `folder`, kept, or a temporary folder) and time the
-    map cold, cached, its clusters and its near-duplicates. Nothing is embedded:
-    `embedder` (default: the configured one) only sets the vectors' dimension. The cold map
-    starts from an empty numba cache (everything compiles, as on a new machine) unless
-    `machine_numba_cache`: then from this machine's (what a later map costs)."""
+    map cold (a fresh process), cached, its clusters and its near-duplicates. Nothing is
+    embedded: `embedder` (default: the configured one) only sets the vectors' dimension."""
     if memories < 3:
         raise ValueError("--n must be at least 3 (a map needs 3 memories)")
     from tqdm import tqdm
@@ -265,10 +249,7 @@ def run_map_bench(memories: int = 50_000, *, sample: int | None = None,
             active = build_store(store, memories, 0, progress=bar.update)
         write_s = time.perf_counter() - start
         cache_dir = root / "maps"
-        with tempfile.TemporaryDirectory(prefix="memlens-numba-") as empty:
-            numba_cache = None if machine_numba_cache else empty
-            cold = fresh_map(store, cache_dir, sample, numba_cache)
-            again = fresh_map(store, None, None, numba_cache)
+        cold = fresh_map(store, cache_dir, sample)
         cached_s, result = time_cached(store, cache_dir)
         entry = cache_dir / result.key
         entry_mb = sum(p.stat().st_size for p in entry.iterdir()) / 2**20
@@ -276,8 +257,6 @@ def run_map_bench(memories: int = 50_000, *, sample: int | None = None,
     return MapBench(memories=memories, active=active, dimension=store.dimension,
                     write_s=write_s, cold_s=cold["cold_s"], cold_cpu_s=cold["cold_cpu_s"],
                     cold_stages=_stages(cold["marks"], cold["cold_s"]), entry_mb=entry_mb,
-                    second_s=again["cold_s"], second_cpu_s=again["cold_cpu_s"],
                     cached_s=cached_s, sample=sample, sampled_s=cold.get("sampled_s"),
                     sampled_cpu_s=cold.get("sampled_cpu_s"),
-                    load=tuple(round(x, 2) for x in load),
-                    numba_cache="machine" if machine_numba_cache else "empty", **engines)
+                    load=tuple(round(x, 2) for x in load), **engines)

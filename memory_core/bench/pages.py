@@ -130,7 +130,6 @@ def render_page(uri: str, tenant: str, page: str, *,
     problem (the other pages are still rendered)."""
     env = {**os.environ, "MEMLENS_STORE": uri, "MEMLENS_TENANT": tenant,
            "MEMLENS_READ_ONLY": "1"}
-    env.pop("MEMLENS_MAP_PREWARM", None)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(CHECKOUT), env.get("PYTHONPATH"))
                                         if p)
     began = time.perf_counter()

@@ -181,17 +181,13 @@ def decay_bench(memories: int, events: int, as_json: bool) -> None:
               type=click.IntRange(min=3), help="Synthetic memories in the benchmark store.")
 @click.option("--sample", type=click.IntRange(min=16),
               help="Also time a map fitted on this many memories, the rest placed.")
-@click.option("--machine-numba-cache", is_flag=True,
-              help="Start the cold map from this machine's numba cache instead of an empty "
-                   "one: what a map costs once UMAP has been compiled here.")
 @json_option("Print every figure, its target and its ratio as JSON.")
-def map_bench(memories: int, sample: int | None, machine_numba_cache: bool,
-              as_json: bool) -> None:
-    """The embedding map cold (fresh process, numba compiling) and cached, its HDBSCAN
+def map_bench(memories: int, sample: int | None, as_json: bool) -> None:
+    """The embedding map cold (a fresh process) and cached, its HDBSCAN
     clusters with labels, and its near-duplicates, vs the targets."""
     from memory_core.bench.map import run_map_bench
 
-    result = run_map_bench(memories, sample=sample, machine_numba_cache=machine_numba_cache)
+    result = run_map_bench(memories, sample=sample)
     _report(result, as_json)
 
 

@@ -80,22 +80,12 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @click.option("--no-seed", is_flag=True, help="Do not seed an empty store with the demo.")
 @click.option("--headless/--open-browser", default=True, show_default=True,
               help="Open a browser tab or not.")
-@click.option("--map-prewarm/--no-map-prewarm", default=True, show_default=True,
-              help="Compile UMAP for the Map page in the background from the start (the first "
-                   "time on a machine it takes 20-40 s of one core).")
 @click.pass_context
-def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: bool,
-          map_prewarm: bool) -> None:
+def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: bool) -> None:
     """Start the memlens web app (Streamlit) on this machine only (--host to share it),
     seeding an empty store with the demo first (unless --read-only: then the app has no
     write control at all)."""
     store = open_store(ctx)
-    if map_prewarm:
-        # this process compiles and stores UMAP's code while the store is seeded and the
-        # server starts; the app's process then loads it (MEMLENS_MAP_PREWARM, below)
-        from memory_core.projection import prepare_in_background
-
-        prepare_in_background()
     if not no_seed and store.count() == 0:
         if store.read_only:
             echo(f"note: {store.uri} holds no memories and is read-only, so it is not "
@@ -122,8 +112,6 @@ def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: boo
                 "--browser.gatherUsageStats", "false"]
     app_args = ["--", "--store", store.uri, "--tenant", store.tenant]
     env = dict(os.environ)
-    if map_prewarm:
-        env["MEMLENS_MAP_PREWARM"] = "1"
     if store.read_only:  # the app reads MEMLENS_READ_ONLY wherever it builds Settings
         app_args.append("--read-only")
         env["MEMLENS_READ_ONLY"] = "1"

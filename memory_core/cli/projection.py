@@ -124,7 +124,8 @@ def _print_clusters(clusters: Any) -> None:
 @click.option("--dims", type=int, default=2, show_default=True, help="2 or 3 dimensions.")
 @click.option("--sample", type=int,
               help="Fit UMAP on a seeded sample of N memories (in proportion to each type) "
-                   "and place the rest with transform: for stores of 100k+ memories.")
+                   "and place the rest with transform. Default: every memory up to 50,000, "
+                   "a sample of 20,000 beyond.")
 @click.option("--no-cache", is_flag=True, help="Compute the map afresh and do not store it.")
 @json_option("Print the map as JSON (with --out: only what was written).")
 @click.pass_context
@@ -133,7 +134,8 @@ def map_command(ctx: click.Context, out: Path | None, with_clusters: bool, n_nei
                 as_json: bool, **filters: Any) -> None:
     """The embedding map: UMAP (cosine) of the memories' vectors, one row per memory with
     its coordinates and fields, cached until the store changes. Memories not embedded yet
-    are left out (and counted). The first map in a process compiles UMAP (~20 s)."""
+    are left out (and counted). More than 50,000 memories are fitted on a sample of
+    20,000 unless --sample says otherwise; the rest are placed."""
     from memory_core.projection import MapParams, project
 
     _check_out(out)

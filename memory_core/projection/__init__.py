@@ -16,9 +16,9 @@ their labels; near-duplicate pairs.
 * `near_duplicates`, `near_duplicate_pairs` (duplicates.py): pairs with cosine >= a
   threshold whose contents differ, by a blocked numpy product.
 
-UMAP (and numba, which compiles it on first use), scikit-learn and scipy load when a
-function runs, not on import. `prepare_in_background` (reducer.py) imports and compiles UMAP
-in a daemon thread ahead of the first map: `memlens serve` and the app start it.
+UMAP is memlens' own numpy implementation (umap_model.py: no compiler, so the first map on
+a machine is as quick as any other); scikit-learn and scipy load when a function runs, not
+on import.
 """
 
 from __future__ import annotations
@@ -30,9 +30,8 @@ from memory_core.projection.labels import cluster_labels
 from memory_core.projection.layout import project
 from memory_core.projection.overlay import place_query
 from memory_core.projection.params import MapParams
-from memory_core.projection.reducer import prepare_in_background
 from memory_core.projection.result import Projection, QueryPlacement
 
 __all__ = ["Clusters", "MapParams", "Projection", "ProjectionCache", "QueryPlacement",
            "cluster_labels", "cluster_layout", "near_duplicate_pairs", "near_duplicates",
-           "place_query", "prepare_in_background", "project"]
+           "place_query", "project"]

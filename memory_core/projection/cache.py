@@ -26,8 +26,6 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as version_of
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -89,16 +87,13 @@ def cache_key(*, store_uri: str, tenant: str, version: int, filter: Filter | Non
               params: MapParams, model_id: str) -> str:
     """The sha256 naming a map: the store (its path resolved), tenant, memories table
     version, filter (`canonical_filter`), parameters, embedding model, and the entry
-    `FORMAT` and UMAP release (a new UMAP may lay out differently)."""
+    `FORMAT` and `umap_model.ALGORITHM` (a changed UMAP may lay out differently)."""
     from memory_core.config import store_key
+    from memory_core.projection.umap_model import ALGORITHM
 
-    try:
-        umap_release = version_of("umap-learn")
-    except PackageNotFoundError:
-        umap_release = "unknown"
     parts = {"store": store_key(store_uri), "tenant": tenant, "version": int(version),
              "filter": canonical_filter(filter, tenant), "params": params.to_dict(),
-             "model": model_id, "format": FORMAT, "umap": umap_release}
+             "model": model_id, "format": FORMAT, "umap": ALGORITHM}
     text = json.dumps(parts, sort_keys=True, ensure_ascii=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -189,10 +184,6 @@ class ProjectionCache:
             raise MapError(
                 f"the fitted model of this map is gone from the cache or unreadable "
                 f"({path}: {exc}); compute the map again to place queries on it") from exc
-        if type(model).__module__.startswith("umap"):
-            from memory_core.projection.reducer import keep_compiled_code
-
-            keep_compiled_code()  # placing compiles UMAP's transform: keep it for next time
         return model
 
     # ----------------------------------------------------------------- writes

@@ -2,12 +2,9 @@
 when the store has not changed since it was computed (DESIGN.md section 12).
 
 Stages, each reported to `progress(stage, fraction)` with fractions rising to 1: "loading
-vectors", "finding neighbours" (exact ones, up to `neighbours.EXACT_LIMIT` points),
-"compiling UMAP (first use, ~20 s)" (only until a process has fitted UMAP: numba compiles
-it, in the background from the start, or another process does and this one waits and loads
-the code), "fitting", "placing the rest" (only with `params.sample`), "saving
-the map to the cache" (unless `cache=False`), "done"; a cache hit reports "reading the
-cached map" then "done".
+vectors", "finding neighbours" (exact ones), "fitting" (rising with UMAP's epochs),
+"placing the rest" (only when fitted on a sample), "saving the map to the cache" (unless
+`cache=False`), "done"; a cache hit reports "reading the cached map" then "done".
 """
 
 from __future__ import annotations
@@ -20,7 +17,6 @@ import numpy as np
 
 from memory_core.errors import MapError
 from memory_core.projection.cache import ProjectionCache, cache_key
-from memory_core.projection.neighbours import EXACT_LIMIT
 from memory_core.projection.params import MapParams
 from memory_core.projection.result import LoadOnce, Projection, QueryPlacement, axes
 from memory_core.projection.vectors import FIELDS, MapInput, load_input
@@ -40,9 +36,13 @@ CacheChoice = ProjectionCache | Literal[False] | None
 
 #: The fewest embedded memories a map is drawn for.
 MIN_POINTS = 3
+#: Without `MapParams.sample`, a map of more than `AUTO_SAMPLE_ABOVE` memories is fitted on
+#: `AUTO_SAMPLE` of them and the rest are placed (the exact neighbour search grows with the
+#: square of the points fitted: 34 s for 50,000 on two cores, minutes beyond).
+AUTO_SAMPLE_ABOVE = 50_000
+AUTO_SAMPLE = 20_000
 LOADING = "loading vectors"
 NEIGHBOURS = "finding neighbours"
-COMPILING = "compiling UMAP (first use, ~20 s)"
 FITTING = "fitting"
 PLACING = "placing the rest"
 READING = "reading the cached map"
@@ -88,9 +88,17 @@ def _frame(data: MapInput, coords: np.ndarray) -> pl.DataFrame:
     ).select("id", *names, *FIELDS)
 
 
+def sample_size(n: int, params: MapParams) -> int | None:
+    """How many of `n` memories the map is fitted on when not all: `params.sample` when it
+    is smaller than n, else `AUTO_SAMPLE` beyond `AUTO_SAMPLE_ABOVE` memories, else None."""
+    if params.sample is not None:
+        return params.sample if n > params.sample else None
+    return AUTO_SAMPLE if n > AUTO_SAMPLE_ABOVE else None
+
+
 def _compute(data: MapInput, params: MapParams, progress: Progress
              ) -> tuple[np.ndarray, Any, int, tuple[str, ...]]:
-    """Fit UMAP (on a sample when `params.sample` asks) and place every memory: the
+    """Fit UMAP (on a sample when `sample_size` says) and place every memory: the
     coordinates in `data`'s order, the fitted model, how many it was fitted on, notes."""
     from memory_core.projection import reducer as umap_reducer
     from memory_core.projection.sampling import sample_rows
@@ -98,35 +106,36 @@ def _compute(data: MapInput, params: MapParams, progress: Progress
     n = len(data.vectors)
     rows = np.arange(n)
     notes: tuple[str, ...] = ()
-    if params.sample is not None and n > params.sample:
-        rows = sample_rows(data.fields["memory_type"].to_list(), params.sample, params.seed)
+    size = sample_size(n, params)
+    if size is not None:
+        rows = sample_rows(data.fields["memory_type"].to_list(), size, params.seed)
+        chosen = "" if params.sample is not None else (
+            f" chosen because more than {AUTO_SAMPLE_ABOVE} memories are selected; "
+            f"set the sample size to change it")
         notes = (f"fitted on a sample of {len(rows)} of {n} memories (seed {params.seed}, "
-                 f"in proportion to each memory type); the rest placed with transform",)
+                 f"in proportion to each memory type); the rest placed with transform"
+                 f"{chosen}",)
     n_neighbors, lowered = neighbours_for(len(rows), params)
     if umap_reducer.initial_layout(len(rows), params.dims) == "random":
         lowered += (f"a random initial layout (seed {params.seed}): {len(rows)} memories are "
                     f"too few for a spectral one in {params.dims} dimensions",)
-    # UMAP is imported and compiled in the background while numpy (BLAS, which releases
-    # the GIL) finds the neighbours: on a large map the compile costs no extra time
-    preparation = None if umap_reducer.is_warm() else umap_reducer.prepare_in_background(params)
     fit_on = data.vectors if len(rows) == n else data.vectors[rows]
-    known = None
-    if len(fit_on) <= EXACT_LIMIT:
-        progress(NEIGHBOURS, 0.03)
-        known = umap_reducer.exact_neighbours(fit_on, n_neighbors)
-    if preparation is not None:
-        progress(COMPILING, 0.1)
-        preparation.wait()
-    progress(FITTING, 0.3)
-    model, fitted = umap_reducer.fit(fit_on, params, n_neighbors, known)
+    progress(NEIGHBOURS, 0.02)
+    known = umap_reducer.exact_neighbours(
+        fit_on, n_neighbors, lambda done, total: progress(NEIGHBOURS, 0.02 + 0.3 * done / total))
+    fitted_share = 0.35 if len(rows) < n else 0.6
+    progress(FITTING, 0.33)
+    model, fitted = umap_reducer.fit(
+        fit_on, params, n_neighbors, known,
+        lambda epoch, epochs: progress(FITTING, 0.33 + fitted_share * epoch / epochs))
     coords = np.empty((n, params.dims), dtype=np.float64)
     coords[rows] = fitted
     rest = np.setdiff1d(np.arange(n), rows, assume_unique=True)
     if len(rest):
-        progress(PLACING, 0.8)
+        progress(PLACING, 0.7)
         coords[rest] = umap_reducer.place_batches(
             model, data.vectors[rest],
-            lambda done: progress(PLACING, 0.8 + 0.15 * done / len(rest)))
+            lambda done: progress(PLACING, 0.7 + 0.25 * done / len(rest)))
     return coords, model, len(rows), lowered + notes
 
 

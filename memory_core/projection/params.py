@@ -30,7 +30,7 @@ class MapParams:
     is drawn with `seed`, uniformly within each memory type, each type getting its share of
     `sample` in proportion to its size (largest remainders round), so a sample keeps the
     store's mix of types (see `sampling.sample_rows`). None (the default) fits on every
-    memory.
+    memory up to 50,000 and on a sample of 20,000 beyond (`layout.sample_size`).
 
     >>> MapParams(n_neighbors=1)
     Traceback (most recent call last):

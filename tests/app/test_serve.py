@@ -42,7 +42,6 @@ def test_serve_answers_on_localhost(tmp_path: Path) -> None:
     env = {**os.environ, "MEMLENS_STORE": str(tmp_path / "store")}
     process = subprocess.Popen(
         [sys.executable, "-c", "from memory_core.cli import main; main()", "serve", "--no-seed",
-         "--no-map-prewarm",
          "--port", str(port)],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         start_new_session=True,

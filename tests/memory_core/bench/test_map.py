@@ -27,7 +27,6 @@ def _bench(**changes: object) -> MapBench:
         "memories": 1000, "active": 950, "dimension": 384, "write_s": 1.0, "cold_s": 45.0,
         "cold_cpu_s": 40.0,
         "cold_stages": {"loading vectors": 0.5, "fitting": 40.0}, "entry_mb": 3.2,
-        "second_s": 20.0, "second_cpu_s": 18.0,
         "cached_s": 0.5, "load": (1.0, 2.0, 3.0)}
     return MapBench(**{**figures, **changes})  # type: ignore[arg-type]
 
@@ -53,8 +52,6 @@ def test_every_figure_has_its_target_and_ratio() -> None:
         assert "target <=" in line and "ratio" in line and verdict in line, line
     assert any(x.startswith("map fitted on 100, rest placed") for x in lines)
     assert "40.0 s of CPU" in lines[1]
-    assert any(x.startswith("map in a later process") and "20.00 s" in x
-               and "18.0 s of CPU" in x for x in lines)
     assert "load average 1.0/2.0/3.0" in lines[0]
     figures = bench.to_dict()
     assert figures["within_target"] == {"cold": True, "cached": True, "clusters": True,
@@ -89,23 +86,20 @@ def test_engines_time_the_clusters_and_the_near_duplicates(store: MemoryStore) -
     assert out["duplicate_pairs"] == near_duplicates(store, threshold=0.95).height
 
 
-@pytest.mark.slow
 def test_cli_prints_the_figures_as_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("MEMLENS_EMBED_MODEL", "none")  # nothing is embedded
     monkeypatch.chdir(tmp_path)
-    # this machine's numba cache: an empty one would compile UMAP for a minute of CI
-    code, out, err = run_cli(["bench", "map", "--n", "300", "--sample", "100",
-                              "--machine-numba-cache", "--json"], capsys)
+    code, out, err = run_cli(["bench", "map", "--n", "300", "--sample", "100", "--json"],
+                             capsys)
     assert code == 0, err
     figures = json.loads(out)
     assert (figures["memories"], figures["sample"]) == (300, 100)
-    assert figures["numba_cache"] == "machine"
     assert 250 <= figures["active"] < 300  # ~95% active
     assert figures["ratios"]["cold"] == figures["cold_s"] / figures["targets_s"]["cold"]
-    assert set(figures["cold_stages"]) >= {"loading vectors", "fitting",
+    assert set(figures["cold_stages"]) >= {"loading vectors", "finding neighbours", "fitting",
                                            "saving the map to the cache"}
-    assert figures["sampled_s"] > 0 and figures["entry_mb"] > 0 and figures["second_s"] > 0
+    assert figures["sampled_s"] > 0 and figures["entry_mb"] > 0
 
 
 def test_a_bad_size_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:

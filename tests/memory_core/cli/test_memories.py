@@ -118,32 +118,12 @@ def test_serve_binds_to_this_machine_unless_told(tmp_path: Path, argv: list[str]
     calls: list[list[str]] = []
     monkeypatch.setattr(memories.subprocess, "call", lambda args, **_: calls.append(args) or 0)
     code, _, err = run(["--store", str(tmp_path / "s"), "serve", "--no-seed",
-                        "--no-map-prewarm", *argv], capsys)
+                        *argv], capsys)
     assert code == 0
     [args] = calls
     assert args[args.index("--server.address") + 1] == address
     assert ("warning: memlens listens on 0.0.0.0" in err) is warned
     assert "no login" in err if warned else "warning" not in err
-
-
-@pytest.mark.parametrize(("argv", "prewarmed"), [([], True), (["--no-map-prewarm"], False)])
-def test_serve_compiles_the_map_in_the_background_unless_told(
-        tmp_path: Path, argv: list[str], prewarmed: bool, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The Map page's UMAP compiles (20-40 s the first time) while the server starts, in
-    this process and in the app's (told by MEMLENS_MAP_PREWARM)."""
-    import memory_core.cli.memories as memories
-    import memory_core.projection as projection
-
-    started: list[object] = []
-    monkeypatch.setattr(projection, "prepare_in_background", lambda: started.append(1))
-    envs: list[dict[str, str]] = []
-    monkeypatch.setattr(memories.subprocess, "call",
-                        lambda args, env, **_: envs.append(env) or 0)
-    code, _, err = run(["--store", str(tmp_path / "s"), "serve", "--no-seed", *argv], capsys)
-    assert code == 0, err
-    assert bool(started) is prewarmed
-    assert (envs[0].get("MEMLENS_MAP_PREWARM") == "1") is prewarmed
 
 
 def test_stats_warns_when_the_store_outgrew_its_indexes(

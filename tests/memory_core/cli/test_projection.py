@@ -1,7 +1,7 @@
 """`memlens map`: the layout written to parquet and CSV reads back with the same ids; bad
 parameters are one line; hostile content is escaped on the terminal and whole in files.
-UMAP is stood in (the layout itself is tests/memory_core/projection's), but for one slow
-run of the real thing."""
+UMAP is stood in (the layout itself is tests/memory_core/projection's), but for one run of
+the real thing."""
 
 from __future__ import annotations
 
@@ -138,7 +138,6 @@ def test_clusters_add_a_cluster_and_its_label(uri: str, tmp_path: Path,
     assert {"cluster", "cluster_label"} <= set(printed["points"][0])
 
 
-@pytest.mark.slow
 def test_the_real_umap_writes_a_map(uri: str, tmp_path: Path,
                                     capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "map.parquet"

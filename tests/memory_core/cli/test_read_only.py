@@ -198,7 +198,7 @@ def test_serve_read_only_passes_it_on_and_seeds_nothing(
     monkeypatch.setattr(memories.subprocess, "call",
                         lambda args, env: calls.append((args, env)) or 0)
     monkeypatch.setattr(memory_store, "load_embedder", lambda settings=None: FakeEmbedder())
-    code, _, err = run_cli(["--store", uri, "serve", "--read-only", "--no-map-prewarm"],
+    code, _, err = run_cli(["--store", uri, "serve", "--read-only"],
                            capsys)
     assert code == 0, err
     [(args, env)] = calls
@@ -208,6 +208,6 @@ def test_serve_read_only_passes_it_on_and_seeds_nothing(
     assert "is read-only, so it is not seeded" in err
     assert MemoryStore.open(uri, embedder=FakeEmbedder()).count() == 0
     calls.clear()
-    code, _, _ = run_cli(["--store", uri, "serve", "--no-seed", "--no-map-prewarm"], capsys)
+    code, _, _ = run_cli(["--store", uri, "serve", "--no-seed"], capsys)
     [(args, env)] = calls
     assert "--read-only" not in args and "MEMLENS_READ_ONLY" not in env

@@ -1,10 +1,9 @@
-"""A store with two obvious topics for map tests, and a linear stand-in for UMAP that the
-fast tests fit in microseconds (the real UMAP compiles for half a minute per process)."""
+"""A store with two obvious topics for map tests, and a linear stand-in for UMAP for the
+tests of everything around the layout (a stand-in's coordinates are easy to predict)."""
 
 from __future__ import annotations
 
 import random
-import threading
 from typing import Any
 
 import numpy as np
@@ -57,7 +56,7 @@ class LinearMap:
 
 
 def linear_fit(vectors: np.ndarray, params: MapParams, n_neighbors: int,
-               known: Any = None) -> tuple[Any, np.ndarray]:
+               known: Any = None, advance: Any = None) -> tuple[Any, np.ndarray]:
     """`reducer.fit`'s stand-in."""
     model = LinearMap(params.dims, params.seed, n_neighbors)
     return model, model.transform(vectors)
@@ -69,7 +68,3 @@ def use_linear_map(monkeypatch: pytest.MonkeyPatch) -> None:
     from memory_core.projection import reducer
 
     monkeypatch.setattr(reducer, "fit", linear_fit)
-    monkeypatch.setattr(reducer, "prepare", lambda params: None)
-    # as in a fresh process, whatever real fits earlier tests ran: UMAP is not compiled yet
-    monkeypatch.setattr(reducer, "_warm", threading.Event())
-    monkeypatch.setattr(reducer, "_preparation", None)

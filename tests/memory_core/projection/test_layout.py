@@ -1,7 +1,7 @@
 """`project`: one row per embedded memory with its fields, the unembedded counted, tiny
-corpora handled, progress reported, large selections sampled; and, with the real UMAP
-(slow: numba compiles it for half a minute per process), a layout that is repeatable
-float for float, keeps two topics apart and places a memory's own vector by its point."""
+corpora handled, progress reported, large selections sampled; and, with the real UMAP, a
+layout that is repeatable float for float, keeps two topics apart and places a memory's own
+vector by its point."""
 
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ def test_progress_rises_to_one(topic_store: MemoryStore, cache: ProjectionCache)
     assert all(0.0 <= f <= 1.0 for f in fractions)
     stages = list(dict.fromkeys(stage for stage, _ in calls))
     assert stages == ["reading the cached map", "loading vectors", "finding neighbours",
-                      "compiling UMAP (first use, ~20 s)", "fitting", "placing the rest",
+                      "fitting", "placing the rest",
                       "saving the map to the cache", "done"]
     calls.clear()
     project(topic_store, params=MapParams(sample=50), cache=cache,
@@ -140,7 +140,6 @@ def _median_distance(coords: np.ndarray) -> float:
     return float(np.median(gaps[np.triu_indices(len(coords), 1)]))
 
 
-@pytest.mark.slow
 def test_same_seed_same_layout_float_for_float(topics: MemoryStore,
                                                umap_map: Projection) -> None:
     again = project(topics, cache=False)
@@ -149,7 +148,6 @@ def test_same_seed_same_layout_float_for_float(topics: MemoryStore,
     assert not np.allclose(other.frame["x"].to_numpy(), umap_map.frame["x"].to_numpy())
 
 
-@pytest.mark.slow
 def test_the_two_topics_sit_apart(umap_map: Projection) -> None:
     coords = umap_map.frame.select("x", "y").to_numpy()
     lancedb = (umap_map.frame["project"] == "lancedb").to_numpy()
@@ -158,7 +156,6 @@ def test_the_two_topics_sit_apart(umap_map: Projection) -> None:
     assert between > 2 * within
 
 
-@pytest.mark.slow
 def test_a_memorys_own_vector_lands_by_its_point(topics: MemoryStore,
                                                  umap_map: Projection) -> None:
     memories = {m.id: m for m in topics.list(limit=None, with_vectors=True)}
@@ -171,7 +168,6 @@ def test_a_memorys_own_vector_lands_by_its_point(topics: MemoryStore,
     assert (gaps < _median_distance(coords)).all(), gaps
 
 
-@pytest.mark.slow
 def test_a_cached_model_places_like_the_fitted_one(topics: MemoryStore, tmp_path: Path
                                                    ) -> None:
     cache = ProjectionCache(tmp_path)
@@ -182,7 +178,6 @@ def test_a_cached_model_places_like_the_fitted_one(topics: MemoryStore, tmp_path
     assert np.array_equal(cached.place(vector), fitted.place(vector))
 
 
-@pytest.mark.slow
 def test_a_sample_places_the_rest_near_their_topic(topics: MemoryStore) -> None:
     result = project(topics, Filter(), params=MapParams(sample=40), cache=False)
     assert result.fitted == 40 and result.frame.height == 120
@@ -194,7 +189,6 @@ def test_a_sample_places_the_rest_near_their_topic(topics: MemoryStore) -> None:
     assert np.mean(nearer_own) > 0.9
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("count", "dims"), [(3, 2), (4, 3), (5, 2)])
 def test_the_smallest_maps_are_drawn(store: MemoryStore, count: int, dims: int) -> None:
     store.add(topic_memories(3)[:count])
@@ -202,3 +196,17 @@ def test_the_smallest_maps_are_drawn(store: MemoryStore, count: int, dims: int) 
     coords = result.frame.select(*"xyz"[:dims]).to_numpy()
     assert coords.shape == (count, dims) and np.isfinite(coords).all()
     assert result.model.n_neighbors == count - 1
+
+
+@pytest.mark.usefixtures("stand_in")
+def test_a_selection_past_the_auto_sample_size_is_sampled_and_says_so(
+        topic_store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memory_core.projection import layout
+
+    monkeypatch.setattr(layout, "AUTO_SAMPLE_ABOVE", 60)
+    monkeypatch.setattr(layout, "AUTO_SAMPLE", 30)
+    result = project(topic_store, cache=False)
+    assert result.fitted == 30 and result.frame.height == 80
+    assert any("chosen because more than 60 memories" in note for note in result.notes)
+    whole = project(topic_store, params=MapParams(sample=100), cache=False)
+    assert whole.fitted == 80  # a sample size the user sets wins

@@ -1,6 +1,6 @@
 """`place_query`: a query lands where its text's memory sits, and the hits the map does not
 show are told apart. The checks of its input run on a stood-in UMAP; the landing is the
-real UMAP's (slow)."""
+real UMAP's."""
 
 from __future__ import annotations
 
@@ -74,7 +74,6 @@ def umap_map(topics: MemoryStore) -> Projection:
     return project(topics, cache=False)
 
 
-@pytest.mark.slow
 def test_a_memorys_exact_content_lands_by_its_point(topics: MemoryStore,
                                                     umap_map: Projection) -> None:
     frame = umap_map.frame
