@@ -16,7 +16,7 @@ from app_pages.widgets.state import (
     launch_settings,
     show_error,
 )
-from memory_core import MemlensError, visible
+from memory_core import MemlensError, preload, visible
 
 #: A file, not an emoji: Streamlit draws an emoji favicon as text in the visitor's fonts, which
 #: without an emoji font is a box.
@@ -61,5 +61,6 @@ pages = [st.Page(spec.script, title=spec.title, icon=spec.icon, url_path=spec.ur
 navigation = st.navigation(pages)
 # the browser tab names the open page ("Search · memlens") beside memlens' own icon
 st.set_page_config(page_title=TAB_TITLES[navigation.title])
+preload.wait_for("lancedb")  # `memlens serve` imports it ahead (memory_core/preload.py)
 sidebar()
 navigation.run()

@@ -38,8 +38,8 @@ def test_importing_memory_core_loads_no_heavy_library() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("command", [
-    [sys.executable, "-m", "ruff", "check", "memory_core", "app_pages", "app.py", "tests",
-     "notebooks"],
+    [sys.executable, "-m", "ruff", "check", "memory_core", "app_pages", "app.py", "app_server.py",
+     "tests", "notebooks"],
     [sys.executable, "-m", "mypy"],
 ])
 def test_lint_and_types_are_clean(command: list[str]) -> None:

@@ -117,8 +117,9 @@ def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: boo
         env["MEMLENS_READ_ONLY"] = "1"
     shown_host = f"[{host}]" if ":" in host else host
     echo(f"memlens is at http://{shown_host}:{port} (Ctrl+C stops it)", err=True)
-    code = subprocess.call([sys.executable, "-m", "streamlit", "run", str(app), *env_args,
-                            *app_args], env=env)
+    # Streamlit's own command line, behind one that preloads LanceDB and scikit-learn
+    code = subprocess.call([sys.executable, str(checkout / "app_server.py"), "run",
+                            str(app), *env_args, *app_args], env=env)
     sys.exit(code)
 
 
