@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+# ruff: noqa: E402  (the app's imports wait for the preload, below)
+from memory_core import preload
+
+# `memlens serve` imports LanceDB and scikit-learn in the background (memory_core/preload.py):
+# wait for them before importing anything else, so that two threads never import at once
+preload.wait_all()
+
 from pathlib import Path
 
 import streamlit as st
@@ -16,7 +23,7 @@ from app_pages.widgets.state import (
     launch_settings,
     show_error,
 )
-from memory_core import MemlensError, preload, visible
+from memory_core import MemlensError, visible
 
 #: A file, not an emoji: Streamlit draws an emoji favicon as text in the visitor's fonts, which
 #: without an emoji font is a box.
@@ -61,6 +68,5 @@ pages = [st.Page(spec.script, title=spec.title, icon=spec.icon, url_path=spec.ur
 navigation = st.navigation(pages)
 # the browser tab names the open page ("Search · memlens") beside memlens' own icon
 st.set_page_config(page_title=TAB_TITLES[navigation.title])
-preload.wait_for("lancedb")  # `memlens serve` imports it ahead (memory_core/preload.py)
 sidebar()
 navigation.run()

@@ -10,9 +10,12 @@ from memory_core import preload
 
 
 def main() -> None:
-    preload.start()
+    # Streamlit's command line imported before the preload starts: two threads must not
+    # import at once (see memory_core/preload.py); the server it then boots imports none of
+    # what the preload does
     from streamlit.web.cli import main as streamlit_main
 
+    preload.start()
     streamlit_main(prog_name="streamlit")
 
 

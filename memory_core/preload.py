@@ -4,8 +4,12 @@ app.py) starts it before Streamlit boots, so that a visitor's first page does no
 LanceDB (3.6-4.8 s here, most of it pydantic building its client's schemas) and the Map
 page does not import scikit-learn's HDBSCAN and text vectoriser (2.7 s) while they wait.
 
-A module the preload is importing when another thread needs it is waited for (Python's
-import lock), never imported twice.
+Two threads importing at once can still meet a cycle between packages (pandas and pyarrow
+import each other): Python then hands one of them the other's half-initialised module, and
+`memlens serve` once failed to start with "partially initialized module 'pandas'". So the
+packages of such cycles are imported first, in the calling thread (`FIRST`), and the app's
+script waits for the whole preload (`wait_all`) before it imports anything of its own: only
+Streamlit's server, which imports none of the preloaded packages, runs beside it.
 """
 
 from __future__ import annotations
@@ -15,7 +19,10 @@ import logging
 import threading
 from collections.abc import Sequence
 
-#: What `memlens serve` preloads, in order: what every page needs first.
+#: Imported in the calling thread before the preload starts: packages that import each
+#: other, which two threads must not import at once.
+FIRST = ("numpy", "pyarrow", "pandas")
+#: What `memlens serve` preloads in the background, in order.
 SERVER_MODULES = ("lancedb", "sklearn.cluster", "sklearn.feature_extraction.text")
 
 log = logging.getLogger(__name__)
@@ -33,9 +40,12 @@ def _import_all(names: Sequence[str]) -> None:
             _imported[name].set()
 
 
-def start(names: Sequence[str] = SERVER_MODULES) -> threading.Thread | None:
-    """Import `names` in order in a daemon thread; the thread, or None when every one of
-    them is being or has been preloaded in this process already."""
+def start(names: Sequence[str] = SERVER_MODULES, first: Sequence[str] = FIRST
+          ) -> threading.Thread | None:
+    """Import `first` here, then `names` in order in a daemon thread; the thread, or None
+    when every one of them is being or has been preloaded in this process already."""
+    for name in first:
+        importlib.import_module(name)
     with _lock:
         fresh = [name for name in names if name not in _imported]
         for name in fresh:
@@ -46,6 +56,12 @@ def start(names: Sequence[str] = SERVER_MODULES) -> threading.Thread | None:
                               daemon=True)
     thread.start()
     return thread
+
+
+def wait_all(timeout: float = 120.0) -> bool:
+    """Wait until everything preloaded in this process is in (True; also when nothing is
+    preloaded), or `timeout` seconds have passed (False)."""
+    return all(wait_for(name, timeout) for name in list(_imported))
 
 
 def wait_for(name: str, timeout: float | None = 120.0) -> bool:

@@ -30,6 +30,8 @@ NEGATIVE_RATE = 5
 REPULSION = 1.0
 #: The largest move of a point along one axis in one update.
 CLIP = 4.0
+#: Edges sampled per point in one round of updates (see the module's docstring).
+ROUND_EDGES_PER_POINT = 1.0
 
 
 @lru_cache(maxsize=32)
@@ -145,7 +147,7 @@ def optimise(head_layout: np.ndarray, tail_layout: np.ndarray | None, edges: Edg
         due = np.flatnonzero(sampled & (next_sample <= epoch))
         # in rounds of about one sample per point, so that few updates of a point are
         # added together before it has moved
-        rounds = max(1, -(-len(due) // len(layout)))
+        rounds = max(1, int(np.ceil(len(due) / (ROUND_EDGES_PER_POINT * len(layout)))))
         for part in (due[start::rounds] for start in range(rounds)):
             heads, tails = edges.head[part], edges.tail[part]
             next_sample[part] += edges.period[part]
