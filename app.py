@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 # ruff: noqa: E402  (the app's imports wait for the preload, below)
-from memory_core import preload
+from memory_core import wait_for_preload
 
 # `memlens serve` imports LanceDB and scikit-learn in the background (memory_core/preload.py):
 # wait for them before importing anything else, so that two threads never import at once
-preload.wait_all()
+wait_for_preload()
 
 from pathlib import Path
 

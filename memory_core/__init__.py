@@ -139,6 +139,7 @@ if TYPE_CHECKING:
     from memory_core.exchange.readers import register_reader as register_reader
     from memory_core.exchange.readers.memlens import read_export as read_export
     from memory_core.filters import Filter as Filter
+    from memory_core.preload import wait_for_preload as wait_for_preload
     from memory_core.projection import Clusters as Clusters
     from memory_core.projection import MapParams as MapParams
     from memory_core.projection import Projection as Projection
@@ -246,6 +247,7 @@ _EXPORTS: dict[str, str] = {
     "VersionGoneError": "memory_core.errors",
     "Settings": "memory_core.config",
     "visible": "memory_core.untrusted",
+    "wait_for_preload": "memory_core.preload",
     "for_terminal": "memory_core.untrusted",
     "for_html": "memory_core.untrusted",
     "shown": "memory_core.untrusted",

@@ -8,7 +8,7 @@ Two threads importing at once can still meet a cycle between packages (pandas an
 import each other): Python then hands one of them the other's half-initialised module, and
 `memlens serve` once failed to start with "partially initialized module 'pandas'". So the
 packages of such cycles are imported first, in the calling thread (`FIRST`), and the app's
-script waits for the whole preload (`wait_all`) before it imports anything of its own: only
+script waits for the whole preload (`wait_for_preload`) before it imports anything of its own: only
 Streamlit's server, which imports none of the preloaded packages, runs beside it.
 """
 
@@ -58,7 +58,7 @@ def start(names: Sequence[str] = SERVER_MODULES, first: Sequence[str] = FIRST
     return thread
 
 
-def wait_all(timeout: float = 120.0) -> bool:
+def wait_for_preload(timeout: float = 120.0) -> bool:
     """Wait until everything preloaded in this process is in (True; also when nothing is
     preloaded), or `timeout` seconds have passed (False)."""
     return all(wait_for(name, timeout) for name in list(_imported))

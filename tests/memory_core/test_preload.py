@@ -31,13 +31,13 @@ def test_a_preloaded_module_is_imported_in_the_background_and_waited_for() -> No
     assert out.splitlines() == ["True True", "True", "True", "False"]
 
 
-def test_wait_all_returns_once_everything_is_in() -> None:
+def test_wait_for_preload_returns_once_everything_is_in() -> None:
     out = _run("""
         import sys
         from memory_core import preload
-        print(preload.wait_all())  # nothing preloaded: nothing to wait for
+        print(preload.wait_for_preload())  # nothing preloaded: nothing to wait for
         preload.start(("colorsys", "fractions"), first=("numbers",))
         print("numbers" in sys.modules)  # imported before start returned
-        print(preload.wait_all(), "colorsys" in sys.modules and "fractions" in sys.modules)
+        print(preload.wait_for_preload(), "colorsys" in sys.modules and "fractions" in sys.modules)
     """)
     assert out.splitlines() == ["True", "True", "True True"]
