@@ -141,7 +141,7 @@ def engine_candidates(store: MemoryStore, query: str, flt: Filter, config: Ranki
 
 
 def context_candidates(store: MemoryStore, found: Candidates, flt: Filter,
-                       config: RankingConfig) -> Candidates:
+                       config: RankingConfig, query: str | None = None) -> Candidates:
     """`found` with session context applied to the vector and BM25 rankings (context.py)."""
     if config.context_window <= 0 or config.context_weight <= 0:
         return found
@@ -150,7 +150,8 @@ def context_candidates(store: MemoryStore, found: Candidates, flt: Filter,
     rankings, lifts = with_context(store, found.rankings, flt.to_predicate(store.tenant),
                                    window=config.context_window, weight=config.context_weight,
                                    query_vector=found.query_vector,
-                                   statuses=flt.statuses() if shared == Filter() else None)
+                                   statuses=flt.statuses() if shared == Filter() else None,
+                                   query=query, bm25_context=config.bm25_context)
     return replace(found, rankings=rankings, context=lifts)
 
 
@@ -175,7 +176,7 @@ def candidates(store: MemoryStore, query: str, flt: Filter, config: RankingConfi
     """Stage 1: vector and BM25 top-`m` with session context, then the graph from their
     best fused seeds."""
     found = context_candidates(store, engine_candidates(store, query, flt, config, m), flt,
-                               config)
+                               config, query)
     if not (config.use_graph and found.rankings):
         return found
     seeds = [f.doc_id for f in fuse(found.rankings, config)]

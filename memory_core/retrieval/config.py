@@ -21,6 +21,7 @@ MAX_HOPS, MAX_FANOUT, MAX_BEAM = 2, 3, 8
 MAX_CONTEXT_WINDOW = 10
 FUSIONS = ("rrf", "convex", "combmnz")
 NORMALISATIONS = ("zscore", "minmax")
+BM25_CONTEXTS = ("window", "lift")
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,13 @@ class RankingConfig:
     #: session context (context.py): each memory is scored together with its neighbours up
     #: to this many positions away in the same session (same memory type); 0 turns it off
     context_window: int = 2
-    context_weight: float = 0.5  # share of the best neighbour's score a memory gains
+    #: share of the best neighbour's score a memory gains (the vector engine, BM25's "lift");
+    #: in a BM25 window, how many times a neighbour's words count
+    context_weight: float = 0.5
+    #: how context enters BM25: "window" scores a memory by BM25 over the text of its window
+    #: (itself and its neighbours, window_bm25.py); "lift" adds `context_weight` x its best
+    #: neighbour's BM25 score, as the vector engine does (the first version of context)
+    bm25_context: str = "window"
     use_decay: bool = False
     decay: DecayParams = field(default_factory=DecayParams)
     #: beta of the decay prior: a score is multiplied by (1 - beta) + beta * composite, so
@@ -79,6 +86,8 @@ class RankingConfig:
             (0 <= self.context_window <= MAX_CONTEXT_WINDOW,
              f"context_window must be 0..{MAX_CONTEXT_WINDOW}"),
             (0.0 <= self.context_weight <= 1.0, "context_weight must lie in 0..1"),
+            (self.bm25_context in BM25_CONTEXTS,
+             f"bm25_context must be one of: {', '.join(BM25_CONTEXTS)}"),
             (0.0 <= self.decay_weight <= 1.0, "decay_weight must lie in 0..1"),
         ]
         for ok, message in checks:

@@ -5,7 +5,7 @@ the same session and type within an hour of each. Asked of LanceDB as one query 
 `session_id = .. AND memory_type = .. AND created_at BETWEEN ..` per candidate), the scalar
 indexes intersect row sets as large as the sessions and the types: 75 ms per search on a
 million memories whose sessions hold thousands each, most of a search's time. This index
-answers the same question from sorted arrays in milliseconds: one scan of five columns per
+answers the same question from sorted arrays in milliseconds: one scan of six columns per
 table version (2.5 s and about 100 MB at a million memories), then binary searches (4 ms).
 
 It holds every row of one tenant that has a session, whatever its status, and keeps to the
@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 
 from memory_core.filters import sql_string
 
-_COLUMNS = ["id", "session_id", "memory_type", "created_at", "status"]
+_COLUMNS = ["id", "session_id", "memory_type", "created_at", "status", "agent"]
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -56,12 +56,14 @@ class Around:
 
 @dataclass(frozen=True)
 class Member:
-    """A memory in one of the ranges: which range (an index into `Around.ranges`), its id
-    and when it was created (microseconds since 1970, UTC)."""
+    """A memory in one of the ranges: which range (an index into `Around.ranges`), its id,
+    when it was created (microseconds since 1970, UTC) and its agent (a code: equal codes
+    are the same agent, -1 is none)."""
 
     range: int
     id: str
     created: int
+    agent: int = -1
 
 
 class SessionOrder:
@@ -97,6 +99,8 @@ class SessionOrder:
             zero_copy_only=False), dtype=np.int64)
         row_ids = np.asarray(table["_rowid"].to_numpy(zero_copy_only=False), dtype=np.uint64)
         statuses = pc.dictionary_encode(table["status"]).combine_chunks()
+        agents = pc.dictionary_encode(table["agent"]).combine_chunks()
+        agent_codes = np.asarray(pc.fill_null(agents.indices, -1), dtype=np.int32)
         order = np.lexsort((created, group))
         # a scan returns rows in storage order, so row ids come sorted: no sort to undo
         by_row = (np.arange(len(row_ids)) if np.all(row_ids[1:] > row_ids[:-1])
@@ -107,6 +111,7 @@ class SessionOrder:
             "group": group[order], "created": created[order], "row_id": row_ids[order],
             "status": np.asarray(statuses.indices, dtype=np.int32)[order],
             "statuses": statuses.dictionary.to_pylist(),
+            "agent": agent_codes[order],
             # the ids stay in scan order: `order` maps a sorted position to its scan index
             "order": order, "id": table["id"].combine_chunks(),
             "sessions": sessions.dictionary, "kinds": kinds.dictionary, "n_kinds": n_kinds,
@@ -163,9 +168,10 @@ class SessionOrder:
             keep = np.isin(a["status"][members], admitted)
             members, owner = members[keep], owner[keep]
         ids = a["id"].take(pa.array(a["order"][members], type=pa.int64())).to_pylist()
-        rows = {row_id: Member(index, memory_id, when) for row_id, index, memory_id, when in zip(
-            a["row_id"][members].tolist(), owner.tolist(), ids, a["created"][members].tolist(),
-            strict=True)}
+        rows = {row_id: Member(index, memory_id, when, agent)
+                for row_id, index, memory_id, when, agent in zip(
+                    a["row_id"][members].tolist(), owner.tolist(), ids,
+                    a["created"][members].tolist(), a["agent"][members].tolist(), strict=True)}
         return Around(tuple(ranges), rows)
 
     def invalidate(self) -> None:

@@ -1,5 +1,6 @@
-"""Session context on a hand-built session: neighbours lift each other's scores, only within
-the window, the session and the memory type, and search explains it."""
+"""Session context on a hand-built session: neighbours lift each other's scores (or share a
+BM25 window), only within the window, the session, the memory type and a dialogue, and search
+explains it."""
 
 from __future__ import annotations
 
@@ -53,7 +54,8 @@ def test_a_reply_is_found_through_the_question_next_to_it(store: MemoryStore) ->
     query = "weekend plans"
     plain = search(store, query, config=preset("bm25"), limit=10)
     assert [h.memory.id for h in plain] == [ids[0]]  # the only turn with a query word
-    cfg = RankingConfig(use_vector=False, context_window=1, context_weight=0.5)
+    cfg = RankingConfig(use_vector=False, context_window=1, context_weight=0.5,
+                        bm25_context="lift")
     found = search(store, query, config=cfg, limit=10)
     by_id = {h.memory.id: h for h in found}
     assert [h.memory.id for h in found] == [ids[0], ids[1]]  # the reply, lifted
@@ -64,6 +66,64 @@ def test_a_reply_is_found_through_the_question_next_to_it(store: MemoryStore) ->
     assert by_id[ids[1]].explain()["engines"]["bm25"]["context_from"] == ids[0]
     # turn 3 is two away (window 1); the observation is of another type: neither lifted
     assert ids[2] not in by_id and ids[4] not in by_id
+
+
+def test_a_reply_is_found_through_the_question_in_its_bm25_window(store: MemoryStore) -> None:
+    ids = _turns(store)
+    cfg = RankingConfig(use_vector=False, context_window=1, context_weight=0.5)
+    assert cfg.bm25_context == "window"
+    found = search(store, "weekend plans", config=cfg, limit=10)
+    by_id = {h.memory.id: h for h in found}
+    # the question and its reply share the question's words; turn 3 is two away and the
+    # observation is of another type
+    assert [h.memory.id for h in found] == [ids[0], ids[1]]
+    reply = by_id[ids[1]].engines["bm25"]
+    assert reply.context_from == ids[0]
+    assert reply.context == pytest.approx(reply.score) and reply.score > 0  # none of its own
+    question = by_id[ids[0]].engines["bm25"]
+    assert question.context_from is None  # its own words, nothing from the reply
+    assert by_id[ids[1]].explain()["engines"]["bm25"]["context_from"] == ids[0]
+
+
+def test_words_spread_over_a_window_add_up(store: MemoryStore) -> None:
+    """A turn whose window holds every query word (one per turn) outranks a turn that holds
+    two of them alone; under the lift it would not."""
+    turns = [Memory.new(text, "event", session_id="conv-5", agent=agent,
+                        created_at=T0 + timedelta(seconds=i))
+             for i, (agent, text) in enumerate([
+                 ("Caroline", "Caroline: the support group was great"),
+                 ("Melanie", "Melanie: when did you go?"),
+                 ("Caroline", "Caroline: on saturday, with Jo")])]
+    alone = Memory.new("Caroline: our support group keeps growing, it is a big support "
+                       "group now", "event", session_id="conv-6", agent="Caroline",
+                       created_at=T0 + timedelta(days=3))
+    store.add([*turns, alone])
+    query = "support group saturday"
+    window = search(store, query, config=RankingConfig(use_vector=False, context_window=1),
+                    limit=10)
+    ranked = [h.memory.id for h in window]
+    assert ranked.index(turns[1].id) < ranked.index(alone.id)
+    lifted = search(store, query, config=RankingConfig(
+        use_vector=False, context_window=1, bm25_context="lift"), limit=10)
+    ranked = [h.memory.id for h in lifted]
+    assert ranked.index(alone.id) < ranked.index(turns[1].id)
+
+
+@pytest.mark.parametrize("agents, lifted", [(("Melanie", "Caroline"), True),
+                                            (("planner", "planner"), False)])
+def test_only_a_dialogue_lends_context(store: MemoryStore, agents: tuple[str, str],
+                                       lifted: bool) -> None:
+    """Two agents taking turns are a dialogue and the reply is found through the question;
+    one agent's run of records is not, and its neighbours lend nothing."""
+    question = Memory.new("any weekend plans?", "event", session_id="conv-7",
+                          agent=agents[0], created_at=T0)
+    reply = Memory.new("a hike with friends.", "event", session_id="conv-7", agent=agents[1],
+                       created_at=T0 + timedelta(seconds=1))
+    store.add([question, reply])
+    for mode in ("window", "lift"):
+        cfg = RankingConfig(use_vector=False, context_window=1, bm25_context=mode)
+        found = [h.memory.id for h in search(store, "weekend plans", config=cfg, limit=10)]
+        assert found == ([question.id, reply.id] if lifted else [question.id]), mode
 
 
 def test_memories_without_a_session_rank_as_before(store: MemoryStore) -> None:

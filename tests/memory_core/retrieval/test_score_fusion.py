@@ -79,5 +79,8 @@ def test_config_validates_the_new_knobs() -> None:
         RankingConfig(context_window=11)
     with pytest.raises(InvalidConfigError, match="decay_weight must lie in 0..1"):
         RankingConfig(decay_weight=1.5)
+    with pytest.raises(InvalidConfigError, match="bm25_context must be one of: window, lift"):
+        RankingConfig(bm25_context="sum")
     old = RankingConfig.from_dict({"use_decay": True})  # a config saved before these knobs
-    assert (old.fusion, old.context_window, old.decay_weight) == ("convex", 2, 0.3)
+    assert (old.fusion, old.context_window, old.decay_weight, old.bm25_context) == (
+        "convex", 2, 0.3, "window")

@@ -74,3 +74,16 @@ def test_a_seed_whose_row_moved_has_no_range(store: MemoryStore) -> None:
     mixed = {row: (other.id if memory_id == seed.id else seed.id)
              for row, memory_id in rows.items()}
     assert store.session_order().around(mixed, HOUR).rows == {}
+
+
+def test_each_member_says_which_agent_wrote_it(store: MemoryStore) -> None:
+    """Session context tells a dialogue from one agent's records by these codes: equal for
+    one agent, different for another, -1 for none."""
+    turns = [_turn("a question", 0, agent="Melanie"), _turn("an answer", 1, agent="Caroline"),
+             _turn("another question", 2, agent="Melanie"), _turn("unsigned", 3)]
+    store.add(turns)
+    rows = store.session_order().around(_rows(store, turns[0]), HOUR).rows
+    agent = {m.id: m.agent for m in rows.values()}
+    assert agent[turns[0].id] == agent[turns[2].id] != agent[turns[1].id]
+    assert min(agent[turns[0].id], agent[turns[1].id]) >= 0
+    assert agent[turns[3].id] == -1
