@@ -192,9 +192,12 @@ def synthetic_batches(store: MemoryStore, n: int, *, seed: int = 0,
                       batch_rows: int = BATCH_ROWS) -> Iterator[tuple[Any, Any]]:
     """Arrow batches of `n` synthetic memories in the store's schema, with their topics.
 
-    Each memory copies the metadata of a random demo memory (project, agent, type, tags,
-    session, importance...), keeps its first sentence and adds one or two sentences of other
-    memories of the same project; its vector lies around the centroid of its template's topic.
+    Each memory copies the metadata of a random demo memory (project, type, tags, session,
+    importance...), keeps its first sentence and adds one or two sentences of other memories
+    of the same project; its vector lies around the centroid of its template's topic. Its
+    agent is the template's or, half the time, another agent of the project: the demo's
+    sessions are each one agent's records, and session context (which only dialogues get)
+    is timed on sessions that two or more agents write, as on conversational memory.
     """
     import numpy as np
     import pyarrow as pa
@@ -206,6 +209,11 @@ def synthetic_batches(store: MemoryStore, n: int, *, seed: int = 0,
     centroids = nrng.standard_normal((TOPICS, dim)).astype(np.float32)
     centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
     schema = store.schemas()["memory"]
+    agents: dict[str | None, list[str | None]] = {}
+    for template in templates:
+        agents.setdefault(template.project, [])
+        if template.agent not in agents[template.project]:
+            agents[template.project].append(template.agent)
     for start in range(0, n, batch_rows):
         size = min(batch_rows, n - start)
         picks = [rng.randrange(len(templates)) for _ in range(size)]
@@ -217,10 +225,11 @@ def synthetic_batches(store: MemoryStore, n: int, *, seed: int = 0,
             content = " ".join([own, *extra])
             created = m.created_at + timedelta(minutes=rng.randint(-43_200, 43_200))
             status = rng.choices(("active", "archived", "superseded"), (95, 4, 1))[0]
+            agent = m.agent if rng.random() < 0.5 else rng.choice(agents[m.project])
             rows.append({
                 "id": str(uuid.UUID(int=rng.getrandbits(128), version=4)), "content": content,
                 "memory_type": m.memory_type, "status": status, "tenant": store.tenant,
-                "project": m.project, "repo": m.repo, "agent": m.agent,
+                "project": m.project, "repo": m.repo, "agent": agent,
                 "session_id": m.session_id, "tags": list(m.tags), "why": None,
                 "source": m.source, "created_at": created, "updated_at": created,
                 "content_hash": content_hash(content), "importance": m.importance,

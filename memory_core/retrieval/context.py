@@ -31,13 +31,14 @@ under the filter takes their texts and vectors.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 import numpy as np
 
-from memory_core.filters import sql_string
 from memory_core.retrieval.engines import Candidate
 from memory_core.retrieval.window_bm25 import Analyzer, window_bm25
 from memory_core.store import MemoryStore
@@ -142,42 +143,54 @@ def _neighbourhood(store: MemoryStore, predicate: str, seeds: Sequence[str],
 
 @dataclass(frozen=True)
 class _PoolRows:
-    """What one read by row id gave for the pool: texts and query cosines by memory id."""
+    """The pool's texts and the query's cosine with each of its vectors, by memory id."""
 
     texts: dict[str, str]
     cosines: dict[str, float]
 
 
+def _cosine_map(ids: Sequence[str], vectors: Sequence[Any],
+                query_vector: Sequence[float]) -> dict[str, float]:
+    """Cosine of the query with each vector (None vectors skipped)."""
+    kept = [(i, v) for i, v in zip(ids, vectors, strict=True) if v is not None]
+    if not kept:
+        return {}
+    matrix = np.asarray(np.stack([np.asarray(v, dtype=np.float32) for _, v in kept]))
+    query = np.asarray(query_vector, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0)
+    sims = matrix @ query / np.where(norms > 0, norms, 1.0)
+    return {i: float(s) for (i, _), s in zip(kept, sims, strict=True)}
+
+
 def _read_pool(store: MemoryStore, rows: Mapping[str, int], text_ids: Collection[str],
-               vector_ids: Collection[str], query_vector: Sequence[float] | None
-               ) -> _PoolRows:
+               vector_ids: Collection[str], query_vector: Sequence[float] | None,
+               known: Sequence[Candidate]) -> _PoolRows:
     """The contents of `text_ids` and the cosine of the query with each of `vector_ids`
-    that has a vector, in one read by row id (`rows`: id -> row id)."""
+    that has a vector: what the `known` candidates' queries returned, the rest in one read
+    by row id (`rows`: id -> row id)."""
     vector_ids = vector_ids if query_vector is not None else ()
-    wanted = {rows[i]: i for i in (*text_ids, *vector_ids) if i in rows}
-    if not wanted:
-        return _PoolRows({}, {})
-    columns = ["id", *(["content"] if text_ids else []), *(["vector"] if vector_ids else [])]
-    read = store.rows.read(list(wanted), f"tenant = {sql_string(store.tenant)}", columns)
-    moved = [wanted.get(r) != i for r, i in zip(read["_rowid"].to_pylist(),
-                                               read["id"].to_pylist(), strict=True)]
-    ids = read["id"].to_pylist()
-    texts: dict[str, str] = {}
-    if text_ids:
-        texts = {i: c or "" for i, c, gone in zip(ids, read["content"].to_pylist(), moved,
-                                                  strict=True) if not gone}
+    texts = {c.doc_id: c.content for c in known if c.content is not None}
+    vectors = {c.doc_id: c.vector for c in known if c.vector is not None}
+    missing_text = [i for i in text_ids if i not in texts]
+    missing_vector = [i for i in vector_ids if i not in vectors]
+    wanted = {rows[i]: i for i in (*missing_text, *missing_vector) if i in rows}
+    if wanted:
+        columns = ["id", *(["content"] if missing_text else []),
+                   *(["vector"] if missing_vector else [])]
+        read = store.rows.take(list(wanted), columns)
+        ids = read["id"].to_pylist()
+        kept = [wanted.get(r) == i for r, i in zip(read["_rowid"].to_pylist(), ids,
+                                                  strict=True)]
+        if missing_text:
+            texts.update((i, c or "") for i, c, ok in zip(
+                ids, read["content"].to_pylist(), kept, strict=True) if ok)
+        if missing_vector:
+            vectors.update((i, v) for i, v, ok in zip(
+                ids, read["vector"].to_pylist(), kept, strict=True) if ok and v is not None)
     cosines: dict[str, float] = {}
-    if vector_ids and query_vector is not None:
-        want = set(vector_ids)
-        kept = [(i, v) for i, v, gone in zip(ids, read["vector"].to_pylist(), moved,
-                                             strict=True)
-                if v is not None and not gone and i in want]
-        if kept:
-            matrix = np.asarray([v for _, v in kept], dtype=np.float32)
-            query = np.asarray(query_vector, dtype=np.float32)
-            norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0)
-            sims = matrix @ query / np.where(norms > 0, norms, 1.0)
-            cosines = {i: float(s) for (i, _), s in zip(kept, sims, strict=True)}
+    if query_vector is not None and vector_ids:
+        have = [i for i in vector_ids if i in vectors]
+        cosines = _cosine_map(have, [vectors[i] for i in have], query_vector)
     return _PoolRows(texts, cosines)
 
 
@@ -206,6 +219,21 @@ def lift(scores: Mapping[str, float], sessions: _Session, window: int, weight: f
         if own + added > 0 or doc_id in scores:
             lifted[doc_id] = own + added
     return lifted, lifts
+
+
+_ANALYZERS: weakref.WeakKeyDictionary[MemoryStore, tuple[int | None, Analyzer]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _analyzer(store: MemoryStore) -> Analyzer:
+    """The analyzer of the store's full-text settings, read once per table version (the
+    session order's: a search has just brought it up to date)."""
+    version = store.session_order().version
+    known = _ANALYZERS.get(store)
+    if known is None or known[0] != version:
+        known = (version, Analyzer.from_settings(fts_settings(store.tables.memories)))
+        _ANALYZERS[store] = known
+    return known[1]
 
 
 def _window_ranking(query: str, pool: Collection[str], returned: Sequence[Candidate],
@@ -262,13 +290,13 @@ def with_context(store: MemoryStore, rankings: Mapping[str, Sequence[Candidate]]
     scored = {c.doc_id for c in rankings.get("vector", ())}
     read = _read_pool(store, located, text_ids,
                       [d for d in pool if d not in scored] if "vector" in engines else [],
-                      query_vector)
+                      query_vector, [c for e in engines for c in rankings[e]])
     all_lifts: dict[str, dict[str, ContextLift]] = {}
     for engine in engines:
         if engine == "bm25" and windowed:
             ordered, lifts = _window_ranking(
                 query or "", pool, rankings[engine], sessions, window, weight, read.texts,
-                Analyzer.from_settings(fts_settings(store.tables.memories)))
+                _analyzer(store))
         else:
             scores = {c.doc_id: c.score for c in rankings[engine]}
             if engine == "vector":

@@ -8,7 +8,8 @@ filtered search never sees rows outside the filter; the queries themselves are t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from memory_core.store import MemoryStore
 from memory_core.store.queries import FTS_COLUMN, ensure_fts_index, full_text, nearest
@@ -27,16 +28,23 @@ class Candidate:
     #: its LanceDB row id when the engine's query returned one (reads of it skip the id
     #: look-up); None for the graph's
     row_id: int | None = None
+    #: its content and vector (float32 array) when the engine's query was asked for them
+    #: (session context scores with them); not part of the candidate's identity
+    content: str | None = field(default=None, compare=False, repr=False)
+    vector: Any = field(default=None, compare=False, repr=False)
 
 
 def vector_candidates(store: MemoryStore, query_vector: Sequence[float], predicate: str,
-                      m: int) -> list[Candidate]:
+                      m: int, *, with_content: bool = False) -> list[Candidate]:
     """Top-m memories by cosine similarity (score = 1 - cosine distance)."""
-    return [Candidate(f.id, r, f.score, f.row_id) for r, f in
-            enumerate(nearest(store, query_vector, predicate, m), 1)]
+    return [Candidate(f.id, r, f.score, f.row_id, f.content) for r, f in enumerate(
+        nearest(store, query_vector, predicate, m, with_content=with_content), 1)]
 
 
-def bm25_candidates(store: MemoryStore, query: str, predicate: str, m: int) -> list[Candidate]:
+def bm25_candidates(store: MemoryStore, query: str, predicate: str, m: int, *,
+                    with_content: bool = False, with_vector: bool = False
+                    ) -> list[Candidate]:
     """Top-m memories by BM25 over `content` (LanceDB's native full-text search)."""
-    return [Candidate(f.id, r, f.score, f.row_id) for r, f in
-            enumerate(full_text(store, query, predicate, m), 1)]
+    return [Candidate(f.id, r, f.score, f.row_id, f.content, f.vector) for r, f in enumerate(
+        full_text(store, query, predicate, m, with_content=with_content,
+                  with_vector=with_vector), 1)]

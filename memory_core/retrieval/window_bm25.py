@@ -75,8 +75,8 @@ ENGLISH_STOP_WORDS = frozenset("""
 """.split())
 
 K1, B = 1.2, 0.75
-_SPLIT = re.compile(r"[^0-9a-z]+")
-_SPLIT_UNICODE = re.compile(r"[\W_]+")
+_WORD = re.compile(r"[0-9a-z]+")
+_WORD_UNICODE = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -98,23 +98,34 @@ class Analyzer:
             "max_token_length") if k in settings})
 
     def terms(self, text: str) -> list[str]:
-        """The terms of `text`, in order.
+        """The terms of `text`, in order (the last `TERM_CACHE` texts' are remembered: the
+        same memories come back as candidates of many searches).
 
         >>> Analyzer().terms("When was Caroline at the LGBTQ support groups?")
         ['carolin', 'lgbtq', 'support', 'group']
         >>> Analyzer().terms("Café déployé")
         ['cafe', 'deploy']
         """
-        if self.ascii_folding:
-            text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-        if self.lower_case:
-            text = text.lower()
-        split = _SPLIT if self.ascii_folding and self.lower_case else _SPLIT_UNICODE
-        english = self.language.lower() == "english"
-        words = [w for w in split.split(text) if w and len(w) <= self.max_token_length
-                 and not (self.remove_stop_words and english and w in ENGLISH_STOP_WORDS)]
-        stemmer = _stemmer(self.language) if self.stem else None
-        return stemmer.stemWords(words) if stemmer is not None else words
+        return list(_terms(self, text))
+
+
+#: How many texts' terms are remembered (about 40 terms each).
+TERM_CACHE = 8192
+
+
+@lru_cache(maxsize=TERM_CACHE)
+def _terms(analyzer: Analyzer, text: str) -> tuple[str, ...]:
+    if analyzer.ascii_folding and not text.isascii():
+        text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    if analyzer.lower_case:
+        text = text.lower()
+    word = _WORD if analyzer.ascii_folding and analyzer.lower_case else _WORD_UNICODE
+    stop = (ENGLISH_STOP_WORDS if analyzer.remove_stop_words
+            and analyzer.language.lower() == "english" else frozenset())
+    longest = analyzer.max_token_length
+    words = [w for w in word.findall(text) if len(w) <= longest and w not in stop]
+    stemmer = _stemmer(analyzer.language) if analyzer.stem else None
+    return tuple(stemmer.stemWords(words) if stemmer is not None else words)
 
 
 @lru_cache(maxsize=8)
@@ -172,7 +183,7 @@ def window_bm25(query: str, texts: Mapping[str, str], windows: Mapping[str, Sequ
     for d, ns in windows.items():
         norm = k1 * (1 - b + b * window_len[d] / average)
         own = added = 0.0
-        brought: Counter[str] = Counter()
+        brought: dict[str, float] = {}
         for t in idf:
             tf_own = counts[d][t]
             tf = tf_own + weight * sum(counts[n][t] for n in ns)
@@ -183,7 +194,7 @@ def window_bm25(query: str, texts: Mapping[str, str], windows: Mapping[str, Sequ
             added += score * (tf - tf_own) / tf
             for n in ns:
                 if counts[n][t]:
-                    brought[n] += score * weight * counts[n][t] / tf
+                    brought[n] = brought.get(n, 0.0) + score * weight * counts[n][t] / tf
         if own + added > 0:
             best = max(brought.items(), key=lambda p: (p[1], p[0]), default=("", 0.0))[0]
             out[d] = WindowScore(own + added, own, added, best)

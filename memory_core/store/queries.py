@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+import pyarrow as pa
 
 if TYPE_CHECKING:
     from memory_core.store.memory_store import MemoryStore
@@ -22,11 +25,38 @@ FTS_COLUMN = "content"
 
 class Found(NamedTuple):
     """One row a top-m query found: its memory id, the engine's score and its LanceDB row
-    id (so that later reads of it skip the id look-up: `store.rows`)."""
+    id (so that later reads of it skip the id look-up: `store.rows`); its content and vector
+    when the query was asked for them (session context scores with them, and taking them
+    with the query costs a millisecond where reading them again costs ten)."""
 
     id: str
     score: float
     row_id: int
+    content: str | None = None
+    vector: Any = None  # a float32 numpy array
+
+
+def _found(table: pa.Table, scores: Sequence[float]) -> list[Found]:
+    """`Found` rows of a query's Arrow result (`scores` in its row order)."""
+    ids, rows = table["id"].to_pylist(), table["_rowid"].to_pylist()
+    contents = (table["content"].to_pylist() if "content" in table.column_names
+                else [None] * len(ids))
+    vectors: list[Any] = [None] * len(ids)
+    if "vector" in table.column_names and len(ids):
+        column = table["vector"].combine_chunks()
+        if column.null_count == 0:
+            matrix = np.asarray(column.flatten().to_numpy(zero_copy_only=False),
+                                dtype=np.float32).reshape(len(ids), -1)
+            vectors = list(matrix)
+        else:
+            vectors = [None if v is None else np.asarray(v, dtype=np.float32)
+                       for v in column.to_pylist()]
+    return [Found(i, float(s), int(r), c, v) for i, s, r, c, v in zip(
+        ids, scores, rows, contents, vectors, strict=True)]
+
+
+def _columns(with_content: bool, with_vector: bool) -> list[str]:
+    return ["id", *(["content"] if with_content else []), *(["vector"] if with_vector else [])]
 
 
 def has_fts_index(store: MemoryStore) -> bool:
@@ -54,28 +84,27 @@ def ensure_fts_index(store: MemoryStore) -> bool:
     return True
 
 
-def nearest(store: MemoryStore, vector: Sequence[float], predicate: str, m: int
-            ) -> list[Found]:
+def nearest(store: MemoryStore, vector: Sequence[float], predicate: str, m: int, *,
+            with_content: bool = False) -> list[Found]:
     """The top-m memories by cosine similarity (the score), best first."""
     from memory_core.store.index_rule import tuned
 
     table = tuned(store.tables.memories.search(list(vector), vector_column_name="vector")
                   .distance_type("cosine").where(predicate, prefilter=True)
-                  .select(["id", "_distance"]).with_row_id(True).limit(m)).to_arrow()
-    return [Found(i, 1.0 - float(d), int(r)) for i, d, r in zip(
-        table["id"].to_pylist(), table["_distance"].to_pylist(), table["_rowid"].to_pylist(),
-        strict=True)]
+                  .select([*_columns(with_content, False), "_distance"]).with_row_id(True)
+                  .limit(m)).to_arrow()
+    return _found(table, [1.0 - float(d) for d in table["_distance"].to_pylist()])
 
 
-def full_text(store: MemoryStore, query: str, predicate: str, m: int) -> list[Found]:
+def full_text(store: MemoryStore, query: str, predicate: str, m: int, *,
+              with_content: bool = False, with_vector: bool = False) -> list[Found]:
     """The top-m memories by BM25 over `content` (the score), best first (ties by id);
     nothing for a blank query."""
     if not query.strip():
         return []
     table = (store.tables.memories.search(query, query_type="fts", fts_columns=FTS_COLUMN)
-             .where(predicate, prefilter=True).select(["id", "_score"]).with_row_id(True)
+             .where(predicate, prefilter=True)
+             .select([*_columns(with_content, with_vector), "_score"]).with_row_id(True)
              .limit(m).to_arrow())
-    found = [Found(i, float(s), int(r)) for i, s, r in zip(
-        table["id"].to_pylist(), table["_score"].to_pylist(), table["_rowid"].to_pylist(),
-        strict=True)]
+    found = _found(table, [float(s) for s in table["_score"].to_pylist()])
     return sorted(found, key=lambda f: (-f.score, f.id))

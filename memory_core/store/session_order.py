@@ -119,6 +119,11 @@ class SessionOrder:
             "row_sorted": row_ids[by_row], "row_position": position[by_row],
         }
 
+    @property
+    def version(self) -> int | None:
+        """The table version the arrays were last read at (None before the first read)."""
+        return self._version
+
     def around(self, seeds: Mapping[int, str], span: timedelta,
                statuses: Collection[str] | None = None) -> Around:
         """The (session, type) time ranges `span` each side of the `seeds` (row id -> memory

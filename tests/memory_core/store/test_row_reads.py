@@ -32,3 +32,21 @@ def test_reads_keep_to_the_tenant(store_path: str, store: MemoryStore) -> None:
     rows = theirs_store.rows.locate([theirs.id], theirs_store.predicate())
     assert store.rows.memories({rows[theirs.id]: theirs.id}) == {}
     assert store.rows.read(list(rows.values()), store.predicate(), ["id"]).num_rows == 0
+    assert store.rows.take(list(rows.values()), ["id"]).num_rows == 0
+
+
+def test_take_reads_the_rows_a_query_returned_and_survives_a_delete(store: MemoryStore) -> None:
+    kept = Memory.new("the cache holds sessions", "fact")
+    gone = Memory.new("the cache evicts sessions", "fact")
+    store.add([kept, gone])
+    found = full_text(store, "cache sessions", store.predicate(), 5, with_content=True,
+                      with_vector=True)
+    assert {f.id: f.content for f in found} == {kept.id: kept.content, gone.id: gone.content}
+    assert all(f.vector is not None and f.vector.shape == (store.dimension,) for f in found)
+    rows = [f.row_id for f in found]
+    taken = store.rows.take(rows, ["id", "content"])
+    assert dict(zip(taken["id"].to_pylist(), taken["content"].to_pylist(), strict=True)) == {
+        kept.id: kept.content, gone.id: gone.content}
+    store.bulk.delete_ids("memory", [gone.id])  # a row the take would name is deleted
+    taken = store.rows.take(rows, ["id"])
+    assert taken["id"].to_pylist() == [kept.id]
