@@ -158,6 +158,7 @@ if TYPE_CHECKING:
     from memory_core.records import memories_to_frame as memories_to_frame
     from memory_core.reembed import fill_pending as fill_pending
     from memory_core.reembed import switch_model as switch_model
+    from memory_core.retrieval.config import BM25_CONTEXTS as BM25_CONTEXTS
     from memory_core.retrieval.config import DEFAULT_PRESET as DEFAULT_PRESET
     from memory_core.retrieval.config import FUSIONS as FUSIONS
     from memory_core.retrieval.config import MAX_BEAM as MAX_BEAM
@@ -325,6 +326,7 @@ _EXPORTS: dict[str, str] = {
     "render_tier": "memory_core.retrieval.tiers",
     "MAX_HOPS": "memory_core.retrieval.config",
     "FUSIONS": "memory_core.retrieval.config",
+    "BM25_CONTEXTS": "memory_core.retrieval.config",
     "MAX_CONTEXT_WINDOW": "memory_core.retrieval.config",
     "NORMALISATIONS": "memory_core.retrieval.config",
     "MAX_FANOUT": "memory_core.retrieval.config",

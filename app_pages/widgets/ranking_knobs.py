@@ -10,6 +10,7 @@ import streamlit as st
 
 from app_pages.widgets.markup import md
 from memory_core import (
+    BM25_CONTEXTS,
     DEFAULT_PRESET,
     FUSIONS,
     IMPORTANCE_TIERS,
@@ -48,7 +49,7 @@ def _knobs(base: RankingConfig, key: str) -> dict[str, Any]:
                                       key=k("candidates"), help="Top-m per engine")
     v["rrf_k"] = c5.number_input("RRF k", 1, 1000, base.rrf_k, key=k("rrf_k"))
     st.markdown("**Fusion**")
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3, c4, c5 = st.columns(5)
     v["fusion"] = c1.selectbox(
         "Method", FUSIONS, index=FUSIONS.index(base.fusion), key=k("fusion"),
         help="rrf: reciprocal ranks (seed 003); convex: weighted normalised scores; "
@@ -60,11 +61,18 @@ def _knobs(base: RankingConfig, key: str) -> dict[str, Any]:
     v["context_window"] = c3.number_input(
         "Session context window", 0, MAX_CONTEXT_WINDOW, base.context_window,
         key=k("context_window"),
-        help="Neighbours each side (same session, same type) a memory is scored with; 0 = off")
+        help="Neighbours each side (same session and type, in a dialogue of two or more "
+             "agents) a memory is scored with; 0 = off")
     v["context_weight"] = c4.slider(
         "Context weight", 0.0, 1.0, float(base.context_weight), 0.05, key=k("context_weight"),
         disabled=not v["context_window"],
-        help="Share of the best neighbour's score a memory gains")
+        help="Share of the best neighbour's score a memory gains; in a BM25 window, how "
+             "many times a neighbour's words count")
+    v["bm25_context"] = c5.selectbox(
+        "BM25 context", BM25_CONTEXTS, index=BM25_CONTEXTS.index(base.bm25_context),
+        key=k("bm25_context"), disabled=not v["context_window"] or not v["use_bm25"],
+        help="window: BM25 over the text of a memory and its neighbours; lift: a share of "
+             "the best neighbour's BM25 score, as for the vector engine")
     st.markdown("**Fusion weights**")
     c1, c2, c3, c4 = st.columns(4)
     for col, name, label in ((c1, "weight_vector", "Vector weight"),

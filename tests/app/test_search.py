@@ -145,6 +145,19 @@ def test_preset_and_knobs_change_the_ranking() -> None:
     assert _hit_ids(at) == []
 
 
+def test_the_bm25_context_knob_is_offered_where_it_acts() -> None:
+    at = _search()
+    at.selectbox(key="search_preset").select("bm25").run()  # no session context in bm25
+    assert at.selectbox(key="knob_bm25_bm25_context").disabled
+    at.selectbox(key="search_preset").select("hybrid").run()
+    knob = at.selectbox(key="knob_hybrid_bm25_context")
+    assert knob.value == "window" and not knob.disabled
+    knob.select("lift").run()
+    assert not at.exception
+    assert any(c.value.startswith("1 knob(s) differ from hybrid: bm25")  # Markdown-escaped
+               and "context" in c.value for c in at.caption)
+
+
 def test_hostile_content_shows_literally_never_as_html() -> None:
     at = _search("terse caching answers")
     assert "hostile" in _hit_ids(at)
