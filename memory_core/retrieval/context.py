@@ -155,7 +155,7 @@ def _cosine_map(ids: Sequence[str], vectors: Sequence[Any],
     kept = [(i, v) for i, v in zip(ids, vectors, strict=True) if v is not None]
     if not kept:
         return {}
-    matrix = np.asarray(np.stack([np.asarray(v, dtype=np.float32) for _, v in kept]))
+    matrix = np.stack([np.asarray(v, dtype=np.float32) for _, v in kept])
     query = np.asarray(query_vector, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0)
     sims = matrix @ query / np.where(norms > 0, norms, 1.0)
@@ -236,13 +236,13 @@ def _analyzer(store: MemoryStore) -> Analyzer:
     return known[1]
 
 
-def _window_ranking(query: str, pool: Collection[str], returned: Sequence[Candidate],
-                    sessions: _Session, window: int, weight: float, texts: Mapping[str, str],
+def _window_ranking(query: str, windows: Mapping[str, Sequence[str]],
+                    returned: Sequence[Candidate], weight: float, texts: Mapping[str, str],
                     analyzer: Analyzer) -> tuple[list[tuple[str, float]], dict[str, ContextLift]]:
-    """BM25 over each pool memory's session window (window_bm25.py), best first, and what
-    the neighbours added; memories BM25 returned that no window term matches come last."""
-    scores = window_bm25(query, texts, {d: sessions.neighbours(d, window) for d in pool},
-                         analyzer, weight=weight)
+    """BM25 over each pool memory's session window (`windows`: id -> its neighbours;
+    window_bm25.py), best first, and what the neighbours added; memories BM25 returned that
+    no window term matches come last."""
+    scores = window_bm25(query, texts, windows, analyzer, weight=weight)
     ordered = sorted(((d, s.score) for d, s in scores.items()), key=lambda p: (-p[1], p[0]))
     ordered += [(c.doc_id, 0.0) for c in returned if c.doc_id not in scores]
     lifts = {d: ContextLift(s.own, s.added, s.neighbour) for d, s in scores.items()
@@ -285,8 +285,8 @@ def with_context(store: MemoryStore, rankings: Mapping[str, Sequence[Candidate]]
     for doc_id in seeds:
         pool.update(dict.fromkeys(sessions.neighbours(doc_id, window)))
     windowed = "bm25" in engines and bm25_context == "window" and bool(query and query.strip())
-    text_ids = ({n for d in pool for n in (d, *sessions.neighbours(d, window))}
-                if windowed else set())
+    windows = {d: sessions.neighbours(d, window) for d in pool} if windowed else {}
+    text_ids = {n for d, ns in windows.items() for n in (d, *ns)}
     scored = {c.doc_id for c in rankings.get("vector", ())}
     read = _read_pool(store, located, text_ids,
                       [d for d in pool if d not in scored] if "vector" in engines else [],
@@ -294,9 +294,8 @@ def with_context(store: MemoryStore, rankings: Mapping[str, Sequence[Candidate]]
     all_lifts: dict[str, dict[str, ContextLift]] = {}
     for engine in engines:
         if engine == "bm25" and windowed:
-            ordered, lifts = _window_ranking(
-                query or "", pool, rankings[engine], sessions, window, weight, read.texts,
-                _analyzer(store))
+            ordered, lifts = _window_ranking(query or "", windows, rankings[engine], weight,
+                                             read.texts, _analyzer(store))
         else:
             scores = {c.doc_id: c.score for c in rankings[engine]}
             if engine == "vector":

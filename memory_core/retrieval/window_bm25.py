@@ -162,10 +162,9 @@ def window_bm25(query: str, texts: Mapping[str, str], windows: Mapping[str, Sequ
     >>> sorted(scores), scores["a"].own, scores["a"].neighbour
     (['a', 'q'], 0.0, 'q')
     """
-    wanted = list(dict.fromkeys(analyzer.terms(query)))
-    if not wanted or not windows:
+    query_terms = set(analyzer.terms(query))
+    if not query_terms or not windows:
         return {}
-    query_terms = set(wanted)
     counts: dict[str, Counter[str]] = {}
     lengths: dict[str, int] = {}
     for d in {*windows, *(n for ns in windows.values() for n in ns)}:
