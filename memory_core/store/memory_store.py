@@ -54,6 +54,7 @@ from memory_core.store.reports import AddReport, UpsertReport, VersionInfo
 from memory_core.store.row_reads import RowReads
 from memory_core.store.scratch import scratch_folder
 from memory_core.store.session_order import SessionOrder
+from memory_core.store.version_counts import VersionCounts
 from memory_core.store.snapshot import Snapshot, snapshot
 from memory_core.store.streams import BATCH_ROWS, MemoryStreams
 from memory_core.store.tables import StoreTables, open_tables
@@ -86,6 +87,7 @@ class MemoryStore:
         self.event_log = EventLog(tables.events, tenant)
         self._keys = KeyIndex(tables.memories)
         self._sessions = SessionOrder(tables.memories, tenant)
+        self._counts = VersionCounts()
         self._edges = EdgeTable(tables.edges, tenant)
         self._writes = MemoryWrites(self)
         self.bulk = BulkTables(self)
@@ -201,7 +203,7 @@ class MemoryStore:
 
     def count(self, filter: Filter | None = None) -> int:
         """How many memories match `filter` (active only unless it asks otherwise)."""
-        return int(self.tables.memories.count_rows(self.predicate(filter)))
+        return self._counts.count(self.tables.memories, self.predicate(filter))
 
     def _query(self, where: str, *, with_vectors: bool) -> Any:
         """A query of the memories matching `where`, every column (vectors when asked)."""
@@ -330,6 +332,7 @@ class MemoryStore:
         """Drop what this process cached about the tables (after a bulk write)."""
         self._keys.invalidate()
         self._sessions.invalidate()
+        self._counts.invalidate()
 
     def use_model(self, embedder: Embedder) -> None:
         """Record that the store's vectors now come from `embedder` (after re-embedding)."""
