@@ -120,12 +120,40 @@ def _terms(analyzer: Analyzer, text: str) -> tuple[str, ...]:
     if analyzer.lower_case:
         text = text.lower()
     word = _WORD if analyzer.ascii_folding and analyzer.lower_case else _WORD_UNICODE
+    known = _word_terms(analyzer)
+    out = []
+    for w in word.findall(text):
+        term = known.get(w, _UNSEEN)
+        if term is _UNSEEN:
+            term = known[w] = _term_of(analyzer, w)
+        if term is not None:
+            out.append(term)
+    return tuple(out)
+
+
+_UNSEEN = object()
+#: Words whose terms each analyzer remembers (a vocabulary rarely holds more); past it, it
+#: starts afresh.
+WORD_CACHE = 200_000
+
+
+@lru_cache(maxsize=8)
+def _word_terms(analyzer: Analyzer) -> dict[str, str | None]:
+    """word -> its term (None: a stop word or too long), filled as words are met."""
+    return {}
+
+
+def _term_of(analyzer: Analyzer, word: str) -> str | None:
+    """The term of one lower-cased, folded word under `analyzer`, or None when dropped."""
+    known = _word_terms(analyzer)
+    if len(known) >= WORD_CACHE:
+        known.clear()
     stop = (ENGLISH_STOP_WORDS if analyzer.remove_stop_words
             and analyzer.language.lower() == "english" else frozenset())
-    longest = analyzer.max_token_length
-    words = [w for w in word.findall(text) if len(w) <= longest and w not in stop]
+    if len(word) > analyzer.max_token_length or word in stop:
+        return None
     stemmer = _stemmer(analyzer.language) if analyzer.stem else None
-    return tuple(stemmer.stemWords(words) if stemmer is not None else words)
+    return stemmer.stemWord(word) if stemmer is not None else word
 
 
 @lru_cache(maxsize=8)

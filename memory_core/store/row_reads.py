@@ -96,8 +96,9 @@ class RowReads:
         returned them): `MemoryStore.get_many` without the id look-ups. A row that moved
         since is read by its id."""
         store = self._store
-        columns = [n for n in store.tables.memories.schema.names
-                   if with_vectors or n != "vector"]
+        dataset = self._dataset()  # its schema is at hand; the table's is a round trip
+        names = (dataset.schema if dataset is not None else store.tables.memories.schema).names
+        columns = [n for n in names if with_vectors or n != "vector"]
         table = self.take(list(found), columns)
         out: dict[str, Memory] = {}
         for row in table.to_pylist():

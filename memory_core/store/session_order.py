@@ -78,8 +78,7 @@ class SessionOrder:
 
     def _current(self) -> dict[str, Any]:
         with self._lock:
-            self._table.checkout_latest()
-            version = int(self._table.version)
+            version = int(self._table.version)  # the latest: a store's tables check each read
             if version != self._version:
                 self._arrays = self._read()
                 self._version = version

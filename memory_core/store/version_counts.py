@@ -25,8 +25,8 @@ class VersionCounts:
         self._lock = threading.Lock()  # the pages share a store between sessions' threads
 
     def count(self, table: Any, predicate: str) -> int:
-        """Rows of `table` (at its latest version) matching `predicate`."""
-        table.checkout_latest()
+        """Rows of `table` (at its latest version: the store's tables check for a newer
+        version on every read) matching `predicate`."""
         version = (id(table), int(table.version))
         with self._lock:
             if version != self._version:
