@@ -77,3 +77,17 @@ def test_the_stop_words_are_scikit_learns_english_list() -> None:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as SKLEARN
 
     assert frozenset(SKLEARN) == ENGLISH_STOP_WORDS
+
+
+def test_remembered_words_keep_each_analyzers_terms_and_stay_bounded(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import memory_core.retrieval.window_bm25 as module
+
+    monkeypatch.setattr(module, "WORD_CACHE", 3)
+    stemmed, plain = Analyzer(max_token_length=39), Analyzer(stem=False, max_token_length=39)
+    text = "deploys failed twice while the caches warmed"
+    first = stemmed.terms(text)
+    assert first == ["deploy", "fail", "twice", "cach", "warm"]
+    assert plain.terms(text) == ["deploys", "failed", "twice", "caches", "warmed"]
+    assert stemmed.terms(text + " rollbacks") == [*first, "rollback"]  # past the bound
+    assert len(module._word_terms(stemmed)) <= 3
