@@ -10,8 +10,9 @@ adjacency), `AuditLog`, `KeyIndex` (ids and content hashes), `BulkTables` (`stor
 Arrow-level reads and writes for the importer, the drill, re-embedding and benchmarks),
 `ChangeTables` (`store.changes`: curation's change sets and the version history) and
 `MemoryStreams` (`store.streams`: a few columns as Arrow batches, for aggregates),
-`RowReads` (`store.rows`: reads by LanceDB row id) and `SessionOrder` (where each memory
-sits in its session, for session context).
+`RowReads` (`store.rows`: reads by LanceDB row id), `SessionOrder` (where each memory
+sits in its session, for session context) and `VersionCounts` (`count`'s answers, kept per
+table version).
 Nothing outside `memory_core.store` touches the LanceDB tables.
 """
 
