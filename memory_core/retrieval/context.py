@@ -115,7 +115,8 @@ def _neighbourhood(store: MemoryStore, predicate: str, seeds: Sequence[str],
     The session order (`store.session_order()`, cached per table version) names the rows in
     the ranges. When the filter asks for `statuses` and nothing the seeds do not already
     share (the tenant, the session, the type), it decides alone; otherwise one read by row
-    id under `predicate` keeps the rows the filter admits.
+    id under `predicate` keeps the rows the filter admits (of those no engine returned: an
+    engine's rows matched it already).
     """
     located = dict(row_of)
     missing = [d for d in (*seeds, *ranked) if d not in located]
@@ -125,8 +126,13 @@ def _neighbourhood(store: MemoryStore, predicate: str, seeds: Sequence[str],
         {located[d]: d for d in seeds if d in located}, CONTEXT_SPAN, statuses)
     members = list(around.rows.items())
     if statuses is None and members:
-        read = store.rows.read([row for row, _ in members], predicate, ["id"])
-        admitted = set(zip(read["_rowid"].to_pylist(), read["id"].to_pylist(), strict=True))
+        # the engines' rows matched `predicate` already: only the others are read
+        admitted = {(row, d) for d, row in row_of.items()}
+        unknown = [row for row, m in members if (row, m.id) not in admitted]
+        if unknown:
+            read = store.rows.read(unknown, predicate, ["id"])
+            admitted.update(zip(read["_rowid"].to_pylist(), read["id"].to_pylist(),
+                                strict=True))
         members = [(row, m) for row, m in members if (row, m.id) in admitted]
     runs: dict[tuple[str, str], list[str]] = {}
     authors: dict[tuple[str, str], set[int]] = {}
