@@ -121,17 +121,17 @@ def _terms(analyzer: Analyzer, text: str) -> tuple[str, ...]:
         text = text.lower()
     word = _WORD if analyzer.ascii_folding and analyzer.lower_case else _WORD_UNICODE
     known = _word_terms(analyzer)
-    out = []
+    out: list[str] = []
     for w in word.findall(text):
-        term = known.get(w, _UNSEEN)
-        if term is _UNSEEN:
+        try:
+            term = known[w]
+        except KeyError:  # unseen (or the map was just emptied by another thread)
             term = known[w] = _term_of(analyzer, w)
         if term is not None:
             out.append(term)
     return tuple(out)
 
 
-_UNSEEN = object()
 #: Words whose terms each analyzer remembers (a vocabulary rarely holds more); past it, it
 #: starts afresh.
 WORD_CACHE = 200_000

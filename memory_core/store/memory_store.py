@@ -55,10 +55,10 @@ from memory_core.store.reports import AddReport, UpsertReport, VersionInfo
 from memory_core.store.row_reads import RowReads
 from memory_core.store.scratch import scratch_folder
 from memory_core.store.session_order import SessionOrder
-from memory_core.store.version_counts import VersionCounts
 from memory_core.store.snapshot import Snapshot, snapshot
 from memory_core.store.streams import BATCH_ROWS, MemoryStreams
 from memory_core.store.tables import StoreTables, open_tables
+from memory_core.store.version_counts import VersionCounts
 from memory_core.store.writes import MemoryWrites
 
 log = logging.getLogger(__name__)
