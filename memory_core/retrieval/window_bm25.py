@@ -126,6 +126,8 @@ def _terms(analyzer: Analyzer, text: str) -> tuple[str, ...]:
         try:
             term = known[w]
         except KeyError:  # unseen (or the map was just emptied by another thread)
+            if len(known) >= WORD_CACHE:
+                known.clear()
             term = known[w] = _term_of(analyzer, w)
         if term is not None:
             out.append(term)
@@ -145,9 +147,6 @@ def _word_terms(analyzer: Analyzer) -> dict[str, str | None]:
 
 def _term_of(analyzer: Analyzer, word: str) -> str | None:
     """The term of one lower-cased, folded word under `analyzer`, or None when dropped."""
-    known = _word_terms(analyzer)
-    if len(known) >= WORD_CACHE:
-        known.clear()
     stop = (ENGLISH_STOP_WORDS if analyzer.remove_stop_words
             and analyzer.language.lower() == "english" else frozenset())
     if len(word) > analyzer.max_token_length or word in stop:

@@ -51,9 +51,13 @@ class RowReads:
         for a few dozen rows at 100,000 memories, where a query by row id costs 6-10 ms).
         When the take cannot serve (a row deleted since, a table the Lance API cannot
         open), it is `read`."""
+        return self._take(self._dataset(), row_ids, columns)
+
+    def _take(self, dataset: Any, row_ids: Sequence[int], columns: Sequence[str]
+              ) -> pa.Table:
+        """`take` from `dataset` (the current one, or None to `read`)."""
         wanted = sorted({int(r) for r in row_ids})
         tenant = self._store.tenant
-        dataset = self._dataset()
         if dataset is not None and wanted:
             try:
                 got = dataset._take_rows(
@@ -99,7 +103,7 @@ class RowReads:
         dataset = self._dataset()  # its schema is at hand; the table's is a round trip
         names = (dataset.schema if dataset is not None else store.tables.memories.schema).names
         columns = [n for n in names if with_vectors or n != "vector"]
-        table = self.take(list(found), columns)
+        table = self._take(dataset, list(found), columns)
         out: dict[str, Memory] = {}
         for row in table.to_pylist():
             if found.get(row.pop("_rowid")) == row["id"]:
