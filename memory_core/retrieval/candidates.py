@@ -29,6 +29,7 @@ from memory_core.retrieval.engines import (
 )
 from memory_core.retrieval.fusion import fuse
 from memory_core.retrieval.graph_candidates import GraphCandidate, resolve_graph_hits
+from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 
 BM25_OFF = ("BM25 is off: the read-only store has no full-text index; run `memlens index` "
@@ -77,8 +78,20 @@ def _pool() -> ThreadPoolExecutor:
         return _POOL
 
 
+#: What a memory the vector engine cannot see has as its embedding status.
+UNEMBEDDED = ("pending", "failed")
+
+
 def _pending_reason(store: MemoryStore, flt: Filter) -> str | None:
-    pending = store.count(replace(flt, embedding_status=["pending", "failed"]))
+    """Why some matching memories are out of the vector engine's reach, if any are.
+
+    The tenant-wide count (any status) is asked first: it is the same for every query until
+    the table changes, so it is counted once per table version, and a store whose memories
+    all have vectors (the common case) never counts under each query's filter."""
+    anywhere = Filter(tenant=flt.tenant, status=STATUSES, embedding_status=UNEMBEDDED)
+    if not store.count(anywhere):
+        return None
+    pending = store.count(replace(flt, embedding_status=UNEMBEDDED))
     if pending:
         return (f"{pending} matching memories have no vector yet, so only BM25 and the graph "
                 f"can find them; run `memlens reembed`")

@@ -121,17 +121,15 @@ def _terms(analyzer: Analyzer, text: str) -> tuple[str, ...]:
         text = text.lower()
     word = _WORD if analyzer.ascii_folding and analyzer.lower_case else _WORD_UNICODE
     known = _word_terms(analyzer)
-    out: list[str] = []
-    for w in word.findall(text):
-        try:
-            term = known[w]
-        except KeyError:  # unseen (or the map was just emptied by another thread)
-            if len(known) >= WORD_CACHE:
-                known.clear()
-            term = known[w] = _term_of(analyzer, w)
-        if term is not None:
-            out.append(term)
-    return tuple(out)
+    words = word.findall(text)
+    terms = list(map(known.get, words))  # None: a word not met yet
+    if None in terms:
+        for at, w in enumerate(words):
+            if terms[at] is None:
+                if len(known) >= WORD_CACHE:
+                    known.clear()
+                terms[at] = known[w] = _term_of(analyzer, w) or ""
+    return tuple(filter(None, terms))  # "" is a dropped word
 
 
 #: Words whose terms each analyzer remembers (a vocabulary rarely holds more); past it, it
@@ -140,8 +138,8 @@ WORD_CACHE = 200_000
 
 
 @lru_cache(maxsize=8)
-def _word_terms(analyzer: Analyzer) -> dict[str, str | None]:
-    """word -> its term (None: a stop word or too long), filled as words are met."""
+def _word_terms(analyzer: Analyzer) -> dict[str, str]:
+    """word -> its term ("" for a stop word or one too long), filled as words are met."""
     return {}
 
 
@@ -207,12 +205,15 @@ def window_bm25(query: str, texts: Mapping[str, str], windows: Mapping[str, Sequ
     idf = {t: math.log(1 + (n_docs - df[t] + 0.5) / (df[t] + 0.5)) for t in df}
     out: dict[str, WindowScore] = {}
     for d, ns in windows.items():
+        matching = [counts[n] for n in ns if counts[n]]  # neighbours holding a query term
+        if not counts[d] and not matching:
+            continue  # no query term in the window: it scores nothing
         norm = k1 * (1 - b + b * window_len[d] / average)
         own = added = 0.0
         brought: dict[str, float] = {}
         for t in idf:
             tf_own = counts[d][t]
-            tf = tf_own + weight * sum(counts[n][t] for n in ns)
+            tf = tf_own + weight * sum(c[t] for c in matching)
             if not tf:
                 continue
             score = idf[t] * tf * (k1 + 1) / (tf + norm)

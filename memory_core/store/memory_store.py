@@ -11,8 +11,9 @@ Arrow-level reads and writes for the importer, the drill, re-embedding and bench
 `ChangeTables` (`store.changes`: curation's change sets and the version history) and
 `MemoryStreams` (`store.streams`: a few columns as Arrow batches, for aggregates),
 `RowReads` (`store.rows`: reads by LanceDB row id), `SessionOrder` (where each memory
-sits in its session, for session context) and `VersionCounts` (`count`'s answers, kept per
-table version).
+sits in its session, for session context), `VersionCounts` (`count`'s answers, kept per
+table version) and `LatestDataset` (`store.latest`: the memories table's latest version and
+Lance dataset, which those per-version caches check without a LanceDB round trip).
 Nothing outside `memory_core.store` touches the LanceDB tables.
 """
 
@@ -49,6 +50,7 @@ from memory_core.store.edges import EdgeTable
 from memory_core.store.events import EventLog
 from memory_core.store.guard import WriteGuard
 from memory_core.store.keys import KeyIndex
+from memory_core.store.latest_dataset import LatestDataset
 from memory_core.store.lock import WriteLock, control_folder
 from memory_core.store.object_storage import storage_options
 from memory_core.store.reports import AddReport, UpsertReport, VersionInfo
@@ -87,7 +89,8 @@ class MemoryStore:
         self._audit = AuditLog(tables.audit)
         self.event_log = EventLog(tables.events, tenant)
         self._keys = KeyIndex(tables.memories)
-        self._sessions = SessionOrder(tables.memories, tenant)
+        self.latest = LatestDataset(lambda: self.tables.memories)
+        self._sessions = SessionOrder(tables.memories, tenant, self.latest.version)
         self._counts = VersionCounts()
         self._edges = EdgeTable(tables.edges, tenant)
         self._writes = MemoryWrites(self)
@@ -204,7 +207,8 @@ class MemoryStore:
 
     def count(self, filter: Filter | None = None) -> int:
         """How many memories match `filter` (active only unless it asks otherwise)."""
-        return self._counts.count(self.tables.memories, self.predicate(filter))
+        return self._counts.count(self.tables.memories, self.predicate(filter),
+                                  self.latest.version())
 
     def _query(self, where: str, *, with_vectors: bool) -> Any:
         """A query of the memories matching `where`, every column (vectors when asked)."""
@@ -334,6 +338,7 @@ class MemoryStore:
         self._keys.invalidate()
         self._sessions.invalidate()
         self._counts.invalidate()
+        self.latest.invalidate()
 
     def use_model(self, embedder: Embedder) -> None:
         """Record that the store's vectors now come from `embedder` (after re-embedding)."""

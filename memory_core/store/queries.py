@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import pyarrow as pa
 
+from memory_core.store.one_hop import collect, query
+
 if TYPE_CHECKING:
     from memory_core.store.memory_store import MemoryStore
 
@@ -89,22 +91,23 @@ def nearest(store: MemoryStore, vector: Sequence[float], predicate: str, m: int,
     """The top-m memories by cosine similarity (the score), best first."""
     from memory_core.store.index_rule import tuned
 
-    table = tuned(store.tables.memories.search(list(vector), vector_column_name="vector")
-                  .distance_type("cosine").where(predicate, prefilter=True)
-                  .select([*_columns(with_content, False), "_distance"]).with_row_id(True)
-                  .limit(m)).to_arrow()
+    table = collect(tuned(query(store.tables.memories)
+                          .nearest_to(np.asarray(vector, dtype=np.float32)).column("vector"))
+                    .distance_type("cosine").where(predicate)
+                    .select([*_columns(with_content, False), "_distance"]).with_row_id()
+                    .limit(m))
     return _found(table, [1.0 - float(d) for d in table["_distance"].to_pylist()])
 
 
-def full_text(store: MemoryStore, query: str, predicate: str, m: int, *,
+def full_text(store: MemoryStore, text: str, predicate: str, m: int, *,
               with_content: bool = False, with_vector: bool = False) -> list[Found]:
     """The top-m memories by BM25 over `content` (the score), best first (ties by id);
     nothing for a blank query."""
-    if not query.strip():
+    if not text.strip():
         return []
-    table = (store.tables.memories.search(query, query_type="fts", fts_columns=FTS_COLUMN)
-             .where(predicate, prefilter=True)
-             .select([*_columns(with_content, with_vector), "_score"]).with_row_id(True)
-             .limit(m).to_arrow())
+    table = collect(query(store.tables.memories).nearest_to_text(text, columns=FTS_COLUMN)
+                    .where(predicate)
+                    .select([*_columns(with_content, with_vector), "_score"]).with_row_id()
+                    .limit(m))
     found = _found(table, [float(s) for s in table["_score"].to_pylist()])
     return sorted(found, key=lambda f: (-f.score, f.id))

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 from memory_core.codec import memory_from_row
 from memory_core.filters import IN_CHUNK, in_chunks, sql_in, sql_string
 from memory_core.records import Memory
+from memory_core.store.one_hop import collect, query
 
 if TYPE_CHECKING:
     from memory_core.store.memory_store import MemoryStore
@@ -29,7 +30,6 @@ class RowReads:
 
     def __init__(self, store: MemoryStore) -> None:
         self._store = store
-        self._lance: tuple[int, Any, Any] | None = None  # (version, table, dataset)
 
     def read(self, row_ids: Sequence[int], where: str, columns: Sequence[str]) -> pa.Table:
         """`columns` and `_rowid` of the rows at `row_ids` that match `where` (any tenant
@@ -39,8 +39,8 @@ class RowReads:
         parts = []
         for at in range(0, len(wanted), IN_CHUNK):
             listed = ", ".join(str(r) for r in wanted[at:at + IN_CHUNK])
-            parts.append(table.search().where(f"({where}) AND _rowid IN ({listed})")
-                         .select(list(columns)).with_row_id(True).limit(None).to_arrow())
+            parts.append(collect(query(table).where(f"({where}) AND _rowid IN ({listed})")
+                                 .select(list(columns)).with_row_id()))
         if not parts:
             return pa.table({c: [] for c in [*columns, "_rowid"]})
         return pa.concat_tables(parts)
@@ -70,27 +70,17 @@ class RowReads:
         return self.read(wanted, f"tenant = {sql_string(tenant)}", columns)
 
     def _dataset(self) -> Any:
-        """The memories table as a Lance dataset at its current version (kept per version),
-        or None when the table has none to give."""
-        table = self._store.tables.memories
-        try:
-            version = int(table.version)
-            if self._lance is None or self._lance[0] != version or self._lance[1] is not table:
-                dataset = table.to_lance()
-                if int(dataset.version) != version:
-                    return None
-                self._lance = (version, table, dataset)
-            return self._lance[2]
-        except Exception:  # noqa: BLE001 - no dataset: callers `read` instead
-            return None
+        """The memories table as a Lance dataset at its latest version (`store.latest`), or
+        None when the table has none to give."""
+        return self._store.latest.current()
 
     def locate(self, ids: Sequence[str], where: str) -> dict[str, int]:
         """memory id -> row id of the rows with these ids that match `where`."""
         table = self._store.tables.memories
         out: dict[str, int] = {}
         for chunk in in_chunks(list(dict.fromkeys(ids))):
-            found = (table.search().where(f"({where}) AND {sql_in('id', chunk)}")
-                     .select(["id"]).with_row_id(True).limit(None).to_arrow())
+            found = collect(query(table).where(f"({where}) AND {sql_in('id', chunk)}")
+                            .select(["id"]).with_row_id())
             out.update(zip(found["id"].to_pylist(), found["_rowid"].to_pylist(), strict=True))
         return out
 

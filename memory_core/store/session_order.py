@@ -20,7 +20,7 @@ them up.
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -69,16 +69,19 @@ class Member:
 class SessionOrder:
     """(session, type, created_at) of one tenant's memories, sorted, for one table version."""
 
-    def __init__(self, table: Any, tenant: str) -> None:
+    def __init__(self, table: Any, tenant: str,
+                 latest_version: Callable[[], int] | None = None) -> None:
         self._table = table
         self._tenant = tenant
+        #: the table's latest version (`store.latest.version`: no LanceDB hop)
+        self._latest = latest_version or (lambda: int(table.version))
         self._version: int | None = None
         self._arrays: dict[str, Any] = {}
         self._lock = threading.Lock()  # the pages share a store between sessions' threads
 
     def _current(self) -> dict[str, Any]:
         with self._lock:
-            version = int(self._table.version)  # the latest: a store's tables check each read
+            version = self._latest()
             if version != self._version:
                 self._arrays = self._read()
                 self._version = version

@@ -24,10 +24,11 @@ class VersionCounts:
         self._counts: dict[str, int] = {}
         self._lock = threading.Lock()  # the pages share a store between sessions' threads
 
-    def count(self, table: Any, predicate: str) -> int:
+    def count(self, table: Any, predicate: str, latest: int | None = None) -> int:
         """Rows of `table` (at its latest version: the store's tables check for a newer
-        version on every read) matching `predicate`."""
-        version = (id(table), int(table.version))
+        version on every read) matching `predicate`. `latest`: the table's latest version
+        when the caller knows it without asking LanceDB (`store.latest.version()`)."""
+        version = (id(table), int(table.version) if latest is None else latest)
         with self._lock:
             if version != self._version:
                 self._version, self._counts = version, {}
