@@ -1,7 +1,8 @@
 """`FastEmbedEmbedder`: a fastembed `TextEmbedding`, loaded lazily and once per process.
 
 It loads either from a folder (`specific_model_path=`, how the offline default runs) or from
-fastembed's cache with `local_files_only=True`: memlens never downloads a model.
+fastembed's cache with `local_files_only=True`: memlens never downloads a model. Its
+onnxruntime threads sleep between runs instead of spinning (`no_spinning.py`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory_core.config import DEFAULT_MODEL
 from memory_core.embedding.base import Embedder
+from memory_core.embedding.no_spinning import load_without_spinning
 from memory_core.errors import EmbedderUnavailableError
 from memory_core.untrusted import shown
 
@@ -88,7 +90,7 @@ def _load_fastembed(
         kwargs["cache_dir"] = str(cache_dir) if cache_dir else None
         kwargs["local_files_only"] = True  # never download: memlens runs offline
     try:
-        return TextEmbedding(model_name=model_id, **kwargs)
+        return load_without_spinning(lambda: TextEmbedding(model_name=model_id, **kwargs))
     except Exception as exc:  # fastembed raises bare ValueError/OSError/RuntimeError variants
         where = folder or cache_dir
         raise EmbedderUnavailableError(

@@ -11,6 +11,7 @@ import pytest
 
 from memory_core.config import DEFAULT_MODEL, Settings
 from memory_core.embedding import FastEmbedEmbedder, load_embedder, loader, offline
+from memory_core.embedding.no_spinning import spinning_of
 from memory_core.errors import EmbedderUnavailableError
 
 REFERENCES = Path(__file__).parent / "data" / "reference_vectors.json"
@@ -125,3 +126,26 @@ def test_writes_go_pending_when_the_model_cannot_load(tmp_path: Path) -> None:
     report = store.add([Memory.new("written while the model is missing", "fact")])
     assert report.pending == 1 and "never downloads" in (report.embedding_error or "")
     assert store.get(report.inserted[0]).embedding_status == "pending"
+
+
+def test_the_query_encoder_does_not_spin_between_queries(model: FastEmbedEmbedder) -> None:
+    """Its onnxruntime threads sleep between runs (`no_spinning.py`), and the patch that
+    does it is gone once the model is loaded."""
+    import onnxruntime
+    from fastembed.common import onnx_model
+
+    model.preload()
+    assert set(spinning_of(model._load()).values()) == {"0"}
+    assert onnx_model.ort is onnxruntime
+    assert "session.intra_op.allow_spinning" not in _entries(onnxruntime.SessionOptions())
+
+
+def _entries(options: object) -> set[str]:
+    out = set()
+    for key in ("session.intra_op.allow_spinning", "session.inter_op.allow_spinning"):
+        try:
+            options.get_session_config_entry(key)  # type: ignore[attr-defined]
+            out.add(key)
+        except Exception:  # noqa: BLE001 - unset entries raise
+            pass
+    return out
