@@ -10,9 +10,8 @@ read-only store without a full-text index has no BM25.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -29,6 +28,7 @@ from memory_core.retrieval.engines import (
 )
 from memory_core.retrieval.fusion import fuse
 from memory_core.retrieval.graph_candidates import GraphCandidate, resolve_graph_hits
+from memory_core.retrieval.search_threads import search_threads
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 
@@ -65,19 +65,6 @@ class Candidates:
         return {e: {c.doc_id: c for c in ranking} for e, ranking in self.rankings.items()}
 
 
-_POOL: ThreadPoolExecutor | None = None
-_POOL_LOCK = threading.Lock()
-
-
-def _pool() -> ThreadPoolExecutor:
-    """Threads for candidate queries, made once per process."""
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memlens-search")
-        return _POOL
-
-
 #: What a memory the vector engine cannot see has as its embedding status.
 UNEMBEDDED = ("pending", "failed")
 
@@ -104,7 +91,7 @@ def _start_bm25(store: MemoryStore, query: str, predicate: str, m: int, *,
     """BM25 running on the pool, or why it cannot run."""
     if not ensure_fts_index(store):  # may write an index: stays on this thread
         return BM25_OFF
-    return _pool().submit(bm25_candidates, store, query, predicate, m,
+    return search_threads().submit(bm25_candidates, store, query, predicate, m,
                           with_content=with_content, with_vector=with_vector)
 
 
@@ -120,7 +107,7 @@ class _VectorOutcome:
 def _vector_engine(store: MemoryStore, query: str, flt: Filter, predicate: str, m: int,
                    *, with_content: bool = False) -> _VectorOutcome:
     """Embed the query and rank by cosine; count the memories it cannot see meanwhile."""
-    pending_job = _pool().submit(_pending_reason, store, flt)
+    pending_job = search_threads().submit(_pending_reason, store, flt)
     try:
         vector = store.embedder.embed_one(query)
     except EmbedderUnavailableError as exc:
