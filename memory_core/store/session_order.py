@@ -148,29 +148,20 @@ class SessionOrder:
         width = span // timedelta(microseconds=1)
         admitted = None if statuses is None else \
             [i for i, s in enumerate(a["statuses"]) if s in set(statuses)]
-        spans: dict[int, list[tuple[int, int]]] = {}
-        for p in positions:
-            t = int(a["created"][p])
-            spans.setdefault(int(a["group"][p]), []).append((t - width, t + width))
-        ranges: list[SessionRange] = []
-        slices: list[np.ndarray] = []
-        owners: list[np.ndarray] = []
-        for group, pairs in spans.items():
-            lo_group = int(np.searchsorted(a["group"], group, side="left"))
-            hi_group = int(np.searchsorted(a["group"], group, side="right"))
-            times = a["created"][lo_group:hi_group]
-            for lo, hi in _merged(pairs):
-                first = lo_group + int(np.searchsorted(times, lo, side="left"))
-                last = lo_group + int(np.searchsorted(times, hi, side="right"))
-                slices.append(np.arange(first, last))
-                owners.append(np.full(last - first, len(ranges)))
-                ranges.append(SessionRange(
-                    a["sessions"][group // a["n_kinds"]].as_py(),
-                    a["kinds"][group % a["n_kinds"]].as_py(), _as_time(lo), _as_time(hi)))
-        if not slices:
+        if not positions:
             return Around((), {})
-        members = np.concatenate(slices)
-        owner = np.concatenate(owners)
+        spans = _spans(a["group"], a["created"], np.sort(np.asarray(positions, np.int64)),
+                       width)
+        ranges = tuple(SessionRange(
+            a["sessions"][group // a["n_kinds"]].as_py(),
+            a["kinds"][group % a["n_kinds"]].as_py(), _as_time(lo), _as_time(hi))
+            for group, lo, hi in zip(spans.group.tolist(), spans.lo.tolist(),
+                                     spans.hi.tolist(), strict=True))
+        counts = spans.last - spans.first
+        owner = np.repeat(np.arange(len(counts)), counts)
+        # each range's positions first..last-1, laid end to end
+        members = np.arange(int(counts.sum())) + np.repeat(
+            spans.first - (np.cumsum(counts) - counts), counts)
         if admitted is not None:
             keep = np.isin(a["status"][members], admitted)
             members, owner = members[keep], owner[keep]
@@ -179,7 +170,7 @@ class SessionOrder:
                 for row_id, index, memory_id, when, agent in zip(
                     a["row_id"][members].tolist(), owner.tolist(), ids,
                     a["created"][members].tolist(), a["agent"][members].tolist(), strict=True)}
-        return Around(tuple(ranges), rows)
+        return Around(ranges, rows)
 
     def invalidate(self) -> None:
         """Forget everything; the next question reads the table again."""
@@ -188,16 +179,40 @@ class SessionOrder:
             self._arrays = {}
 
 
-def _merged(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Sorted ranges with overlaps merged."""
-    pairs = sorted(pairs)
-    out = [pairs[0]]
-    for lo, hi in pairs[1:]:
-        if lo <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], hi))
-        else:
-            out.append((lo, hi))
-    return out
+@dataclass(frozen=True)
+class _Spans:
+    """Merged time ranges, one per row: the group (session x type), the bounds, and the
+    first and past-the-last positions of the sorted arrays inside them."""
+
+    group: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    first: np.ndarray
+    last: np.ndarray
+
+
+def _spans(group: np.ndarray, created: np.ndarray, seeds: np.ndarray, width: int) -> _Spans:
+    """The ranges `width` each side of the seeds (sorted positions into `group`/`created`,
+    which are sorted by (group, created)), overlapping ones of a group merged.
+
+    Sorted seeds come in (group, time) order, so within a group both the starts and the ends
+    of their spans ascend: a seed starts a new range when its group differs from the seed
+    before it or its span starts after that one's ends.
+    """
+    groups, times = group[seeds], created[seeds]
+    lo, hi = times - width, times + width
+    starts = np.ones(len(seeds), dtype=bool)
+    starts[1:] = (groups[1:] != groups[:-1]) | (lo[1:] > hi[:-1])
+    begin = np.flatnonzero(starts)
+    end = np.append(begin[1:], len(seeds)) - 1
+    kept, low, high = groups[begin], lo[begin], hi[end]
+    group_lo = np.searchsorted(group, kept, side="left")
+    group_hi = np.searchsorted(group, kept, side="right")
+    first = np.array([a + np.searchsorted(created[a:b], t, side="left")
+                      for a, b, t in zip(group_lo, group_hi, low, strict=True)], dtype=np.int64)
+    last = np.array([a + np.searchsorted(created[a:b], t, side="right")
+                     for a, b, t in zip(group_lo, group_hi, high, strict=True)], dtype=np.int64)
+    return _Spans(kept, low, high, first, last)
 
 
 def _as_time(micros: int) -> datetime:
