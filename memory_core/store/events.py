@@ -16,6 +16,7 @@ import pyarrow as pa
 from memory_core.codec import event_from_row, event_to_row, events_schema, rows_to_table
 from memory_core.filters import in_chunks, sql_in, sql_string, sql_time
 from memory_core.records import Event
+from memory_core.store.one_hop import collect, query
 
 _LATEST = pa.schema([pa.field("memory_id", pa.string()),
                      pa.field("at", pa.timestamp("us", tz="UTC")),
@@ -70,8 +71,8 @@ class EventLog:
         parts = []
         for chunk in ([None] if memory_ids is None else in_chunks(list(memory_ids))):
             clauses = where if chunk is None else [*where, sql_in("memory_id", chunk)]
-            parts.append(self._table.search().where(" AND ".join(clauses)).select(names)
-                         .limit(None).to_arrow())
+            parts.append(collect(query(self._table).where(" AND ".join(clauses))
+                                 .select(names)))
         return pa.concat_tables(parts).cast(empty.schema) if parts else empty
 
     def query(self, *, memory_ids: Sequence[str] | None = None, kinds: Sequence[str] = (),

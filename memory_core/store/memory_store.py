@@ -53,6 +53,7 @@ from memory_core.store.keys import KeyIndex
 from memory_core.store.latest_dataset import LatestDataset
 from memory_core.store.lock import WriteLock, control_folder
 from memory_core.store.object_storage import storage_options
+from memory_core.store.one_hop import collect, query
 from memory_core.store.reports import AddReport, UpsertReport, VersionInfo
 from memory_core.store.row_reads import RowReads
 from memory_core.store.scratch import scratch_folder
@@ -258,12 +259,21 @@ class MemoryStore:
         large store, cost 15% more per read and selected nothing more.
         """
         found: dict[str, Memory] = {}
+        columns = self.memory_columns(with_vectors=with_vectors)
         for chunk in in_chunks(list(dict.fromkeys(ids))):
-            table = self._query(sql_in("id", chunk), with_vectors=with_vectors).to_arrow()
+            table = collect(query(self.tables.memories).where(sql_in("id", chunk))
+                            .select(columns))
             for row in table.to_pylist():
                 if row["tenant"] == self.tenant:
                     found[row["id"]] = memory_from_row(row)
         return found
+
+    def memory_columns(self, *, with_vectors: bool = False) -> builtins.list[str]:
+        """The memories table's columns (`vector` only when asked), from the Lance dataset
+        at hand (`table.schema` is a round trip to LanceDB's event loop)."""
+        dataset = self.latest.current()
+        names = (dataset.schema if dataset is not None else self.tables.memories.schema).names
+        return [n for n in names if with_vectors or n != "vector"]
 
     def session_order(self) -> SessionOrder:
         """This tenant's memories in session order (cached per table version), for session

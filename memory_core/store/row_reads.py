@@ -90,10 +90,8 @@ class RowReads:
         returned them): `MemoryStore.get_many` without the id look-ups. A row that moved
         since is read by its id."""
         store = self._store
-        dataset = self._dataset()  # its schema is at hand; the table's is a round trip
-        names = (dataset.schema if dataset is not None else store.tables.memories.schema).names
-        columns = [n for n in names if with_vectors or n != "vector"]
-        table = self._take(dataset, list(found), columns)
+        table = self._take(self._dataset(), list(found),
+                           store.memory_columns(with_vectors=with_vectors))
         out: dict[str, Memory] = {}
         for row in table.to_pylist():
             if found.get(row.pop("_rowid")) == row["id"]:
