@@ -16,7 +16,9 @@ import pyarrow as pa
 from memory_core.codec import event_from_row, event_to_row, events_schema, rows_to_table
 from memory_core.filters import in_chunks, sql_in, sql_string, sql_time
 from memory_core.records import Event
+from memory_core.store.latest_dataset import LatestDataset
 from memory_core.store.one_hop import collect, query
+from memory_core.store.version_counts import VersionCounts
 
 _LATEST = pa.schema([pa.field("memory_id", pa.string()),
                      pa.field("at", pa.timestamp("us", tz="UTC")),
@@ -29,6 +31,28 @@ class EventLog:
     def __init__(self, table: Any | None, tenant: str) -> None:
         self._table = table
         self.tenant = tenant
+        self._counts = VersionCounts()
+        self._latest = LatestDataset(lambda: self._table)
+        self._seen: set[str] = set()  # kinds a count found (thread-safe: only ever added to)
+
+    def has_kind(self, kind: str) -> bool:
+        """Whether the tenant may have an event of `kind`: False only when a count at the
+        table's latest version found none (counted once per version); once one is found it
+        stays True (events are only appended; a purge's deletions leave a query to say so).
+
+        A search with decay asks for the latest `cite` of its candidates; LanceDB takes 4-5 ms
+        to plan and run that query even on an empty table, so a store without citations
+        answers from the count instead, and a store with them never counts again."""
+        if self._table is None:
+            return False
+        if kind in self._seen:
+            return True
+        where = " AND ".join(self._where(kinds=(kind,), session_id=None, since=None,
+                                         until=None))
+        if self._counts.count(self._table, where, self._latest.version()) > 0:
+            self._seen.add(kind)
+            return True
+        return False
 
     @property
     def present(self) -> bool:
@@ -88,6 +112,8 @@ class EventLog:
                since: datetime | None = None, until: datetime | None = None) -> pa.Table:
         """Per memory with an event of `kind` (in `[since, until)`): its latest event's time
         and how many it has. Columns `memory_id`, `at`, `count`; one row per memory."""
+        if not self.has_kind(kind):
+            return _LATEST.empty_table()
         table = self.scan(memory_ids=memory_ids, kinds=(kind,), since=since, until=until,
                           columns=("memory_id", "at"))
         if table.num_rows == 0:

@@ -69,6 +69,23 @@ def test_latest_gives_each_memory_its_newest_event_and_count(store: MemoryStore)
     assert store.events(memory_ids=[]) == []
 
 
+def test_a_citation_written_after_an_empty_answer_is_found_next_time(store_path: str) -> None:
+    """`latest` skips the query while the tenant has no event of the kind (counted per table
+    version): a citation from another handle, or another tenant's, must not be missed or
+    leak in."""
+    store, ids = _filled(store_path)
+    assert store.event_log.latest("cite").num_rows == 0
+    other = MemoryStore.open(store_path, embedder=FakeEmbedder(), tenant="beta")
+    other.record_events([Event.new("cite", "elsewhere", at=T0)])
+    assert store.event_log.latest("cite").num_rows == 0
+    writer = MemoryStore.open(store_path, embedder=FakeEmbedder())
+    writer.record_events([Event.new("recall", ids[1], at=T0)])
+    assert store.event_log.latest("cite").num_rows == 0
+    writer.record_events([Event.new("cite", ids[0], at=T0)])
+    assert store.event_log.latest("cite")["memory_id"].to_pylist() == [ids[0]]
+    assert store.event_log.latest("recall")["memory_id"].to_pylist() == [ids[1]]
+
+
 def test_a_bad_event_is_refused_with_its_problem(store: MemoryStore) -> None:
     with pytest.raises(InvalidRecordError, match="unknown event kind 'liked'"):
         store.record_events([Event.new("liked", "m1")])
