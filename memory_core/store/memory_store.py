@@ -238,8 +238,8 @@ class MemoryStore:
 
     def ids(self, filter: Filter | None = None) -> set[str]:
         """Ids of the memories matching `filter` (no rows decoded)."""
-        rows = (self.tables.memories.search().where(self.predicate(filter))
-                .select(["id"]).limit(None).to_arrow())
+        rows = collect(query(self.tables.memories).where(self.predicate(filter))
+                       .select(["id"]))
         return set(rows["id"].to_pylist())
 
     def iter_memories(
