@@ -1,6 +1,7 @@
-"""The memories table as a Lance dataset at its latest version, found without a LanceDB hop.
+"""A table as a Lance dataset at its latest version, found without a LanceDB hop.
 
-A search asks for the table's version three times (the session order, the counts and the
+Used for the memories table (`store.latest`) and the events table (`EventLog`). A search
+asks for the memories table's version three times (the session order, the counts and the
 row reads each keep something per version). LanceDB answers `table.version` on its
 background event loop: a thread hand-off that costs 0.35 ms on an idle machine and 0.9 ms
 beside a running query, because the loop's thread has to win a core and the GIL. The Lance

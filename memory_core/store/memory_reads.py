@@ -43,8 +43,8 @@ class MemoryReads:
         """Every tenant that has memories in this store, sorted (the distinct values of one
         column, folded batch by batch: a million rows take a tenth of a second)."""
         found: set[str] = set()
-        query = self.tables.memories.search().select(["tenant"]).limit(None)
-        for batch in query.to_batches(BATCH_ROWS):
+        column = self.tables.memories.search().select(["tenant"]).limit(None)
+        for batch in column.to_batches(BATCH_ROWS):
             found.update(pc.unique(batch.column(0)).to_pylist())
         return sorted(found)
 
@@ -73,10 +73,8 @@ class MemoryReads:
 
     def _query(self, where: str, *, with_vectors: bool) -> Any:
         """A query of the memories matching `where`, every column (vectors when asked)."""
-        query = self.tables.memories.search().where(where).limit(None)
-        if with_vectors:
-            return query
-        return query.select([n for n in self.tables.memories.schema.names if n != "vector"])
+        return (self.tables.memories.search().where(where).limit(None)
+                .select(self.memory_columns(with_vectors=with_vectors)))
 
     def list(
         self,
@@ -89,7 +87,7 @@ class MemoryReads:
         with_vectors: bool = False,
     ) -> builtins.list[Memory]:
         """Matching memories, newest first by default."""
-        if order_by not in self.tables.memories.schema.names or order_by == "vector":
+        if order_by not in self.memory_columns():  # `vector` is not an order either
             raise InvalidRecordError(f"cannot order memories by {order_by!r}")
         table = self._query(self.predicate(filter), with_vectors=with_vectors).to_arrow()
         order = "descending" if descending else "ascending"
@@ -106,8 +104,8 @@ class MemoryReads:
         self, filter: Filter | None = None, *, with_vectors: bool = False, batch_rows: int = 4096
     ) -> Iterator[Memory]:
         """Matching memories streamed in batches (order not defined)."""
-        query = self._query(self.predicate(filter), with_vectors=with_vectors)
-        for batch in query.to_batches(batch_rows):
+        rows = self._query(self.predicate(filter), with_vectors=with_vectors)
+        for batch in rows.to_batches(batch_rows):
             for row in batch.to_pylist():
                 yield memory_from_row(row)
 

@@ -29,8 +29,9 @@ def query(table: Any) -> Any:
     limit unless set) for a table opened with the synchronous API."""
     inner = getattr(table, "_table", None)
     if not isinstance(inner, AsyncTable):
-        raise StoreLocationError(f"this LanceDB table ({type(table).__name__}) has no async table "
-                         f"to query; memlens needs lancedb 0.40 (pip install -e .)")
+        raise StoreLocationError(f"this LanceDB table ({type(table).__name__}) has no async "
+                                 f"table to query; memlens needs lancedb 0.40 "
+                                 f"(pip install -e .)")
     return inner.query()
 
 
