@@ -15,6 +15,7 @@ change `demo_copy` made.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -126,6 +127,10 @@ def archive_then_undo(visit: Visit, demo_copy: DemoCopy) -> None:
     memory_id = archived.target_ids[0]
     assert store.get(memory_id).status == "archived"
     visit.act(page.get_by_role("button", name="Undo").first.click)
+    # under a loaded CI machine the undo's rerun can outlast `act`'s wait: give it time
+    deadline = time.monotonic() + 30
+    while demo_copy.open().get(memory_id).status != "active" and time.monotonic() < deadline:
+        time.sleep(0.5)
     store = demo_copy.open()  # a handle reads the table version it opened
     assert store.get(memory_id).status == "active"
     assert store.audit_entries(limit=1)[0].action == "undo"
