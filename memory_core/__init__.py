@@ -139,6 +139,7 @@ if TYPE_CHECKING:
     from memory_core.exchange.readers import register_reader as register_reader
     from memory_core.exchange.readers.memlens import read_export as read_export
     from memory_core.filters import Filter as Filter
+    from memory_core.frames import memories_to_frame as memories_to_frame
     from memory_core.preload import wait_for_preload as wait_for_preload
     from memory_core.projection import Clusters as Clusters
     from memory_core.projection import MapParams as MapParams
@@ -155,7 +156,6 @@ if TYPE_CHECKING:
     from memory_core.records import Edge as Edge
     from memory_core.records import Memory as Memory
     from memory_core.records import content_hash as content_hash
-    from memory_core.records import memories_to_frame as memories_to_frame
     from memory_core.reembed import fill_pending as fill_pending
     from memory_core.reembed import switch_model as switch_model
     from memory_core.retrieval.config import BM25_CONTEXTS as BM25_CONTEXTS
@@ -224,218 +224,91 @@ if TYPE_CHECKING:
     from memory_core.viz.overview import counts_bar as counts_bar
     from memory_core.viz.overview import written_over_time as written_over_time
 
-_EXPORTS: dict[str, str] = {
-    "archive": "memory_core.curation",
-    "delete": "memory_core.curation",
-    "edit": "memory_core.curation",
-    "merge": "memory_core.curation",
-    "merge_many": "memory_core.curation",
-    "restore": "memory_core.curation",
-    "supersede": "memory_core.curation",
-    "undo": "memory_core.curation",
-    "preview": "memory_core.curation",
-    "verify_deleted": "memory_core.curation",
-    "audit_batches": "memory_core.curation",
-    "AuditBatch": "memory_core.curation",
-    "CurationReport": "memory_core.curation",
-    "Verification": "memory_core.curation",
-    "PURGE_NOTE": "memory_core.curation",
-    "EDITABLE": "memory_core.curation",
-    "correct": "memory_core.curation",
-    "cite": "memory_core.curation",
-    "CurationError": "memory_core.errors",
-    "CurationConflictError": "memory_core.errors",
-    "VersionGoneError": "memory_core.errors",
-    "Settings": "memory_core.config",
-    "visible": "memory_core.untrusted",
-    "wait_for_preload": "memory_core.preload",
-    "for_terminal": "memory_core.untrusted",
-    "for_html": "memory_core.untrusted",
-    "shown": "memory_core.untrusted",
-    "MemlensError": "memory_core.errors",
-    "InvalidRecordError": "memory_core.errors",
-    "InvalidFilterError": "memory_core.errors",
-    "InvalidMapParamsError": "memory_core.errors",
-    "StoreLocationError": "memory_core.errors",
-    "StoreNotFoundError": "memory_core.errors",
-    "StoreNotAllowedError": "memory_core.errors",
-    "SchemaVersionError": "memory_core.errors",
-    "ModelMismatchError": "memory_core.errors",
-    "TenantNotFoundError": "memory_core.errors",
-    "MemoryNotFoundError": "memory_core.errors",
-    "ReadOnlyError": "memory_core.errors",
-    "EmbedderUnavailableError": "memory_core.errors",
-    "ExportFormatError": "memory_core.errors",
-    "SCHEMA_VERSION": "memory_core.schema",
-    "MEMORY_TYPES": "memory_core.schema",
-    "RELATIONS": "memory_core.schema",
-    "IMPORTANCE_TIERS": "memory_core.schema",
-    "STATUSES": "memory_core.schema",
-    "Memory": "memory_core.records",
-    "Edge": "memory_core.records",
-    "AuditEntry": "memory_core.records",
-    "content_hash": "memory_core.records",
-    "memories_to_frame": "memory_core.records",
-    "Filter": "memory_core.filters",
-    "Embedder": "memory_core.embedding",
-    "load_embedder": "memory_core.embedding",
-    "MemoryStore": "memory_core.store",
-    "AddReport": "memory_core.store",
-    "UpsertReport": "memory_core.store",
-    "StoreStats": "memory_core.stats",
-    "store_stats": "memory_core.stats",
-    "memories_over_time": "memory_core.stats",
-    "FilterChoices": "memory_core.stats",
-    "filter_choices": "memory_core.stats",
-    "fill_pending": "memory_core.reembed",
-    "switch_model": "memory_core.reembed",
-    "seed_from_export": "memory_core.seeding",
-    "demo_store": "memory_core.seeding",
-    "demo_dir": "memory_core.seeding",
-    "DEMO_QUERIES": "memory_core.seeding",
-    "write_export": "memory_core.exchange.ndjson",
-    "read_export": "memory_core.exchange.readers.memlens",
-    "memory_doc": "memory_core.canonical",
-    "InvalidConfigError": "memory_core.errors",
-    "RankingConfig": "memory_core.retrieval.config",
-    "PRESETS": "memory_core.retrieval.config",
-    "DEFAULT_PRESET": "memory_core.retrieval.config",
-    "preset": "memory_core.retrieval.config",
-    "DecayParams": "memory_core.decay",
-    "DEFAULT_HORIZONS": "memory_core.decay_analysis",
-    "DEFAULT_THRESHOLD": "memory_core.decay_analysis",
-    "FRAME_COLUMNS": "memory_core.decay_analysis",
-    "DecayImpact": "memory_core.decay_analysis",
-    "ImpactRow": "memory_core.decay_analysis",
-    "Timeline": "memory_core.decay_analysis",
-    "TimelineEvent": "memory_core.decay_analysis",
-    "WhatIf": "memory_core.decay_analysis",
-    "at_risk": "memory_core.decay_analysis",
-    "decay_frame": "memory_core.decay_analysis",
-    "decay_impact": "memory_core.decay_analysis",
-    "memory_timeline": "memory_core.decay_analysis",
-    "r_curves": "memory_core.decay_analysis",
-    "threshold_days": "memory_core.decay_analysis",
-    "what_if": "memory_core.decay_analysis",
-    "search": "memory_core.retrieval.search",
-    "Hit": "memory_core.retrieval.results",
-    "SearchResults": "memory_core.retrieval.results",
-    "recall": "memory_core.retrieval.recall",
-    "RecallResult": "memory_core.retrieval.recall",
-    "TIERS": "memory_core.retrieval.tiers",
-    "render_tier": "memory_core.retrieval.tiers",
-    "MAX_HOPS": "memory_core.retrieval.config",
-    "FUSIONS": "memory_core.retrieval.config",
-    "BM25_CONTEXTS": "memory_core.retrieval.config",
-    "MAX_CONTEXT_WINDOW": "memory_core.retrieval.config",
-    "NORMALISATIONS": "memory_core.retrieval.config",
-    "MAX_FANOUT": "memory_core.retrieval.config",
-    "MAX_BEAM": "memory_core.retrieval.config",
-    "score_parts": "memory_core.viz.explain",
-    "score_waterfall": "memory_core.viz.explain",
-    "ensure_indexes": "memory_core.store.indexes",
-    "vector_index_recall": "memory_core.store.indexes",
-    "IndexReport": "memory_core.store.indexes",
-    "IndexHealth": "memory_core.store.index_health",
-    "index_health": "memory_core.store.index_health",
-    "index_fix_command": "memory_core.store.index_health",
-    "ImportConflictError": "memory_core.errors",
-    "MigrationError": "memory_core.errors",
-    "UnknownFormatError": "memory_core.errors",
-    "DiffError": "memory_core.errors",
-    "export_store": "memory_core.exchange.export",
-    "default_exports_dir": "memory_core.exchange.export",
-    "import_file": "memory_core.exchange.importer",
-    "ImportReport": "memory_core.exchange.import_report",
-    "run_drill": "memory_core.exchange.drill",
-    "DrillReport": "memory_core.exchange.drill",
-    "diff_sides": "memory_core.exchange.diff",
-    "DiffResult": "memory_core.exchange.diff",
-    "BREAKDOWNS": "memory_core.exchange.diff",
-    "CHANGES": "memory_core.exchange.diff",
-    "load_side": "memory_core.exchange.diff_sides",
-    "file_tenant": "memory_core.exchange.diff_sides",
-    "ExportReader": "memory_core.exchange.readers",
-    "register_reader": "memory_core.exchange.readers",
-    "diff_breakdown_bar": "memory_core.viz.diff",
-    "counts_bar": "memory_core.viz.overview",
-    "QuerySetError": "memory_core.errors",
-    "Query": "memory_core.evaluation",
-    "load_queries": "memory_core.evaluation",
-    "write_queries": "memory_core.evaluation",
-    "select_tags": "memory_core.evaluation",
-    "run_queries": "memory_core.evaluation",
-    "RetrievalRun": "memory_core.evaluation",
-    "check_reachable": "memory_core.evaluation",
-    "evaluate_config": "memory_core.evaluation",
-    "EvalResult": "memory_core.evaluation",
-    "compare_configs": "memory_core.evaluation",
-    "compare_results": "memory_core.evaluation",
-    "Comparison": "memory_core.evaluation",
-    "evaluate_embedders": "memory_core.evaluation",
-    "metric_names": "memory_core.evaluation",
-    "STAT_TESTS": "memory_core.evaluation",
-    "tune": "memory_core.evaluation",
-    "SearchSpace": "memory_core.evaluation",
-    "TuneResult": "memory_core.evaluation",
-    "default_space": "memory_core.evaluation",
-    "metrics_bar": "memory_core.viz.evaluation",
-    "per_query_delta": "memory_core.viz.evaluation",
-    "win_tie_loss_bar": "memory_core.viz.evaluation",
-    "tag_heatmap": "memory_core.viz.evaluation",
-    "written_over_time": "memory_core.viz.overview",
-    "CAUSAL": "memory_core.causal",
-    "lineage": "memory_core.causal",
-    "link": "memory_core.causal",
-    "unlink": "memory_core.causal",
-    "write_graph": "memory_core.causal",
-    "Contradiction": "memory_core.causal",
-    "Finding": "memory_core.causal",
-    "Fork": "memory_core.causal",
-    "GraphEdge": "memory_core.causal",
-    "GraphHealth": "memory_core.causal",
-    "GraphNode": "memory_core.causal",
-    "Lineage": "memory_core.causal",
-    "LineagePath": "memory_core.causal",
-    "Neighbourhood": "memory_core.causal",
-    "Side": "memory_core.causal",
-    "Step": "memory_core.causal",
-    "SupersessionChain": "memory_core.causal",
-    "contradictions": "memory_core.causal",
-    "graph_health": "memory_core.causal",
-    "neighbourhood": "memory_core.causal",
-    "supersession_chain": "memory_core.causal",
-    "GraphError": "memory_core.errors",
-    "neighbourhood_html": "memory_core.viz.graph_html",
-    "usage_factor": "memory_core.decay",
-    "default_stability": "memory_core.stability",
-    "curves_chart": "memory_core.viz.decay",
-    "composite_histogram": "memory_core.viz.decay",
-    "age_scatter": "memory_core.viz.decay",
-    "timeline_chart": "memory_core.viz.decay",
-    "rank_shift_chart": "memory_core.viz.decay",
-    "MAP_COLOURS": "memory_core.viz.map",
-    "map_figure": "memory_core.viz.map",
-    "selected_ids": "memory_core.viz.map",
-    "with_colour_columns": "memory_core.viz.map",
-    "MapError": "memory_core.errors",
-    "MapParams": "memory_core.projection",
-    "Projection": "memory_core.projection",
-    "ProjectionCache": "memory_core.projection",
-    "QueryPlacement": "memory_core.projection",
-    "place_query": "memory_core.projection",
-    "project": "memory_core.projection",
-    "cluster_layout": "memory_core.projection",
-    "Clusters": "memory_core.projection",
-    "cluster_labels": "memory_core.projection",
-    "near_duplicates": "memory_core.projection",
-    "near_duplicate_pairs": "memory_core.projection",
-    "BucketNotFoundError": "memory_core.errors",
-    "ObjectStorageAuthError": "memory_core.errors",
-    "ObjectStorageConfigError": "memory_core.errors",
-    "ObjectStorageError": "memory_core.errors",
-    "ObjectStorageUnreachableError": "memory_core.errors",
+#: module -> the names it exports through `memory_core` (loaded on first use).
+_BY_MODULE: dict[str, str] = {
+    "memory_core.canonical": "memory_doc",
+    "memory_core.causal": (
+        "CAUSAL Contradiction contradictions Finding Fork graph_health GraphEdge GraphHealth "
+        "GraphNode Lineage lineage LineagePath link Neighbourhood neighbourhood Side Step "
+        "supersession_chain SupersessionChain unlink write_graph"
+    ),
+    "memory_core.config": "Settings",
+    "memory_core.curation": (
+        "archive audit_batches AuditBatch cite correct CurationReport delete edit EDITABLE merge "
+        "merge_many preview PURGE_NOTE restore supersede undo Verification verify_deleted"
+    ),
+    "memory_core.decay": "DecayParams usage_factor",
+    "memory_core.decay_analysis": (
+        "at_risk decay_frame decay_impact DecayImpact DEFAULT_HORIZONS DEFAULT_THRESHOLD "
+        "FRAME_COLUMNS ImpactRow memory_timeline r_curves threshold_days Timeline TimelineEvent "
+        "what_if WhatIf"
+    ),
+    "memory_core.embedding": "Embedder load_embedder",
+    "memory_core.errors": (
+        "BucketNotFoundError CurationConflictError CurationError DiffError "
+        "EmbedderUnavailableError ExportFormatError GraphError ImportConflictError "
+        "InvalidConfigError InvalidFilterError InvalidMapParamsError InvalidRecordError MapError "
+        "MemlensError MemoryNotFoundError MigrationError ModelMismatchError "
+        "ObjectStorageAuthError ObjectStorageConfigError ObjectStorageError "
+        "ObjectStorageUnreachableError QuerySetError ReadOnlyError SchemaVersionError "
+        "StoreLocationError StoreNotAllowedError StoreNotFoundError TenantNotFoundError "
+        "UnknownFormatError VersionGoneError"
+    ),
+    "memory_core.evaluation": (
+        "check_reachable compare_configs compare_results Comparison default_space EvalResult "
+        "evaluate_config evaluate_embedders load_queries metric_names Query RetrievalRun "
+        "run_queries SearchSpace select_tags STAT_TESTS tune TuneResult write_queries"
+    ),
+    "memory_core.exchange.diff": "BREAKDOWNS CHANGES diff_sides DiffResult",
+    "memory_core.exchange.diff_sides": "file_tenant load_side",
+    "memory_core.exchange.drill": "DrillReport run_drill",
+    "memory_core.exchange.export": "default_exports_dir export_store",
+    "memory_core.exchange.import_report": "ImportReport",
+    "memory_core.exchange.importer": "import_file",
+    "memory_core.exchange.ndjson": "write_export",
+    "memory_core.exchange.readers": "ExportReader register_reader",
+    "memory_core.exchange.readers.memlens": "read_export",
+    "memory_core.filters": "Filter",
+    "memory_core.frames": "memories_to_frame",
+    "memory_core.preload": "wait_for_preload",
+    "memory_core.projection": (
+        "cluster_labels cluster_layout Clusters MapParams near_duplicate_pairs near_duplicates "
+        "place_query project Projection ProjectionCache QueryPlacement"
+    ),
+    "memory_core.records": "AuditEntry content_hash Edge Memory",
+    "memory_core.reembed": "fill_pending switch_model",
+    "memory_core.retrieval.config": (
+        "BM25_CONTEXTS DEFAULT_PRESET FUSIONS MAX_BEAM MAX_CONTEXT_WINDOW MAX_FANOUT MAX_HOPS "
+        "NORMALISATIONS preset PRESETS RankingConfig"
+    ),
+    "memory_core.retrieval.recall": "recall RecallResult",
+    "memory_core.retrieval.results": "Hit SearchResults",
+    "memory_core.retrieval.search": "search",
+    "memory_core.retrieval.tiers": "render_tier TIERS",
+    "memory_core.schema": "IMPORTANCE_TIERS MEMORY_TYPES RELATIONS SCHEMA_VERSION STATUSES",
+    "memory_core.seeding": "demo_dir DEMO_QUERIES demo_store seed_from_export",
+    "memory_core.stability": "default_stability",
+    "memory_core.stats": (
+        "filter_choices FilterChoices memories_over_time store_stats StoreStats"
+    ),
+    "memory_core.store": "AddReport MemoryStore UpsertReport",
+    "memory_core.store.index_health": "index_fix_command index_health IndexHealth",
+    "memory_core.store.indexes": "ensure_indexes IndexReport vector_index_recall",
+    "memory_core.untrusted": "for_html for_terminal shown visible",
+    "memory_core.viz.decay": (
+        "age_scatter composite_histogram curves_chart rank_shift_chart timeline_chart"
+    ),
+    "memory_core.viz.diff": "diff_breakdown_bar",
+    "memory_core.viz.evaluation": "metrics_bar per_query_delta tag_heatmap win_tie_loss_bar",
+    "memory_core.viz.explain": "score_parts score_waterfall",
+    "memory_core.viz.graph_html": "neighbourhood_html",
+    "memory_core.viz.map": "MAP_COLOURS map_figure selected_ids with_colour_columns",
+    "memory_core.viz.overview": "counts_bar written_over_time",
 }
+
+#: name -> the module it is loaded from
+_EXPORTS: dict[str, str] = {
+    name: module for module, names in _BY_MODULE.items() for name in names.split()}
 
 __all__ = sorted(_EXPORTS)
 

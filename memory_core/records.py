@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memory_core.columns import Kind, col
 from memory_core.errors import InvalidRecordError
@@ -30,9 +30,6 @@ from memory_core.schema import (
 )
 from memory_core.stability import default_stability
 from memory_core.untrusted import shown
-
-if TYPE_CHECKING:
-    import polars as pl
 
 _WS = re.compile(r"\s+")
 
@@ -397,26 +394,3 @@ def validate_event(event: Event) -> Event:
     return replace(event, event_kind=normalise_event_kind(event.event_kind), at=at,
                    session_id=_optional_text("session_id", event.session_id),
                    query=_optional_text("query", event.query))
-
-
-#: The columns `memories_to_frame` leaves out: long or nested values a table cell can't show.
-_FRAME_LEFT_OUT = ("vector", "metadata")
-
-
-def memories_to_frame(memories: Sequence[Memory]) -> pl.DataFrame:
-    """A polars frame of `memories`, one column per field (vectors and metadata left out).
-
-    >>> m = Memory.new("Use uv", "preference")
-    >>> memories_to_frame([m]).columns[:3]
-    ['id', 'content', 'memory_type']
-    """
-    import polars as pl
-
-    from memory_core.columns import names
-
-    wanted = names(Memory, exclude=_FRAME_LEFT_OUT)
-    rows = [{name: getattr(m, name) for name in wanted} for m in memories]
-    for row in rows:
-        row["tags"] = list(row["tags"])
-    return pl.DataFrame(rows, schema=list(wanted) if not rows else None,
-                        infer_schema_length=None)

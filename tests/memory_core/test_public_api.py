@@ -1,5 +1,6 @@
-"""memory_core/__init__.py: the lazy `_EXPORTS` table and its `if TYPE_CHECKING:` import block
-(what mypy and editors read) name the same things, and every export resolves."""
+"""memory_core/__init__.py: the lazy `_EXPORTS` table (built from `_BY_MODULE`) and its
+`if TYPE_CHECKING:` import block (what mypy and editors read) name the same things, no name
+comes from two modules, and every export resolves."""
 
 from __future__ import annotations
 
@@ -40,3 +41,8 @@ def test_all_is_the_exports() -> None:
 def test_every_export_resolves_to_its_module_attribute() -> None:
     for name, module in memory_core._EXPORTS.items():
         assert getattr(memory_core, name) is getattr(importlib.import_module(module), name), name
+
+
+def test_no_name_is_exported_from_two_modules() -> None:
+    listed = [name for names in memory_core._BY_MODULE.values() for name in names.split()]
+    assert len(listed) == len(set(listed)) == len(memory_core._EXPORTS)
