@@ -30,7 +30,7 @@ def metrics_table(cmp: Comparison) -> None:
         pl.col("marker").alias("sig."), "wins", "ties", "losses")
     st.dataframe(frame, hide_index=True, key="lab_metrics")
     st.caption(f"Δ = {b} − {a}. `*`: p < {cmp.alpha:g} ({cmp.stat_test} test, paired by "
-               f"query; ranx). Wins/ties/losses count queries from {b}'s side.")
+               f"query). Wins/ties/losses count queries from {b}'s side.")
 
 
 def charts(cmp: Comparison) -> None:

@@ -10,7 +10,7 @@
     tuned = tune(store, queries, folds=5, seed=0)  # k-fold cross-validated knob search
     tuned.tuned_mean, tuned.base_mean, tuned.to_json()
 
-Metrics are computed by ranx; polars and ranx load on first use, not on import.
+Metrics are ranx's, computed here (metrics.py); polars loads on first use, not on import.
 """
 
 from __future__ import annotations

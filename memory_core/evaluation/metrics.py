@@ -1,4 +1,4 @@
-"""Retrieval metrics per query, computed by ranx (Bassani, ECIR 2022).
+"""Retrieval metrics per query, the definitions of ranx (Bassani, ECIR 2022), computed here.
 
 For a query with relevant set R (every grade >= 1 counts as relevant) and a ranked list
 d_1..d_n (n <= depth = max k):
@@ -15,12 +15,17 @@ d_1..d_n (n <= depth = max k):
 
 A query that retrieved nothing, or whose relevant memories are not in the store at all, is
 still scored (0 on every metric): the mean is over the whole query set.
+
+They are ranx's metrics of the same names, value for value (a test compares them on random
+runs), computed in plain Python: ranx's numba kernels and typed containers compile on first
+use in every process (8-17 s on 2 cores), which every `memlens eval`, notebook kernel and
+first Ranking Lab run paid, for a few hundred additions.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from memory_core.errors import InvalidConfigError
 from memory_core.evaluation.queryset import Query
@@ -31,8 +36,6 @@ AT_K = ("recall", "precision", "hit_rate", "ndcg")
 #: Metrics computed over the whole ranked list (depth = the largest k).
 OVER_LIST = ("mrr", "map")
 DEFAULT_KS = (5, 10)
-#: A document id no memory has (memlens ids are uuids or "<prefix>-<hash>" strings).
-NO_HIT = "memlens:no-hit"
 
 
 def check_ks(ks: Iterable[int]) -> tuple[int, ...]:
@@ -49,7 +52,7 @@ def check_ks(ks: Iterable[int]) -> tuple[int, ...]:
 
 
 def metric_names(ks: Iterable[int] = DEFAULT_KS) -> tuple[str, ...]:
-    """Metric names in display order, as ranx spells them.
+    """Metric names in display order, spelled as ranx spells them.
 
     >>> metric_names((5, 10))[:3]
     ('recall@5', 'recall@10', 'precision@5')
@@ -61,29 +64,42 @@ def metric_names(ks: Iterable[int] = DEFAULT_KS) -> tuple[str, ...]:
         f"{m}@{cuts[-1]}" for m in OVER_LIST)
 
 
-def qrels_of(queries: Sequence[Query]) -> dict[str, dict[str, int]]:
-    """qid -> {memory id: grade}, the relevance judgements of a query set."""
-    return {q.qid: dict(q.relevant) for q in queries}
+def query_scores(relevant: Mapping[str, int], ranked: Sequence[str], ks: Iterable[int]
+                 ) -> dict[str, float]:
+    """Every metric of `metric_names(ks)` for one query: `relevant` maps memory id -> grade
+    (>= 1), `ranked` lists memory ids best first (cut at the largest k; a repeated id counts
+    once).
 
-
-def ranx_run(qids: Sequence[str], ranked: Mapping[str, Sequence[str]], depth: int, *,
-             name: str | None = None) -> Any:
-    """A ranx `Run` holding every qid (empty when it found nothing), each list cut at `depth`.
-
-    ranx orders a run by score, so the scores given to it are derived from the rank
-    (depth - rank): search's order is kept exactly, ties in search score included.
+    >>> s = query_scores({"a": 2, "b": 1}, ["x", "a", "y"], (1, 3))
+    >>> s["recall@3"], s["precision@3"], s["hit_rate@1"], s["mrr@3"], s["map@3"]
+    (0.5, 0.3333333333333333, 0.0, 0.5, 0.25)
+    >>> round(s["ndcg@3"], 4)  # (2 / log2 3) / (2 / log2 2 + 1 / log2 3)
+    0.4796
     """
-    from ranx import Run
-
-    run: dict[str, dict[str, float]] = {}
-    for qid in qids:
-        ids = list(dict.fromkeys(ranked.get(qid, ())))[:depth]  # a repeated id counts once
-        run[qid] = {memory_id: float(depth - r) for r, memory_id in enumerate(ids)}
-    if qids and not any(run.values()):
-        # ranx cannot build a run in which no query retrieved anything (wrong store, tenant
-        # or filter); one never-relevant placeholder changes no metric: every one is 0.
-        run[qids[0]] = {NO_HIT: 0.0}
-    return Run(run, name=name)
+    cuts = check_ks(ks)
+    depth = cuts[-1]
+    grades = [relevant.get(i, 0) for i in list(dict.fromkeys(ranked))[:depth]]
+    ideal = sorted((g for g in relevant.values() if g >= 1), reverse=True)
+    n_relevant = len(ideal)
+    scores: dict[str, float] = {}
+    for k in cuts:
+        top = grades[:k]
+        hits = sum(1 for g in top if g >= 1)
+        scores[f"recall@{k}"] = hits / n_relevant if n_relevant else 0.0
+        scores[f"precision@{k}"] = hits / k
+        scores[f"hit_rate@{k}"] = 1.0 if hits else 0.0
+        dcg = sum(g / math.log2(r + 2) for r, g in enumerate(top) if g >= 1)
+        best = sum(g / math.log2(r + 2) for r, g in enumerate(ideal[:k]))
+        scores[f"ndcg@{k}"] = dcg / best if best else 0.0
+    first = next((r for r, g in enumerate(grades) if g >= 1), None)
+    scores[f"mrr@{depth}"] = 0.0 if first is None else 1 / (first + 1)
+    found = precision_sum = 0.0
+    for r, g in enumerate(grades):
+        if g >= 1:
+            found += 1
+            precision_sum += found / (r + 1)
+    scores[f"map@{depth}"] = precision_sum / n_relevant if n_relevant else 0.0
+    return {name: scores[name] for name in metric_names(cuts)}
 
 
 def score_queries(
@@ -94,12 +110,9 @@ def score_queries(
     `ranked[qid]` lists memory ids best first; a qid missing from `ranked` found nothing.
     Each list is cut at the largest k.
     """
-    from ranx import Qrels, evaluate
-
     names = metric_names(ks)
-    if not queries:
-        return {m: {} for m in names}
-    qids = [q.qid for q in queries]
-    run = ranx_run(qids, ranked, check_ks(ks)[-1])
-    evaluate(Qrels(qrels_of(queries)), run, list(names), make_comparable=True)
-    return {m: {qid: float(run.scores[m][qid]) for qid in qids} for m in names}
+    out: dict[str, dict[str, float]] = {m: {} for m in names}
+    for q in queries:
+        for metric, value in query_scores(q.relevant, ranked.get(q.qid, ()), ks).items():
+            out[metric][q.qid] = value
+    return out

@@ -9,8 +9,6 @@ import enum
 import fcntl
 import os
 import shutil
-import sys
-from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +17,6 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from memory_core.evaluation import Query, metric_names
 from memory_core.filters import Filter
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
@@ -99,28 +96,12 @@ def state(store: MemoryStore) -> tuple[Any, ...]:
             sorted(store.events(), key=lambda e: e.id))
 
 
-def _hit_rate(queries: Sequence[Query], ranked: Mapping[str, Sequence[str]],
-              ks: Iterable[int] = (5, 10)) -> dict[str, dict[str, float]]:
-    """ranx's metrics' stand-in: the share of relevant ids found, under every metric name."""
-    found = {q.qid: len(set(q.relevant_ids) & set(ranked.get(q.qid, ()))) / len(q.relevant_ids)
-             for q in queries}
-    return dict.fromkeys(metric_names(ks), found)
-
-
 def use_fast_stand_ins(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The map fits a linear stand-in for UMAP, the embedder loaded from settings is the
-    fake one, and evaluations score with `_hit_rate` (ranx's numba code compiles for ~20 s
-    per process; metrics see ids, not records: the retrieval they score is the real one)."""
-    import memory_core.evaluation.compare as compare
-    import memory_core.evaluation.results as results
+    """The map fits a linear stand-in for UMAP and the embedder loaded from settings is the
+    fake one."""
     from memory_core import embedding
     from memory_core.store import memory_store
 
     use_linear_map(monkeypatch)
     for module in (memory_store, embedding):
         monkeypatch.setattr(module, "load_embedder", lambda settings=None: FakeEmbedder())
-    monkeypatch.setattr(results, "score_queries", _hit_rate)
-    # the package's `tune` is the function: the module is reached through sys.modules
-    monkeypatch.setattr(sys.modules["memory_core.evaluation.tune"], "score_queries", _hit_rate)
-    monkeypatch.setattr(compare, "p_values",
-                        lambda baseline, candidate, **_: dict.fromkeys(baseline.metrics))
