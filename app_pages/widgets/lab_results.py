@@ -29,8 +29,10 @@ def metrics_table(cmp: Comparison) -> None:
         .alias(b), pl.col("delta").round(4), pl.col("p_value").round(4),
         pl.col("marker").alias("sig."), "wins", "ties", "losses")
     st.dataframe(frame, hide_index=True, key="lab_metrics")
-    st.caption(f"Δ = {b} − {a}. `*`: p < {cmp.alpha:g} ({cmp.stat_test} test, paired by "
-               f"query). Wins/ties/losses count queries from {b}'s side.")
+    how = ("the two score lists as independent groups" if cmp.stat_test == "tukey"
+           else "paired by query")
+    st.caption(f"Δ = {b} − {a}. `*`: p < {cmp.alpha:g} ({cmp.stat_test} test, {how}). "
+               f"Wins/ties/losses count queries from {b}'s side.")
 
 
 def charts(cmp: Comparison) -> None:

@@ -73,6 +73,17 @@ def test_compares_two_presets_with_significance_and_evidence(demo_store: MemoryS
     assert names == ["**A: hybrid**", "**B: full**"]
     assert any("✅ grade" in m.value for m in at.markdown)
     assert len([e for e in at.expander if e.label == "Why this rank"]) >= 2
+    assert any("(student test, paired by query)" in c.value for c in at.caption)
+
+
+def test_the_caption_says_tukey_does_not_pair_queries(demo_store: MemoryStore) -> None:
+    at = _lab()
+    at.selectbox(key="lab_stat_test").select("tukey").run()
+    at.button(key="lab_run").click().run()
+    assert not at.exception
+    [said] = [c.value for c in at.caption if "tukey test" in c.value]
+    assert "(tukey test, the two score lists as independent groups)" in said
+    assert "paired" not in said
 
 
 def test_tuned_knobs_and_stale_results_are_said(demo_store: MemoryStore) -> None:
