@@ -148,11 +148,9 @@ def _p_value(stat_test: str, baseline: Sequence[float], candidate: Sequence[floa
     return float(ttest_rel(baseline, candidate, alternative="two-sided").pvalue)
 
 
-def p_values(baseline: EvalResult, candidate: EvalResult, *, stat_test: str = "student",
-             alpha: float = DEFAULT_ALPHA) -> dict[str, float | None]:
-    """metric -> p-value of the paired test between the two results (see the module doc).
-    `alpha` is the threshold the caller marks significance at; the p-values do not depend
-    on it."""
+def p_values(baseline: EvalResult, candidate: EvalResult, *, stat_test: str = "student"
+             ) -> dict[str, float | None]:
+    """metric -> p-value of the chosen test between the two results (see the module doc)."""
     check_stat_test(stat_test)
     qids = [q.qid for q in baseline.queries]
     if len(qids) < 2:
@@ -192,7 +190,7 @@ def compare_results(baseline: EvalResult, candidate: EvalResult, *,
         raise InvalidConfigError(f"alpha must lie strictly between 0 and 1, got {alpha}")
     _check_pair(baseline, candidate)
     metrics = baseline.metrics
-    pvals = p_values(baseline, candidate, stat_test=stat_test, alpha=alpha)
+    pvals = p_values(baseline, candidate, stat_test=stat_test)
     rows = []
     for m in metrics:
         a, b = baseline.scores[m], candidate.scores[m]
