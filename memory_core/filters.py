@@ -7,9 +7,10 @@ escape DataFusion's string literals have (backslashes are literal characters the
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any, Literal
 
 from memory_core.errors import InvalidFilterError
@@ -167,16 +168,18 @@ class Filter:
         except ValueError as exc:
             raise InvalidFilterError(str(exc)) from exc
 
-    def to_predicate(self, default_tenant: str) -> str:
-        """The SQL predicate selecting exactly the matching memories of one tenant."""
+    def conditions(self, default_tenant: str) -> tuple[Condition, ...]:
+        """What a memory must satisfy, one `Condition` per restriction (all must hold):
+        `to_predicate` writes them as SQL, `admits` checks rows against them."""
         if self.tenant == "":
             raise InvalidFilterError("tenant is empty; leave it None for the store's tenant")
         tenant = self.tenant if self.tenant is not None else default_tenant
-        parts = [f"tenant = {sql_string(tenant)}", sql_in("status", self.statuses())]
+        sql_string(tenant)  # refuses what is not text
+        out = [Condition("tenant", "in", (tenant,)), Condition("status", "in", self.statuses())]
         for name in ("project", "repo", "agent", "session_id", "ids"):
             values = _as_tuple(name, getattr(self, name))
             if values:
-                parts.append(sql_in("id" if name == "ids" else name, values))
+                out.append(Condition("id" if name == "ids" else name, "in", values))
         normalisers = {
             "memory_type": normalise_memory_type,
             "importance": normalise_importance,
@@ -186,7 +189,7 @@ class Filter:
             values = _as_tuple(name, getattr(self, name))
             if values:
                 try:
-                    parts.append(sql_in(name, tuple(normalise(v) for v in values)))
+                    out.append(Condition(name, "in", tuple(normalise(v) for v in values)))
                 except ValueError as exc:
                     raise InvalidFilterError(str(exc)) from exc
         tags = _as_tuple("tags", self.tags)
@@ -195,8 +198,7 @@ class Filter:
                 raise InvalidFilterError(
                     f"tags_mode must be 'any' or 'all', not {shown(self.tags_mode)}"
                 )
-            listed = ", ".join(sql_string(t) for t in tags)
-            parts.append(f"array_has_{self.tags_mode}(tags, [{listed}])")
+            out.append(Condition("tags", f"has_{self.tags_mode}", tags))
         for name, op in (("created_after", ">="), ("created_before", "<=")):
             bound = getattr(self, name)
             if isinstance(bound, str) and not bound.strip():
@@ -207,5 +209,66 @@ class Filter:
                 except ValueError as exc:
                     raise InvalidFilterError(f"{name}: {exc}") from exc
                 if when is not None:
-                    parts.append(f"created_at {op} {sql_time(when)}")
-        return " AND ".join(parts)
+                    out.append(Condition("created_at", op, when))
+        return tuple(out)
+
+    def to_predicate(self, default_tenant: str) -> str:
+        """The SQL predicate selecting exactly the matching memories of one tenant."""
+        return " AND ".join(c.sql() for c in self.conditions(default_tenant))
+
+    def columns(self) -> tuple[str, ...]:
+        """The columns the filter looks at (what `admits` needs of a row)."""
+        return tuple(dict.fromkeys(c.column for c in self.conditions("-")))
+
+    def admits(self, rows: Sequence[Mapping[str, Any]], default_tenant: str) -> list[bool]:
+        """Whether each memory row (column -> value, as Arrow's `to_pylist` gives it) is one
+        `to_predicate` selects, decided without a query (SQL's NULLs match nothing).
+
+        >>> Filter(project="herd").admits([{"tenant": "t", "status": "active",
+        ...                                 "project": "herd"}, {"tenant": "t"}], "t")
+        [True, False]
+        """
+        conditions = self.conditions(default_tenant)
+        return [all(c.holds(row.get(c.column)) for c in conditions) for row in rows]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One restriction of a `Filter` on one column: `in` (any of `value`), `has_any` /
+    `has_all` (a list column holding any / all of `value`), or `>=` / `<=` a time."""
+
+    column: str
+    op: str
+    value: Any
+
+    def sql(self) -> str:
+        """The condition in DataFusion SQL, every value escaped.
+
+        >>> Condition("tags", "has_any", ("a", "b")).sql()
+        "array_has_any(tags, ['a', 'b'])"
+        """
+        if self.op == "in":
+            return sql_in(self.column, self.value)
+        if self.op in ("has_any", "has_all"):
+            listed = ", ".join(sql_string(t) for t in self.value)
+            return f"array_{self.op}({self.column}, [{listed}])"
+        return f"{self.column} {self.op} {sql_time(self.value)}"
+
+    @cached_property
+    def _values(self) -> frozenset[Any]:
+        return frozenset(self.value)
+
+    def holds(self, value: Any) -> bool:
+        """Whether a row's `value` of the column satisfies it (None, SQL's NULL, never
+        does)."""
+        if value is None:
+            return False
+        if self.op == "in":
+            return value in self._values
+        if self.op == "has_any":
+            return any(v in self._values for v in value)
+        if self.op == "has_all":
+            return all(v in value for v in self.value)
+        bound = self.value
+        when = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        return bool(when >= bound if self.op == ">=" else when <= bound)

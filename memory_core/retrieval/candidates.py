@@ -158,7 +158,7 @@ def context_candidates(store: MemoryStore, found: Candidates, flt: Filter,
         return found
     # what a candidate's neighbours share with it (tenant, session, type) needs no check
     shared = replace(flt, tenant=None, status=None, session_id=None, memory_type=None)
-    rankings, lifts = with_context(store, found.rankings, flt.to_predicate(store.tenant),
+    rankings, lifts = with_context(store, found.rankings, flt,
                                    window=config.context_window, weight=config.context_weight,
                                    query_vector=found.query_vector,
                                    statuses=flt.statuses() if shared == Filter() else None,
