@@ -33,6 +33,10 @@ def test_reads_keep_to_the_tenant(store_path: str, store: MemoryStore) -> None:
     assert store.rows.memories({rows[theirs.id]: theirs.id}) == {}
     assert store.rows.read(list(rows.values()), store.predicate(), ["id"]).num_rows == 0
     assert store.rows.take(list(rows.values()), ["id"]).num_rows == 0
+    both = [*rows.values(), *store.rows.locate([mine.id], store.predicate()).values()]
+    assert store.rows.take(both, ["id", "content"]).to_pylist() == [
+        {"id": mine.id, "content": mine.content,
+         "_rowid": store.rows.locate([mine.id], store.predicate())[mine.id]}]
 
 
 def test_take_reads_the_rows_a_query_returned_and_survives_a_delete(store: MemoryStore) -> None:
