@@ -217,8 +217,13 @@ class Filter:
         return " AND ".join(c.sql() for c in self.conditions(default_tenant))
 
     def columns(self) -> tuple[str, ...]:
-        """The columns the filter looks at (what `admits` needs of a row)."""
-        return tuple(dict.fromkeys(c.column for c in self.conditions("-")))
+        """The columns the filter looks at (what `admits` needs of a row); the tenant and
+        the status always.
+
+        >>> Filter(tags=["db"]).columns()
+        ('tenant', 'status', 'tags')
+        """
+        return tuple(dict.fromkeys(c.column for c in self.conditions(default_tenant="any")))
 
     def admits(self, rows: Sequence[Mapping[str, Any]], default_tenant: str) -> list[bool]:
         """Whether each memory row (column -> value, as Arrow's `to_pylist` gives it) is one

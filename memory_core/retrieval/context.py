@@ -272,8 +272,8 @@ def with_context(store: MemoryStore, rankings: Mapping[str, Sequence[Candidate]]
                  ) -> tuple[dict[str, tuple[Candidate, ...]], dict[str, dict[str, ContextLift]]]:
     """The vector and BM25 rankings re-ranked with session context (see the module doc);
     other engines unchanged. Returns the rankings and, per engine, the lifts (memory id ->
-    `ContextLift`). `statuses`: `flt` asks for these statuses and
-    nothing the candidates' neighbours do not share with them (see `_neighbourhood`).
+    `ContextLift`). `statuses`: `flt` asks for these statuses and nothing the candidates'
+    neighbours do not share with them (see `_neighbourhood`).
 
     Both engines score one pool: every memory either returned, and their neighbours. The
     vector engine knows each one's cosine and is lifted by its best neighbour's. BM25 with
