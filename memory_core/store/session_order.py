@@ -109,14 +109,20 @@ class SessionOrder:
                   else np.argsort(row_ids, kind="stable"))
         position = np.empty_like(order)
         position[order] = np.arange(len(order))
+        by_time = np.empty(len(order), dtype=_KEY)
+        by_time["group"], by_time["created"] = group[order], created[order]
         return {
             "group": group[order], "created": created[order], "row_id": row_ids[order],
+            "key": by_time,
             "status": np.asarray(statuses.indices, dtype=np.int32)[order],
             "statuses": statuses.dictionary.to_pylist(),
             "agent": agent_codes[order],
             # the ids stay in scan order: `order` maps a sorted position to its scan index
             "order": order, "id": table["id"].combine_chunks(),
-            "sessions": sessions.dictionary, "kinds": kinds.dictionary, "n_kinds": n_kinds,
+            # as Python lists: a range names its session and type by index (an Arrow scalar
+            # costs microseconds each, forty ranges a search)
+            "sessions": sessions.dictionary.to_pylist(), "kinds": kinds.dictionary.to_pylist(),
+            "n_kinds": n_kinds,
             # row id -> position in the sorted arrays
             "row_sorted": row_ids[by_row], "row_position": position[by_row],
         }
@@ -150,11 +156,10 @@ class SessionOrder:
             [i for i, s in enumerate(a["statuses"]) if s in set(statuses)]
         if not positions:
             return Around((), {})
-        spans = _spans(a["group"], a["created"], np.sort(np.asarray(positions, np.int64)),
-                       width)
+        spans = _spans(a["key"], np.sort(np.asarray(positions, np.int64)), width)
         ranges = tuple(SessionRange(
-            a["sessions"][group // a["n_kinds"]].as_py(),
-            a["kinds"][group % a["n_kinds"]].as_py(), _as_time(lo), _as_time(hi))
+            a["sessions"][group // a["n_kinds"]], a["kinds"][group % a["n_kinds"]],
+            _as_time(lo), _as_time(hi))
             for group, lo, hi in zip(spans.group.tolist(), spans.lo.tolist(),
                                      spans.hi.tolist(), strict=True))
         counts = spans.last - spans.first
@@ -191,27 +196,32 @@ class _Spans:
     last: np.ndarray
 
 
-def _spans(group: np.ndarray, created: np.ndarray, seeds: np.ndarray, width: int) -> _Spans:
-    """The ranges `width` each side of the seeds (sorted positions into `group`/`created`,
-    which are sorted by (group, created)), overlapping ones of a group merged.
+#: (group, created) of each sorted position: one key that a binary search orders as the
+#: arrays are sorted, group first.
+_KEY = np.dtype([("group", np.int64), ("created", np.int64)])
+
+
+def _spans(key: np.ndarray, seeds: np.ndarray, width: int) -> _Spans:
+    """The ranges `width` each side of the seeds (sorted positions into `key`, sorted by
+    (group, created)), overlapping ones of a group merged.
 
     Sorted seeds come in (group, time) order, so within a group both the starts and the ends
     of their spans ascend: a seed starts a new range when its group differs from the seed
-    before it or its span starts after that one's ends.
+    before it or its span starts after that one's ends. A range's first and past-the-last
+    positions are two binary searches over all the keys at once.
     """
-    groups, times = group[seeds], created[seeds]
+    groups, times = key["group"][seeds], key["created"][seeds]
     lo, hi = times - width, times + width
     starts = np.ones(len(seeds), dtype=bool)
     starts[1:] = (groups[1:] != groups[:-1]) | (lo[1:] > hi[:-1])
     begin = np.flatnonzero(starts)
     end = np.append(begin[1:], len(seeds)) - 1
     kept, low, high = groups[begin], lo[begin], hi[end]
-    group_lo = np.searchsorted(group, kept, side="left")
-    group_hi = np.searchsorted(group, kept, side="right")
-    first = np.array([a + np.searchsorted(created[a:b], t, side="left")
-                      for a, b, t in zip(group_lo, group_hi, low, strict=True)], dtype=np.int64)
-    last = np.array([a + np.searchsorted(created[a:b], t, side="right")
-                     for a, b, t in zip(group_lo, group_hi, high, strict=True)], dtype=np.int64)
+    bounds = np.empty(len(kept), dtype=_KEY)
+    bounds["group"], bounds["created"] = kept, low
+    first = np.searchsorted(key, bounds, side="left").astype(np.int64)
+    bounds["created"] = high
+    last = np.searchsorted(key, bounds, side="right").astype(np.int64)
     return _Spans(kept, low, high, first, last)
 
 
