@@ -112,8 +112,8 @@ class SessionOrder:
         by_time = np.empty(len(order), dtype=_KEY)
         by_time["group"], by_time["created"] = group[order], created[order]
         return {
-            "group": group[order], "created": created[order], "row_id": row_ids[order],
-            "key": by_time,
+            # (group, created) of each sorted position
+            "key": by_time, "row_id": row_ids[order],
             "status": np.asarray(statuses.indices, dtype=np.int32)[order],
             "statuses": statuses.dictionary.to_pylist(),
             "agent": agent_codes[order],
@@ -174,7 +174,8 @@ class SessionOrder:
         rows = {row_id: Member(index, memory_id, when, agent)
                 for row_id, index, memory_id, when, agent in zip(
                     a["row_id"][members].tolist(), owner.tolist(), ids,
-                    a["created"][members].tolist(), a["agent"][members].tolist(), strict=True)}
+                    a["key"]["created"][members].tolist(), a["agent"][members].tolist(),
+                    strict=True)}
         return Around(ranges, rows)
 
     def invalidate(self) -> None:
