@@ -43,6 +43,7 @@ from memory_core.filters import Filter
 from memory_core.retrieval.engines import Candidate
 from memory_core.retrieval.window_bm25 import Analyzer, window_bm25
 from memory_core.store import MemoryStore
+from memory_core.store.queries import vector_arrays
 from memory_core.store.tokenisation import fts_settings
 
 #: Engines whose scores context lifts (the graph already follows links between memories).
@@ -169,7 +170,7 @@ def _cosine_map(ids: Sequence[str], vectors: Sequence[Any],
     kept = [(i, v) for i, v in zip(ids, vectors, strict=True) if v is not None]
     if not kept:
         return {}
-    matrix = np.stack([np.asarray(v, dtype=np.float32) for _, v in kept])
+    matrix = np.stack([v for _, v in kept]).astype(np.float32, copy=False)
     query = np.asarray(query_vector, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0)
     sims = matrix @ query / np.where(norms > 0, norms, 1.0)
@@ -200,7 +201,7 @@ def _read_pool(store: MemoryStore, rows: Mapping[str, int], text_ids: Collection
                 ids, read["content"].to_pylist(), kept, strict=True) if ok)
         if missing_vector:
             vectors.update((i, v) for i, v, ok in zip(
-                ids, read["vector"].to_pylist(), kept, strict=True) if ok and v is not None)
+                ids, vector_arrays(read["vector"]), kept, strict=True) if ok and v is not None)
     cosines: dict[str, float] = {}
     if query_vector is not None and vector_ids:
         have = [i for i in vector_ids if i in vectors]

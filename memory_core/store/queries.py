@@ -38,21 +38,26 @@ class Found(NamedTuple):
     vector: Any = None  # a float32 numpy array
 
 
+def vector_arrays(column: pa.ChunkedArray) -> list[Any]:
+    """Each vector of an Arrow vector column as a float32 numpy array (None for none): one
+    conversion of the whole column, where a Python list per vector costs 0.1 ms a dozen."""
+    column = column.combine_chunks()
+    if not len(column):
+        return []
+    if column.null_count == 0:
+        return list(np.asarray(column.flatten().to_numpy(zero_copy_only=False),
+                               dtype=np.float32).reshape(len(column), -1))
+    return [None if v is None else np.asarray(v, dtype=np.float32)
+            for v in column.to_pylist()]
+
+
 def _found(table: pa.Table, scores: Sequence[float]) -> list[Found]:
     """`Found` rows of a query's Arrow result (`scores` in its row order)."""
     ids, rows = table["id"].to_pylist(), table["_rowid"].to_pylist()
     contents = (table["content"].to_pylist() if "content" in table.column_names
                 else [None] * len(ids))
-    vectors: list[Any] = [None] * len(ids)
-    if "vector" in table.column_names and len(ids):
-        column = table["vector"].combine_chunks()
-        if column.null_count == 0:
-            matrix = np.asarray(column.flatten().to_numpy(zero_copy_only=False),
-                                dtype=np.float32).reshape(len(ids), -1)
-            vectors = list(matrix)
-        else:
-            vectors = [None if v is None else np.asarray(v, dtype=np.float32)
-                       for v in column.to_pylist()]
+    vectors = (vector_arrays(table["vector"]) if "vector" in table.column_names
+               else [None] * len(ids))
     return [Found(i, float(s), int(r), c, v) for i, s, r, c, v in zip(
         ids, scores, rows, contents, vectors, strict=True)]
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memory_core.retrieval.window_bm25 import ENGLISH_STOP_WORDS, Analyzer, window_bm25
 
@@ -91,3 +93,19 @@ def test_remembered_words_keep_each_analyzers_terms_and_stay_bounded(
     assert plain.terms(text) == ["deploys", "failed", "twice", "caches", "warmed"]
     assert stemmed.terms(text + " rollbacks") == [*first, "rollback"]  # past the bound
     assert len(module._word_terms(stemmed)) <= 3
+
+
+@given(st.text(max_size=80) | st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+@settings(max_examples=300, deadline=None)
+def test_the_ascii_fast_path_splits_words_as_the_regular_expression_does(text: str) -> None:
+    import re
+    import unicodedata
+
+    import memory_core.retrieval.window_bm25 as module
+
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    assert folded.translate(module._ASCII_WORDS).split() == re.findall(
+        r"[0-9a-z]+", folded.lower())
+    plain = Analyzer(stem=False, remove_stop_words=False, max_token_length=1000)
+    module._terms.cache_clear()
+    assert plain.terms(text) == re.findall(r"[0-9a-z]+", folded.lower())
