@@ -198,9 +198,11 @@ def window_bm25(query: str, texts: Mapping[str, str], windows: Mapping[str, Sequ
         return {}
     counts: dict[str, Counter[str]] = {}
     lengths: dict[str, int] = {}
+    none: Counter[str] = Counter()  # shared by the texts holding no query term; never changed
     for d in {*windows, *(n for ns in windows.values() for n in ns)}:
-        terms = analyzer.terms(texts.get(d, ""))
-        counts[d], lengths[d] = Counter(t for t in terms if t in query_terms), len(terms)
+        terms = _terms(analyzer, texts.get(d, ""))
+        matched = [t for t in terms if t in query_terms]
+        counts[d], lengths[d] = (Counter(matched) if matched else none), len(terms)
     window_len = {d: lengths[d] + weight * sum(lengths[n] for n in ns)
                   for d, ns in windows.items()}
     average = (sum(window_len.values()) / len(window_len)) or 1.0
@@ -219,7 +221,7 @@ def window_bm25(query: str, texts: Mapping[str, str], windows: Mapping[str, Sequ
         brought: dict[str, float] = {}
         for t in idf:
             tf_own = counts[d][t]
-            tf = tf_own + weight * sum(c[t] for c in matching)
+            tf = tf_own + weight * sum(c[t] for c in matching) if matching else tf_own
             if not tf:
                 continue
             score = idf[t] * tf * (k1 + 1) / (tf + norm)
