@@ -41,8 +41,17 @@ class SessionRange:
 
     session_id: str
     memory_type: str
-    start: datetime
-    end: datetime
+    #: the bounds in microseconds since 1970, UTC (`start` and `end` as datetimes)
+    lo: int
+    hi: int
+
+    @property
+    def start(self) -> datetime:
+        return _as_time(self.lo)
+
+    @property
+    def end(self) -> datetime:
+        return _as_time(self.hi)
 
 
 @dataclass(frozen=True)
@@ -109,11 +118,14 @@ class SessionOrder:
                   else np.argsort(row_ids, kind="stable"))
         position = np.empty_like(order)
         position[order] = np.arange(len(order))
-        by_time = np.empty(len(order), dtype=_KEY)
-        by_time["group"], by_time["created"] = group[order], created[order]
+        times = np.unique(created)  # sorted
+        stride = len(times) + 1
         return {
-            # (group, created) of each sorted position
-            "key": by_time, "row_id": row_ids[order],
+            # (group, created) of each sorted position as one integer that orders as the
+            # pair does: group * stride + the time's rank among all the times
+            "key": group[order] * stride + np.searchsorted(times, created[order]),
+            "created": created[order], "times": times, "stride": stride,
+            "row_id": row_ids[order],
             "status": np.asarray(statuses.indices, dtype=np.int32)[order],
             "statuses": statuses.dictionary.to_pylist(),
             "agent": agent_codes[order],
@@ -156,10 +168,9 @@ class SessionOrder:
             [i for i, s in enumerate(a["statuses"]) if s in set(statuses)]
         if not positions:
             return Around((), {})
-        spans = _spans(a["key"], np.sort(np.asarray(positions, np.int64)), width)
+        spans = _spans(a, np.sort(np.asarray(positions, np.int64)), width)
         ranges = tuple(SessionRange(
-            a["sessions"][group // a["n_kinds"]], a["kinds"][group % a["n_kinds"]],
-            _as_time(lo), _as_time(hi))
+            a["sessions"][group // a["n_kinds"]], a["kinds"][group % a["n_kinds"]], lo, hi)
             for group, lo, hi in zip(spans.group.tolist(), spans.lo.tolist(),
                                      spans.hi.tolist(), strict=True))
         counts = spans.last - spans.first
@@ -174,7 +185,7 @@ class SessionOrder:
         rows = {row_id: Member(index, memory_id, when, agent)
                 for row_id, index, memory_id, when, agent in zip(
                     a["row_id"][members].tolist(), owner.tolist(), ids,
-                    a["key"]["created"][members].tolist(), a["agent"][members].tolist(),
+                    a["created"][members].tolist(), a["agent"][members].tolist(),
                     strict=True)}
         return Around(ranges, rows)
 
@@ -197,32 +208,29 @@ class _Spans:
     last: np.ndarray
 
 
-#: (group, created) of each sorted position: one key that a binary search orders as the
-#: arrays are sorted, group first.
-_KEY = np.dtype([("group", np.int64), ("created", np.int64)])
-
-
-def _spans(key: np.ndarray, seeds: np.ndarray, width: int) -> _Spans:
-    """The ranges `width` each side of the seeds (sorted positions into `key`, sorted by
-    (group, created)), overlapping ones of a group merged.
+def _spans(a: Mapping[str, Any], seeds: np.ndarray, width: int) -> _Spans:
+    """The ranges `width` each side of the seeds (sorted positions into the session order's
+    arrays `a`, sorted by (group, created)), overlapping ones of a group merged.
 
     Sorted seeds come in (group, time) order, so within a group both the starts and the ends
     of their spans ascend: a seed starts a new range when its group differs from the seed
     before it or its span starts after that one's ends. A range's first and past-the-last
-    positions are two binary searches over all the keys at once.
+    positions are two binary searches over the integer keys for all ranges at once: its
+    bounds become the ranks of the first time at or after its start and of the last time at
+    or before its end (each range holds its seeds' own times, so both ranks exist).
     """
-    groups, times = key["group"][seeds], key["created"][seeds]
+    key, stride = a["key"], a["stride"]
+    groups, times = key[seeds] // stride, a["created"][seeds]
     lo, hi = times - width, times + width
     starts = np.ones(len(seeds), dtype=bool)
     starts[1:] = (groups[1:] != groups[:-1]) | (lo[1:] > hi[:-1])
     begin = np.flatnonzero(starts)
     end = np.append(begin[1:], len(seeds)) - 1
     kept, low, high = groups[begin], lo[begin], hi[end]
-    bounds = np.empty(len(kept), dtype=_KEY)
-    bounds["group"], bounds["created"] = kept, low
-    first = np.searchsorted(key, bounds, side="left").astype(np.int64)
-    bounds["created"] = high
-    last = np.searchsorted(key, bounds, side="right").astype(np.int64)
+    first = np.searchsorted(key, kept * stride + np.searchsorted(a["times"], low, "left"),
+                            "left").astype(np.int64)
+    last = np.searchsorted(key, kept * stride + np.searchsorted(a["times"], high, "right") - 1,
+                           "right").astype(np.int64)
     return _Spans(kept, low, high, first, last)
 
 
