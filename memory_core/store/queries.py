@@ -44,7 +44,7 @@ def vector_arrays(column: pa.ChunkedArray) -> list[Any]:
     column = column.combine_chunks()
     if not len(column):
         return []
-    if column.null_count == 0:
+    if column.null_count == 0 and pa.types.is_fixed_size_list(column.type):
         return list(np.asarray(column.flatten().to_numpy(zero_copy_only=False),
                                dtype=np.float32).reshape(len(column), -1))
     return [None if v is None else np.asarray(v, dtype=np.float32)
