@@ -38,8 +38,10 @@ def detail_view(store: MemoryStore, memory_id: str | None, *,
     except MemlensError as exc:
         show_error(exc)
         return
-    head, graph, close = st.columns([3, 1, 1], vertical_alignment="center")
-    head.subheader("Memory", anchor=False)
+    st.subheader("Memory", anchor=False)
+    # the buttons under the heading: a pane beside the results is too narrow for all three
+    # in one row ("Open in graph" showed as "O.")
+    graph, close = st.columns([3, 2], vertical_alignment="center")
     with graph:
         graph_button(memory_id, key="detail_graph", label="Open in graph")
     if on_close is None:

@@ -44,7 +44,7 @@ def result_card(hit: Hit, tier: str, now: datetime) -> None:
     m = hit.memory
     item = render_tier(m, tier, hit)
     with st.container(border=True):
-        head, graph, button = st.columns([5, 1, 1], vertical_alignment="center")
+        head, graph, button = st.columns([5, 2, 2], vertical_alignment="center")
         marks: list[tuple[str, object]] = [("blue", m.memory_type)]
         if tier != "minimal":
             marks += [("green", m.project), ("violet", m.agent), ("gray", age(m.created_at, now))]
