@@ -40,7 +40,7 @@ def focus_picker(store: MemoryStore) -> str | None:
     """The focus memory's id, or None while there is none yet (the page says what to do)."""
     take_handover()
     st.session_state.setdefault(FOCUS_BY, "search")
-    how_col, what_col, pick_col = st.columns([1.6, 3, 4], vertical_alignment="bottom")
+    how_col, what_col, pick_col = st.columns([2, 3, 4], vertical_alignment="bottom")
     how = how_col.segmented_control("Focus by", list(BY), format_func=BY.__getitem__,
                                     key=FOCUS_BY, required=True)
     if how == "id":
