@@ -6,9 +6,7 @@ the same session and type within an hour of each. Asked of LanceDB as one query 
 indexes intersect row sets as large as the sessions and the types: 75 ms per search on a
 million memories whose sessions hold thousands each, most of a search's time. This index
 answers the same question from sorted arrays in milliseconds: one scan of six columns per
-table version (2.5 s and about 100 MB at a million memories, measured before each row's time
-was kept twice, as itself and as its rank in the key: 8 bytes a row more), then binary
-searches (4 ms).
+table version (2.5 s and about 100 MB at a million memories), then binary searches (4 ms).
 
 It holds every row of one tenant that has a session, whatever its status, and keeps to the
 statuses a caller asks for; a caller with any other filter reads the rows it names under
@@ -124,9 +122,10 @@ class SessionOrder:
         stride = len(times) + 1
         return {
             # (group, created) of each sorted position as one integer that orders as the
-            # pair does: group * stride + the time's rank among all the times
+            # pair does: group * stride + the time's rank among all the times (so a
+            # position's time is times[key % stride])
             "key": group[order] * stride + np.searchsorted(times, created[order]),
-            "created": created[order], "times": times, "stride": stride,
+            "times": times, "stride": stride,
             "row_id": row_ids[order],
             "status": np.asarray(statuses.indices, dtype=np.int32)[order],
             "statuses": statuses.dictionary.to_pylist(),
@@ -187,7 +186,7 @@ class SessionOrder:
         rows = {row_id: Member(index, memory_id, when, agent)
                 for row_id, index, memory_id, when, agent in zip(
                     a["row_id"][members].tolist(), owner.tolist(), ids,
-                    a["created"][members].tolist(), a["agent"][members].tolist(),
+                    _created(a, members).tolist(), a["agent"][members].tolist(),
                     strict=True)}
         return Around(ranges, rows)
 
@@ -210,6 +209,11 @@ class _Spans:
     last: np.ndarray
 
 
+def _created(a: Mapping[str, Any], positions: np.ndarray) -> np.ndarray:
+    """created_at (microseconds since 1970) at sorted `positions`, from their keys."""
+    return a["times"][a["key"][positions] % a["stride"]]
+
+
 def _spans(a: Mapping[str, Any], seeds: np.ndarray, width: int) -> _Spans:
     """The ranges `width` each side of the seeds (sorted positions into the session order's
     arrays `a`, sorted by (group, created)), overlapping ones of a group merged.
@@ -222,7 +226,7 @@ def _spans(a: Mapping[str, Any], seeds: np.ndarray, width: int) -> _Spans:
     or before its end (each range holds its seeds' own times, so both ranks exist).
     """
     key, stride = a["key"], a["stride"]
-    groups, times = key[seeds] // stride, a["created"][seeds]
+    groups, times = key[seeds] // stride, _created(a, seeds)
     lo, hi = times - width, times + width
     starts = np.ones(len(seeds), dtype=bool)
     starts[1:] = (groups[1:] != groups[:-1]) | (lo[1:] > hi[:-1])
