@@ -130,9 +130,13 @@ def engine_candidates(store: MemoryStore, query: str, flt: Filter, config: Ranki
     again by row id about ten."""
     predicate = flt.to_predicate(store.tenant)
     context = config.context_window > 0 and config.context_weight > 0
-    texts = context and config.use_bm25 and config.bm25_context == "window"
+    # rows held in memory (store/row_cache.py) are read there: the queries return less
+    held = store.row_cache.holds_now(store.latest.version()) if context else frozenset()
+    texts = (context and config.use_bm25 and config.bm25_context == "window"
+             and "content" not in held)
     bm25 = _start_bm25(store, query, predicate, m, with_content=texts,
-                       with_vector=context and config.use_vector) if config.use_bm25 else None
+                       with_vector=context and config.use_vector and "vector" not in held
+                       ) if config.use_bm25 else None
     rankings: dict[str, tuple[Candidate, ...]] = {}
     reasons: list[str] = []
     vector: tuple[float, ...] | None = None

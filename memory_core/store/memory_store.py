@@ -50,6 +50,7 @@ from memory_core.store.lock import WriteLock, control_folder
 from memory_core.store.memory_reads import MemoryReads
 from memory_core.store.object_storage import storage_options
 from memory_core.store.reports import AddReport, UpsertReport, VersionInfo
+from memory_core.store.row_cache import RowCache
 from memory_core.store.row_reads import RowReads
 from memory_core.store.scratch import scratch_folder
 from memory_core.store.session_order import SessionOrder
@@ -87,6 +88,8 @@ class MemoryStore(MemoryReads):
         self._keys = KeyIndex(tables.memories)
         self.latest = LatestDataset(lambda: self.tables.memories)
         self._sessions = SessionOrder(tables.memories, tenant, self.latest.version)
+        #: the tenant's rows but their vectors, per table version, for reads by row id
+        self.row_cache = RowCache(tenant)
         self._counts = VersionCounts()
         self._edges = EdgeTable(tables.edges, tenant)
         self._writes = MemoryWrites(self)
@@ -226,6 +229,7 @@ class MemoryStore(MemoryReads):
         """Drop what this process cached about the tables (after a bulk write)."""
         self._keys.invalidate()
         self._sessions.invalidate()
+        self.row_cache.invalidate()
         self._counts.invalidate()
         self.latest.invalidate()
 

@@ -61,18 +61,48 @@ class RowReads:
 
     def _take(self, dataset: Any, row_ids: Sequence[int], columns: Sequence[str]
               ) -> pa.Table:
-        """`take` from `dataset` (the current one, or None to `read`)."""
+        """`take` from `dataset` (the current one, or None to `read`): the columns the
+        store's row cache holds from there, any other (the vector) from the Lance file."""
         wanted = sorted({int(r) for r in row_ids})
-        tenant = self._store.tenant
         if dataset is not None and wanted:
-            try:
-                got = dataset._take_rows(
-                    wanted, columns=[*dict.fromkeys([*columns, "tenant"]), "_rowid"])
-            except Exception:  # noqa: BLE001 - a fast path: `read` below is the answer
-                got = None
+            got = self._from_cache(dataset, wanted, columns)
+            if got is None:
+                got = self._from_file(dataset, wanted, columns)
             if got is not None:
-                return _of_tenant(got, tenant).select([*columns, "_rowid"])
-        return self.read(wanted, f"tenant = {sql_string(tenant)}", columns)
+                return got
+        return self.read(wanted, f"tenant = {sql_string(self._store.tenant)}", columns)
+
+    def _from_cache(self, dataset: Any, wanted: list[int], columns: Sequence[str]
+                    ) -> pa.Table | None:
+        """The rows from the row cache (`store/row_cache.py`), the columns it does not hold
+        taken from the Lance file for the rows it found; None when it cannot serve."""
+        cache = self._store.row_cache
+        got = cache.take(dataset, wanted, [c for c in columns if cache.holds(c)] or columns)
+        if got is None:
+            return None
+        rest = [c for c in columns if c not in got.column_names]
+        if not rest:
+            return got.select([*columns, "_rowid"])
+        if not got.num_rows:
+            return None
+        found = got["_rowid"].to_pylist()
+        more = self._from_file(dataset, found, rest)
+        if more is None or more["_rowid"].to_pylist() != found:
+            return None  # a write moved rows in between: the file's answer alone
+        for column in rest:
+            got = got.append_column(column, more[column])
+        return got.select([*columns, "_rowid"])
+
+    def _from_file(self, dataset: Any, wanted: list[int], columns: Sequence[str]
+                   ) -> pa.Table | None:
+        """The tenant's rows taken straight from the Lance dataset, or None when the take
+        cannot serve (a row deleted since, a table the Lance API cannot open)."""
+        try:
+            got = dataset._take_rows(
+                wanted, columns=[*dict.fromkeys([*columns, "tenant"]), "_rowid"])
+        except Exception:  # noqa: BLE001 - a fast path: `read` is the answer
+            return None
+        return _of_tenant(got, self._store.tenant).select([*columns, "_rowid"])
 
     def _dataset(self) -> Any:
         """The memories table as a Lance dataset at its latest version (`store.latest`), or
