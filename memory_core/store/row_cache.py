@@ -68,15 +68,11 @@ class RowCache:
             return None
         return rows.take(row_ids, columns)
 
-    def holds(self, column: str) -> bool:
-        """Whether the rows held now include `column`."""
-        rows = self._rows
-        return rows is not None and rows.holds([column])
-
     def holds_now(self, version: int) -> frozenset[str]:
         """The columns held for `version` (none while its rows are not in)."""
-        rows = self._rows
-        return rows.columns if rows is not None and self._version == version else frozenset()
+        with self._lock:
+            rows = self._rows if self._version == version else None
+        return rows.columns if rows is not None else frozenset()
 
     def _at(self, version: int, dataset: Any) -> _Rows | None:
         with self._lock:

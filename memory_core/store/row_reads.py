@@ -77,7 +77,8 @@ class RowReads:
         """The rows from the row cache (`store/row_cache.py`), the columns it does not hold
         taken from the Lance file for the rows it found; None when it cannot serve."""
         cache = self._store.row_cache
-        got = cache.take(dataset, wanted, [c for c in columns if cache.holds(c)] or columns)
+        held = cache.holds_now(int(dataset.version))
+        got = cache.take(dataset, wanted, [c for c in columns if c in held] or columns)
         if got is None:
             return None
         rest = [c for c in columns if c not in got.column_names]
