@@ -182,7 +182,7 @@ def _read_pool(store: MemoryStore, rows: Mapping[str, int], text_ids: Collection
                known: Sequence[Candidate]) -> _PoolRows:
     """The contents of `text_ids` and the cosine of the query with each of `vector_ids`
     that has a vector: what the `known` candidates' queries returned, the rest in one read
-    by row id (`rows`: id -> row id)."""
+    by row id (`rows`: id -> row id); a row a write moved since is read again by its id."""
     vector_ids = vector_ids if query_vector is not None else ()
     texts = {c.doc_id: c.content for c in known if c.content is not None}
     vectors = {c.doc_id: c.vector for c in known if c.vector is not None}
@@ -202,6 +202,14 @@ def _read_pool(store: MemoryStore, rows: Mapping[str, int], text_ids: Collection
         if missing_vector:
             vectors.update((i, v) for i, v, ok in zip(
                 ids, vector_arrays(read["vector"]), kept, strict=True) if ok and v is not None)
+        got = {i for i, ok in zip(ids, kept, strict=True) if ok}
+        moved = [i for i in wanted.values() if i not in got]
+        if moved:  # a write moved their rows since the engines ran: read them by id
+            for doc_id, memory in store.get_many(moved, with_vectors=bool(missing_vector)
+                                                 ).items():
+                texts.setdefault(doc_id, memory.content)
+                if memory.vector is not None:
+                    vectors.setdefault(doc_id, np.asarray(memory.vector, dtype=np.float32))
     cosines: dict[str, float] = {}
     if query_vector is not None and vector_ids:
         have = [i for i in vector_ids if i in vectors]

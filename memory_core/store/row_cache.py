@@ -14,6 +14,11 @@ do after their first search. Until the rows are in, and after any write (from th
 or another: every read checks the latest version), reads go to the Lance file as before, so
 the cache never answers for a version it was not read at and never makes a read wait.
 
+A scan reads in batches and stops between two when the process exits (a thread still inside
+Lance's native scan at exit aborts the interpreter); a scan that `invalidate` overtook is
+not kept, nor is an older version's once a newer one is read, so at most one version's rows
+are held.
+
 Vectors are held only up to `MAX_VECTOR_ROWS` rows (1.5 KiB a row at 384 dimensions, three
 times the rest), nothing above `MAX_CACHED_ROWS`; a read that asks for a column the cache
 does not hold takes that column from the Lance file.
@@ -21,8 +26,10 @@ does not hold takes that column from the Lance file.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,6 +46,25 @@ MAX_CACHED_ROWS = 2_000_000
 MAX_VECTOR_ROWS = 250_000
 #: Reads by row id of one version before its rows are scanned (a search makes two or three).
 WARM_READS = 8
+#: Rows per batch of the scan: a scan stops between two batches when the process exits.
+SCAN_BATCH = 8192
+
+#: Set when the process exits: scans in progress stop at their next batch.
+_EXITING = threading.Event()
+_BUILDERS: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_scans() -> None:
+    """Stop the scans in progress before the interpreter finalizes: a daemon thread still
+    inside Lance's native scan when the process exits aborts it (SIGABRT)."""
+    _EXITING.set()
+    for builder in list(_BUILDERS):
+        builder.join(30)
+
+
+class _Stopped(Exception):
+    """The process is exiting: the scan stopped."""
 
 
 class RowCache:
@@ -55,6 +81,7 @@ class RowCache:
         self._version: int | None = None  # the version `_rows` was read at
         self._rows: _Rows | None = None
         self._reads: tuple[int | None, int] = (None, 0)  # (version, reads of it)
+        self._generation = 0  # bumped by `invalidate`: a scan begun before is not kept
         self._builder: threading.Thread | None = None
         self._lock = threading.Lock()  # the pages share a store between sessions' threads
 
@@ -78,28 +105,39 @@ class RowCache:
         with self._lock:
             if version == self._version:
                 return self._rows
+            if self._version is not None and version > self._version:
+                # an older version's rows never answer again: free them now
+                self._version, self._rows = None, None
             seen, reads = self._reads
             reads = reads + 1 if seen == version else 1
             self._reads = (version, reads)
-            if reads < self._warm_reads or (self._builder and self._builder.is_alive()):
+            if (reads < self._warm_reads or _EXITING.is_set()
+                    or (self._builder and self._builder.is_alive())):
                 return None
+            generation = self._generation
             if self._background:
-                self._builder = threading.Thread(target=self._build, args=(dataset, version),
-                                                 name="memlens-row-cache", daemon=True)
+                self._builder = threading.Thread(
+                    target=self._build, args=(dataset, version, generation),
+                    name="memlens-row-cache", daemon=True)
+                _BUILDERS.add(self._builder)
                 self._builder.start()
                 return None
-        self._build(dataset, version)
+        self._build(dataset, version, generation)
         with self._lock:
             return self._rows if self._version == version else None
 
-    def _build(self, dataset: Any, version: int) -> None:
+    def _build(self, dataset: Any, version: int, generation: int) -> None:
         try:
             rows = _Rows.read(dataset, self._tenant, self._max_rows, self._vector_rows)
+        except _Stopped:
+            return
         except Exception:  # noqa: BLE001 - reads go to the Lance file instead
             log.debug("row cache: could not read version %s", version, exc_info=True)
             rows = None
         with self._lock:
-            if self._reads[0] == version:  # not invalidated nor overtaken meanwhile
+            # kept unless invalidated meanwhile or a newer version's rows are in already
+            if generation == self._generation and (self._version is None
+                                                   or version > self._version):
                 self._version, self._rows = version, rows
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -118,6 +156,7 @@ class RowCache:
         """Forget the rows; reads go to the file until a version warms up again."""
         with self._lock:
             self._version, self._rows, self._reads = None, None, (None, 0)
+            self._generation += 1
 
 
 class _Rows:
@@ -140,8 +179,15 @@ class _Rows:
         if count > max_rows:
             return None
         columns = [f.name for f in dataset.schema if f.name != "vector" or count <= vector_rows]
-        table = dataset.to_table(columns=columns, filter=f"tenant = {sql_string(tenant)}",
-                                 with_row_id=True).combine_chunks()
+        scanner = dataset.scanner(columns=columns, with_row_id=True, batch_size=SCAN_BATCH,
+                                  filter=f"tenant = {sql_string(tenant)}")
+        batches = []
+        for batch in scanner.to_batches():
+            if _EXITING.is_set():
+                raise _Stopped
+            batches.append(batch)
+        table = pa.Table.from_batches(batches, schema=scanner.projected_schema)
+        table = table.combine_chunks()
         row_ids = np.asarray(table["_rowid"].to_numpy(zero_copy_only=False), dtype=np.uint64)
         return cls(table.drop_columns(["_rowid"]), row_ids)
 
@@ -149,6 +195,7 @@ class _Rows:
         return all(c in self.columns for c in columns)
 
     def take(self, row_ids: Sequence[int], columns: Sequence[str]) -> pa.Table:
+        """`columns` and `_rowid` of the rows held at `row_ids`, in that order."""
         wanted = np.asarray(row_ids, dtype=np.uint64)
         at = np.searchsorted(self._sorted, wanted)
         inside = at < len(self._sorted)
@@ -156,6 +203,9 @@ class _Rows:
         found[inside] = self._sorted[at[inside]] == wanted[inside]
         at = at[found]
         index = at if self._order is None else self._order[at]
+        found_ids = pa.array(wanted[found], type=pa.uint64())
+        if not columns:
+            return pa.table({"_rowid": found_ids})
         got = self._table.select(list(dict.fromkeys(columns))).take(
             pa.array(index, type=pa.int64()))
-        return got.append_column("_rowid", pa.array(wanted[found], type=pa.uint64()))
+        return got.append_column("_rowid", found_ids)

@@ -171,3 +171,20 @@ def test_a_memory_the_filter_hides_is_no_neighbour(store: MemoryStore, hidden_by
     found = search(store, "weekend plans", flt, config=cfg, limit=10)
     assert [h.memory.id for h in found] == [question.id, reply.id]
     assert found[1].engines["bm25"].context_from == question.id
+
+
+def test_pool_rows_a_write_moved_are_read_again_by_id(store: MemoryStore) -> None:
+    """The engines' row ids name rows of the version they ran at: when a write moves a row
+    before session context reads it, its text and vector come from its id, not dropped."""
+    from memory_core.retrieval.context import _read_pool
+
+    memory = Memory.new("the answer is in redis", "event", session_id="s1", created_at=T0)
+    store.add([memory])
+    stale = store.rows.locate([memory.id], store.predicate())[memory.id]
+    edited = replace(memory, content="the answer is in postgres")
+    store.upsert([edited])  # rewrites the row: `stale` names nothing now
+    assert store.rows.take([stale], ["id"]).num_rows == 0
+    query_vector = store.embedder.embed_one("postgres")
+    read = _read_pool(store, {memory.id: stale}, [memory.id], [memory.id], query_vector, [])
+    assert read.texts == {memory.id: edited.content}
+    assert set(read.cosines) == {memory.id}

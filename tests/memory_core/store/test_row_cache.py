@@ -4,16 +4,23 @@ is read often, and the searches that read through it unchanged."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import threading
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
+import lance
 import pyarrow as pa
+import pytest
 
 from memory_core.filters import Filter
 from memory_core.records import Memory
+from memory_core.retrieval.candidates import engine_candidates
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.search import search
-from memory_core.store import MemoryStore
+from memory_core.store import MemoryStore, row_cache
 from memory_core.store.row_cache import RowCache
 
 
@@ -86,9 +93,8 @@ def test_the_scan_runs_in_the_background_and_reads_never_wait(store: MemoryStore
     cache = RowCache(store.tenant, warm_reads=1)
     row = list(_rows(store, [memory]).values())
     dataset = store.latest.current()
-    first = cache.take(dataset, row, ["id"])
+    assert cache.take(dataset, row, ["id"]) is None  # the scan starts; this read goes on
     assert cache.wait(30)
-    assert first is None or first["id"].to_pylist() == [memory.id]
     assert cache.take(dataset, row, ["id", "content"]).to_pylist() == [
         {"id": memory.id, "content": memory.content, "_rowid": row[0]}]
     cache.invalidate()
@@ -135,3 +141,100 @@ def test_searches_read_through_the_cache_unchanged(store_path: str, store: Memor
     assert any(h.engines["bm25"].context for h in search(store, "redis cache", None,
                                                           preset("hybrid"), 5, now=start)
                if "bm25" in h.engines)
+
+
+def _blocked_scans(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Make background scans wait for the returned event before reading."""
+    release = threading.Event()
+    read = row_cache._Rows.read
+
+    def blocked(*args: object) -> object:
+        release.wait(30)
+        return read(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(row_cache._Rows, "read", blocked)
+    return release
+
+
+def test_a_scan_invalidated_while_it_runs_is_not_kept(store: MemoryStore,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    memory = Memory.new("the cache holds sessions", "fact")
+    store.add([memory])
+    release = _blocked_scans(monkeypatch)
+    cache = RowCache(store.tenant, warm_reads=1)
+    dataset = store.latest.current()
+    row = list(_rows(store, [memory]).values())
+    assert cache.take(dataset, row, ["id"]) is None
+    cache.invalidate()  # a bulk write said so while the scan ran
+    release.set()
+    assert cache.wait(30)
+    assert cache.version is None
+
+
+def test_a_scan_of_an_older_version_never_answers_a_newer_one(
+        store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    memory = Memory.new("the cache holds sessions for an hour", "fact")
+    store.add([memory])
+    release = _blocked_scans(monkeypatch)
+    cache = RowCache(store.tenant, warm_reads=1)
+    old = store.latest.current()
+    row = list(_rows(store, [memory]).values())
+    assert cache.take(old, row, ["id"]) is None  # scans the old version
+    store.upsert([replace(memory, content="the cache holds sessions for a day")])
+    new = store.latest.current()
+    assert cache.take(new, row, ["content"]) is None  # the new version is not held
+    release.set()
+    assert cache.wait(30)
+    assert cache.take(new, row, ["content"]) is None  # the old version's scan is not it
+    assert cache.version is None  # and its rows were let go
+
+
+def test_forgetting_caches_forgets_the_rows(store: MemoryStore) -> None:
+    store.add([Memory.new("a note", "fact")])
+    store.row_cache = RowCache(store.tenant, warm_reads=1, background=False)
+    dataset = store.latest.current()
+    assert store.row_cache.take(dataset, [0], ["id"]) is not None
+    store.forget_caches()
+    assert store.row_cache.version is None
+
+
+def test_held_rows_make_the_engines_queries_lean(store_path: str, store: MemoryStore) -> None:
+    """With the rows held, the BM25 and vector queries return no contents or vectors (session
+    context reads them from memory); without, they do."""
+    memories = [Memory.new(text, "dialogue", session_id="s1", agent=f"a{i % 2}",
+                           created_at=datetime(2026, 10, 1, tzinfo=UTC) + timedelta(minutes=i))
+                for i, text in enumerate(["where does the cache live", "in redis"])]
+    store.add(memories)
+    cold = MemoryStore.open(store_path, embedder=store.embedder)
+    store.row_cache = RowCache(store.tenant, warm_reads=1, background=False)
+    cfg = preset("hybrid")
+    store.row_cache.take(store.latest.current(), [0], ["id"])  # warm
+    lean = engine_candidates(store, "cache redis", Filter(), cfg, 10).rankings
+    full = engine_candidates(cold, "cache redis", Filter(), cfg, 10).rankings
+    assert lean["bm25"] and lean["vector"] and full["bm25"] and full["vector"]
+    assert all(c.content is None and c.vector is None for e in lean.values() for c in e)
+    assert all(c.content is not None for e in full.values() for c in e)
+    assert all(c.vector is not None for c in full["bm25"])
+
+
+EXITING_SCRIPT = """
+import sys, lance
+from memory_core.store.row_cache import RowCache
+dataset = lance.dataset(sys.argv[1])
+cache = RowCache("t", warm_reads=1, max_rows=10**7)
+cache.take(dataset, [0, 1], ["id"])  # starts the background scan; the process exits now
+"""
+
+
+@pytest.mark.slow
+def test_a_process_exiting_during_a_scan_exits_cleanly(tmp_path: Path) -> None:
+    n = 400_000
+    table = pa.table({
+        "tenant": pa.array(["t"] * n),
+        "id": pa.array([f"id-{i:08d}" for i in range(n)]),
+        "content": pa.array([f"the content of memory number {i} " * 4 for i in range(n)])})
+    lance.write_dataset(table, str(tmp_path / "big.lance"), max_rows_per_file=50_000)
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", EXITING_SCRIPT, str(tmp_path / "big.lance")],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
