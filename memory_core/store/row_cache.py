@@ -7,10 +7,10 @@ decode: the hits' 21 columns cost 5-7 ms at 100,000 memories, the neighbours' 2-
 The same rows taken from an Arrow table in memory cost 0.2-0.5 ms.
 
 So the store keeps its tenant's rows as one Arrow table for the table's latest version,
-scanned on a background thread (0.2 s at 100,000 memories without the vectors, 0.8 s and
-200 MiB with them) once a version has been read by row id `WARM_READS` times: a one-shot
-command that runs one search never pays for it, a page, a notebook, `eval` or the bench
-do after their first search. Until the rows are in, and after any write (from this process
+scanned on a background thread (0.2-0.3 s at 100,000 memories without the vectors, 0.4-1.0
+s and 200 MiB with them) once a version has been read by row id `WARM_READS` times: a
+one-shot command that runs one search never pays for it, a page, a notebook, `eval` or the
+bench do after their third search. Until the rows are in, and after any write (from this process
 or another: every read checks the latest version), reads go to the Lance file as before, so
 the cache never answers for a version it was not read at and never makes a read wait.
 
