@@ -156,15 +156,22 @@ def _blocked_scans(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     return release
 
 
-def test_a_scan_invalidated_while_it_runs_is_not_kept(store: MemoryStore,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    memory = Memory.new("the cache holds sessions", "fact")
+def _scan_started(store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+                  ) -> tuple[Memory, RowCache, list[int], threading.Event]:
+    """A store of one memory and a cache whose background scan of it has begun and waits
+    for the returned event."""
+    memory = Memory.new("the cache holds sessions for an hour", "fact")
     store.add([memory])
     release = _blocked_scans(monkeypatch)
     cache = RowCache(store.tenant, warm_reads=1)
-    dataset = store.latest.current()
     row = list(_rows(store, [memory]).values())
-    assert cache.take(dataset, row, ["id"]) is None
+    assert cache.take(store.latest.current(), row, ["id"]) is None  # the scan begins
+    return memory, cache, row, release
+
+
+def test_a_scan_invalidated_while_it_runs_is_not_kept(store: MemoryStore,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    _, cache, _, release = _scan_started(store, monkeypatch)
     cache.invalidate()  # a bulk write said so while the scan ran
     release.set()
     assert cache.wait(30)
@@ -173,13 +180,7 @@ def test_a_scan_invalidated_while_it_runs_is_not_kept(store: MemoryStore,
 
 def test_a_scan_of_an_older_version_never_answers_a_newer_one(
         store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    memory = Memory.new("the cache holds sessions for an hour", "fact")
-    store.add([memory])
-    release = _blocked_scans(monkeypatch)
-    cache = RowCache(store.tenant, warm_reads=1)
-    old = store.latest.current()
-    row = list(_rows(store, [memory]).values())
-    assert cache.take(old, row, ["id"]) is None  # scans the old version
+    memory, cache, row, release = _scan_started(store, monkeypatch)
     store.upsert([replace(memory, content="the cache holds sessions for a day")])
     new = store.latest.current()
     assert cache.take(new, row, ["content"]) is None  # the new version is not held
