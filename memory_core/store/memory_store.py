@@ -88,7 +88,7 @@ class MemoryStore(MemoryReads):
         self._keys = KeyIndex(tables.memories)
         self.latest = LatestDataset(lambda: self.tables.memories)
         self._sessions = SessionOrder(tables.memories, tenant, self.latest.version)
-        #: the tenant's rows but their vectors, per table version, for reads by row id
+        #: the tenant's rows (vectors up to 250k rows), per table version, for reads by row id
         self.row_cache = RowCache(tenant)
         self._counts = VersionCounts()
         self._edges = EdgeTable(tables.edges, tenant)
