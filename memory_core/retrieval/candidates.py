@@ -115,7 +115,7 @@ def _vector_engine(store: MemoryStore, query: str, flt: Filter, predicate: str, 
                                      f"{exc}",))
     values = tuple(float(x) for x in vector.tolist())
     ranking = tuple(vector_candidates(store, list(values), predicate, m,
-                                      with_content=with_content))
+                                      with_content=with_content, flt=flt))
     pending = pending_job.result()
     return _VectorOutcome(ranking, (pending,) if pending else (), values)
 

@@ -11,7 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from memory_core.filters import Filter
 from memory_core.store import MemoryStore
+from memory_core.store.held_nearest import nearest_held
 from memory_core.store.queries import FTS_COLUMN, ensure_fts_index, full_text, nearest
 
 __all__ = ["FTS_COLUMN", "Candidate", "bm25_candidates", "ensure_fts_index",
@@ -35,10 +37,16 @@ class Candidate:
 
 
 def vector_candidates(store: MemoryStore, query_vector: Sequence[float], predicate: str,
-                      m: int, *, with_content: bool = False) -> list[Candidate]:
-    """Top-m memories by cosine similarity (score = 1 - cosine distance)."""
-    return [Candidate(f.id, r, f.score, f.row_id, f.content) for r, f in enumerate(
-        nearest(store, query_vector, predicate, m, with_content=with_content), 1)]
+                      m: int, *, with_content: bool = False, flt: Filter | None = None
+                      ) -> list[Candidate]:
+    """Top-m memories by cosine similarity (score = 1 - cosine distance). Given the
+    `flt` that `predicate` was written from, the rows the row cache holds answer when they
+    can (`store/held_nearest.py`: the same ranking, a lighter query); their contents are
+    then read from the cache, not returned here."""
+    found = nearest_held(store, query_vector, flt, m) if flt is not None else None
+    if found is None:
+        found = nearest(store, query_vector, predicate, m, with_content=with_content)
+    return [Candidate(f.id, r, f.score, f.row_id, f.content) for r, f in enumerate(found, 1)]
 
 
 def bm25_candidates(store: MemoryStore, query: str, predicate: str, m: int, *,

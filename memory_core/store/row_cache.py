@@ -35,8 +35,9 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from memory_core.filters import sql_string
+from memory_core.filters import Condition, sql_string
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +80,7 @@ class RowCache:
         self._warm_reads = warm_reads
         self._background = background  # False: scan in the reading thread (tests)
         self._version: int | None = None  # the version `_rows` was read at
-        self._rows: _Rows | None = None
+        self._rows: HeldRows | None = None
         self._reads: tuple[int | None, int] = (None, 0)  # (version, reads of it)
         self._generation = 0  # bumped by `invalidate`: a scan begun before is not kept
         self._builder: threading.Thread | None = None
@@ -97,11 +98,16 @@ class RowCache:
 
     def holds_now(self, version: int) -> frozenset[str]:
         """The columns held for `version` (none while its rows are not in)."""
-        with self._lock:
-            rows = self._rows if self._version == version else None
+        rows = self.held(version)
         return rows.columns if rows is not None else frozenset()
 
-    def _at(self, version: int, dataset: Any) -> _Rows | None:
+    def held(self, version: int) -> HeldRows | None:
+        """The rows held for `version`, or None while they are not in (not a read: it
+        does not count towards warming a version up)."""
+        with self._lock:
+            return self._rows if self._version == version else None
+
+    def _at(self, version: int, dataset: Any) -> HeldRows | None:
         with self._lock:
             if version == self._version:
                 return self._rows
@@ -128,7 +134,7 @@ class RowCache:
 
     def _build(self, dataset: Any, version: int, generation: int) -> None:
         try:
-            rows = _Rows.read(dataset, self._tenant, self._max_rows, self._vector_rows)
+            rows = HeldRows.read(dataset, self._tenant, self._max_rows, self._vector_rows)
         except _Stopped:
             return
         except Exception:  # noqa: BLE001 - reads go to the Lance file instead
@@ -159,20 +165,41 @@ class RowCache:
             self._generation += 1
 
 
-class _Rows:
-    """The rows of one version in scan order, with their row ids sorted for look-ups."""
+class HeldRows:
+    """The rows of one version in scan order, with their row ids sorted for look-ups, and
+    what they say of the whole table at that version: whether every row is the tenant's
+    (`whole`), which statuses occur (`statuses`) and whether the vectors have an ANN index
+    (`vector_indexed`)."""
 
-    def __init__(self, table: pa.Table, row_ids: np.ndarray) -> None:
+    def __init__(self, table: pa.Table, row_ids: np.ndarray, *, tenant: str,
+                 whole: bool, vector_indexed: bool = False) -> None:
         order = (None if len(row_ids) < 2 or bool(np.all(row_ids[1:] > row_ids[:-1]))
                  else np.argsort(row_ids, kind="stable"))
         self._table = table
         self.columns = frozenset(table.column_names)
         self._sorted = row_ids if order is None else row_ids[order]
         self._order = order  # sorted position -> scan index (None: the same)
+        self.tenant = tenant
+        self.whole = whole
+        self.vector_indexed = vector_indexed  # the version has an ANN index on the vectors
+        self.statuses = (frozenset(pc.unique(table["status"]).drop_null().to_pylist())
+                         if "status" in table.column_names else None)
+
+    def always(self, condition: Condition) -> bool:
+        """Whether every row of the table at this version satisfies `condition`, so that
+        a query of this version needs no pre-filter on it: a tenant condition naming this
+        tenant when every row is its, a status condition naming every status that occurs."""
+        if not self.whole or condition.op != "in":
+            return False
+        if condition.column == "tenant":
+            return self.tenant in condition.value
+        if condition.column == "status" and self.statuses is not None:
+            return self.statuses <= frozenset(condition.value)
+        return False
 
     @classmethod
     def read(cls, dataset: Any, tenant: str, max_rows: int, vector_rows: int
-             ) -> _Rows | None:
+             ) -> HeldRows | None:
         """The tenant's rows of `dataset`, or None when the table has more than `max_rows`
         (the vectors only when it has at most `vector_rows`)."""
         count = dataset.count_rows()
@@ -189,7 +216,9 @@ class _Rows:
         table = pa.Table.from_batches(batches, schema=scanner.projected_schema)
         table = table.combine_chunks()
         row_ids = np.asarray(table["_rowid"].to_numpy(zero_copy_only=False), dtype=np.uint64)
-        return cls(table.drop_columns(["_rowid"]), row_ids)
+        indexed = any("vector" in (i.get("fields") or []) for i in dataset.list_indices())
+        return cls(table.drop_columns(["_rowid"]), row_ids, tenant=tenant,
+                   whole=table.num_rows == count, vector_indexed=indexed)
 
     def holds(self, columns: Sequence[str]) -> bool:
         return all(c in self.columns for c in columns)

@@ -146,13 +146,13 @@ def test_searches_read_through_the_cache_unchanged(store_path: str, store: Memor
 def _blocked_scans(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     """Make background scans wait for the returned event before reading."""
     release = threading.Event()
-    read = row_cache._Rows.read
+    read = row_cache.HeldRows.read
 
     def blocked(*args: object) -> object:
         release.wait(30)
         return read(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(row_cache._Rows, "read", blocked)
+    monkeypatch.setattr(row_cache.HeldRows, "read", blocked)
     return release
 
 

@@ -1,0 +1,105 @@
+"""The vector top-m from the rows the row cache holds (`store/held_nearest.py`): the same
+ranking as LanceDB's own query, the pre-filter left out only where every row passes it,
+never another tenant's rows, and no answer for a version the cache does not hold."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from memory_core.filters import Filter
+from memory_core.records import Memory
+from memory_core.store import MemoryStore
+from memory_core.store.held_nearest import nearest_held, pushed_down
+from memory_core.store.indexes import ensure_indexes
+from memory_core.store.queries import nearest
+from memory_core.store.row_cache import RowCache
+
+WORDS = ("cache lance vector index query tenant filter session decision pattern "
+         "billing postgres latency schema export import").split()
+
+
+def _memories(count: int, **fields: object) -> list[Memory]:
+    rng = np.random.default_rng(7)
+    return [Memory.new(" ".join(rng.choice(WORDS, size=4)) + f" note {i}", "fact", **fields)
+            for i in range(count)]
+
+
+def _warm(store: MemoryStore) -> None:
+    """Hold the latest version's rows now (vectors included)."""
+    store.row_cache = RowCache(store.tenant, warm_reads=1, background=False)
+    dataset = store.latest.current()
+    assert store.row_cache.take(dataset, [0], ["id"]) is not None
+
+
+def _query(store: MemoryStore, text: str) -> list[float]:
+    return [float(x) for x in store.embedder.embed_one(text)]
+
+
+@pytest.mark.parametrize("indexed", [False, True], ids=["exact", "hnsw"])
+def test_the_held_ranking_is_lancedbs(store: MemoryStore, indexed: bool) -> None:
+    store.add(_memories(300))
+    if indexed:
+        assert ensure_indexes(store, force_vector=True).vector_index
+    _warm(store)
+    for text in ("cache latency", "postgres billing schema", "session tenant filter"):
+        vector = _query(store, text)
+        ours = nearest(store, vector, store.predicate(), 20)
+        held = nearest_held(store, vector, Filter(), 20)
+        assert held is not None
+        assert [f.id for f in held] == [f.id for f in ours]
+        assert [f.row_id for f in held] == [f.row_id for f in ours]
+        assert np.allclose([f.score for f in held], [f.score for f in ours], atol=1e-5)
+
+
+def test_a_filter_every_row_passes_is_not_pushed_down(store: MemoryStore) -> None:
+    store.add(_memories(5, project="p"))
+    _warm(store)
+    held = store.row_cache.held(store.latest.version())
+    assert held is not None and held.whole and held.statuses == {"active"}
+    assert pushed_down(Filter(), store.tenant, held.always) is None
+    assert pushed_down(Filter(project="p"), store.tenant, held.always) == "project = 'p'"
+    # another tenant's filter is never dropped, nor a status the rows do not all have
+    assert pushed_down(Filter(tenant="other"), store.tenant, held.always) == (
+        "tenant = 'other'")
+    assert pushed_down(Filter(status="archived"), store.tenant, held.always) == (
+        "status = 'archived'")
+
+
+def test_archived_rows_and_other_tenants_keep_their_conditions(
+        store_path: str, store: MemoryStore) -> None:
+    mine = _memories(6)
+    archived = replace(Memory.new("cache latency archived decision", "fact"), status="archived")
+    store.add([*mine, archived])
+    other = MemoryStore.open(store_path, embedder=store.embedder, tenant="other")
+    theirs = Memory.new("cache latency their decision", "fact")
+    other.add([theirs])
+    _warm(store)
+    held = store.row_cache.held(store.latest.version())
+    assert held is not None and not held.whole
+    assert pushed_down(Filter(), store.tenant, held.always) == (
+        f"tenant = '{store.tenant}' AND status = 'active'")
+    found = nearest_held(store, _query(store, "cache latency decision"), Filter(), 10)
+    assert found is not None
+    assert {f.id for f in found} == {m.id for m in mine}
+
+
+def test_no_answer_for_a_version_the_cache_does_not_hold(store: MemoryStore) -> None:
+    store.add(_memories(4))
+    _warm(store)
+    vector = _query(store, "cache")
+    assert nearest_held(store, vector, Filter(), 3) is not None
+    new = Memory.new("cache cache cache", "fact")
+    store.add([new])
+    assert nearest_held(store, vector, Filter(), 3) is None  # a write since: LanceDB answers
+    assert nearest(store, vector, store.predicate(), 1)[0].id == new.id
+
+
+def test_no_answer_without_held_vectors(store: MemoryStore) -> None:
+    store.add(_memories(4))
+    store.row_cache = RowCache(store.tenant, vector_rows=2, warm_reads=1, background=False)
+    dataset = store.latest.current()
+    assert store.row_cache.take(dataset, [0], ["id"]) is not None
+    assert nearest_held(store, _query(store, "cache"), Filter(), 3) is None
