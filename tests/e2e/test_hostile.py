@@ -51,12 +51,16 @@ POINT_POSITIONS = """g => {
 }"""
 
 
-@pytest.fixture(scope="module")
+# Session scope (the module is one xdist group: one worker runs all of it). As module
+# fixtures, full CI runs set the store and its server up a second time in the middle of the
+# module (~35 s each time); a session fixture is set up once per worker whatever else the
+# worker runs between this module's tests.
+@pytest.fixture(scope="session")
 def hostile(tmp_path_factory: pytest.TempPathFactory, e2e_cache: Path) -> HostileStore:
     return build(tmp_path_factory.mktemp("e2e-hostile"), e2e_cache)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def hostile_server(hostile: HostileStore, e2e_cache: Path,
                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("e2e-logs") / "hostile-server.log"
@@ -175,7 +179,7 @@ def test_every_page_has_a_hostile_action() -> None:
     assert sorted(ACTIONS) == sorted(spec.url_path for spec in PAGES)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def tour(context: BrowserContext, hostile_server: str) -> Iterator[Visit]:
     """One page on the hostile server, opened at the app's root (the default page), that
     the tests of this module walk from page to page."""
