@@ -16,6 +16,7 @@ from memory_core.store.held_nearest import nearest_held, pushed_down
 from memory_core.store.indexes import ensure_indexes
 from memory_core.store.queries import nearest
 from memory_core.store.row_cache import RowCache
+from tests.conftest import FAKE_DIM
 
 WORDS = ("cache lance vector index query tenant filter session decision pattern "
          "billing postgres latency schema export import").split()
@@ -103,3 +104,56 @@ def test_no_answer_without_held_vectors(store: MemoryStore) -> None:
     dataset = store.latest.current()
     assert store.row_cache.take(dataset, [0], ["id"]) is not None
     assert nearest_held(store, _query(store, "cache"), Filter(), 3) is None
+
+
+def _random_memories(count: int, rng: np.random.Generator, **fields: object) -> list[Memory]:
+    vectors = rng.standard_normal((count, FAKE_DIM))
+    return [Memory.new(f"memory {i}", "fact", vector=v / np.linalg.norm(v), **fields)
+            for i, v in enumerate(vectors)]
+
+
+def _recall(found: list[str], exact: list[str]) -> float:
+    return len(set(found) & set(exact)) / len(exact)
+
+
+def test_with_an_index_the_held_ranking_finds_at_least_what_lancedb_finds(
+        store_path: str, store: MemoryStore) -> None:
+    rng = np.random.default_rng(3)
+    mine = _random_memories(3000, rng)
+    for i in range(0, 3000, 10):  # a tenth archived: the status condition stays pushed down
+        mine[i] = replace(mine[i], status="archived")
+    store.add(mine)
+    other = MemoryStore.open(store_path, embedder=store.embedder, tenant="other")
+    other.add(_random_memories(500, rng))
+    assert ensure_indexes(store, force_vector=True).vector_index
+    _warm(store)
+    held_rows = store.row_cache.held(store.latest.version())
+    assert held_rows is not None and held_rows.vector_indexed and not held_rows.whole
+    vectors = {m.id: np.asarray(m.vector) for m in mine if m.status == "active"}
+    ids = list(vectors)
+    matrix = np.stack([vectors[i] for i in ids])
+    ours_recall = held_recall = 0.0
+    for query in rng.standard_normal((40, FAKE_DIM)):
+        query = query / np.linalg.norm(query)
+        exact = [ids[i] for i in np.argsort(-(matrix @ query))[:10]]
+        held = nearest_held(store, list(query), Filter(), 10)
+        assert held is not None
+        assert {f.id for f in held} <= set(vectors)  # the tenant's active memories only
+        assert [f.score for f in held] == sorted((f.score for f in held), reverse=True)
+        held_recall += _recall([f.id for f in held], exact) / 40
+        ours_recall += _recall([f.id for f in nearest(store, list(query), store.predicate(),
+                                                      10)], exact) / 40
+    assert held_recall >= ours_recall - 0.005
+    assert held_recall >= 0.95
+
+
+def test_another_tenants_filter_is_answered_for_that_tenant_only(
+        store_path: str, store: MemoryStore) -> None:
+    rng = np.random.default_rng(4)
+    store.add(_random_memories(50, rng))
+    other = MemoryStore.open(store_path, embedder=store.embedder, tenant="other")
+    theirs = _random_memories(5, rng)
+    other.add(theirs)
+    _warm(store)
+    found = nearest_held(store, list(theirs[0].vector or ()), Filter(tenant="other"), 10)
+    assert found is not None and {f.id for f in found} == {m.id for m in theirs}
