@@ -43,7 +43,8 @@ def vector_candidates(store: MemoryStore, query_vector: Sequence[float], predica
     `flt` that `predicate` was written from, the rows the row cache holds answer when they
     can (`store/held_nearest.py`: the same ranking, a lighter query); their contents are
     then read from the cache, not returned here."""
-    found = nearest_held(store, query_vector, flt, m) if flt is not None else None
+    held = flt is not None and predicate == flt.to_predicate(store.tenant)
+    found = nearest_held(store, query_vector, flt, m) if held and flt is not None else None
     if found is None:
         found = nearest(store, query_vector, predicate, m, with_content=with_content)
     return [Candidate(f.id, r, f.score, f.row_id, f.content) for r, f in enumerate(found, 1)]

@@ -73,42 +73,47 @@ def nearest_held(store: MemoryStore, vector: Sequence[float], flt: Filter, m: in
     if dataset is None or m <= 0:
         return None
     held = store.row_cache.held(int(dataset.version))
-    if held is None or "vector" not in held.columns:
+    if held is None or "vector" not in held.columns or held.vector_indexed is None:
         return None
     query = np.asarray(vector, dtype=np.float32)
     try:
         table = dataset.to_table(
             columns=["id", "_distance"], filter=pushed_down(flt, store.tenant, held.always),
             prefilter=True, with_row_id=True,
-            nearest=_nearest(query, m, indexed=held.vector_indexed))
+            nearest=_nearest(query, m, indexed=bool(held.vector_indexed)))
     except Exception:  # noqa: BLE001 - a fast path: `queries.nearest` is the answer
         return None
     ids = table["id"].to_pylist()
     row_ids = table["_rowid"].to_numpy()
+    vectors = _held_vectors(held, ids, row_ids, with_vectors=bool(held.vector_indexed))
+    if vectors is None:
+        return None
     if not held.vector_indexed:  # exact search: LanceDB's distances and order are exact
         return [Found(i, 1.0 - float(d), int(r)) for i, d, r in zip(
             ids, table["_distance"].to_pylist(), row_ids.tolist(), strict=True)]
-    cosines = _held_cosines(held, row_ids, query)
-    if cosines is None:
-        return None
+    norms = np.linalg.norm(vectors, axis=1) * (np.linalg.norm(query) or 1.0)
+    cosines = vectors @ query / np.where(norms > 0, norms, 1.0)
     best = sorted(range(len(ids)), key=lambda i: (-float(cosines[i]), ids[i]))[:m]
     return [Found(ids[i], float(cosines[i]), int(row_ids[i])) for i in best]
 
 
-def _held_cosines(held: HeldRows, row_ids: np.ndarray, query: np.ndarray
-                  ) -> np.ndarray | None:
-    """The exact cosine of `query` with the held vector of each of `row_ids`; None when a
-    row is not held (another tenant's: the pushed-down query answers) or has no vector."""
+def _held_vectors(held: HeldRows, ids: list[str], row_ids: np.ndarray, *,
+                  with_vectors: bool) -> np.ndarray | None:
+    """The held vectors of the rows the query returned, in its order (an empty matrix when
+    `with_vectors` is False); None unless every row is held under the same memory id with a
+    vector. So the rows are the tenant's (held rows are no other's), and a table dropped and
+    made again since, whose version numbers start over, cannot pass for the held one."""
     order = np.argsort(row_ids, kind="stable")
-    taken = held.take(row_ids[order].tolist(), ["vector"])
-    if taken.num_rows != len(row_ids):
+    taken = held.take(row_ids[order].tolist(), ["id", *(["vector"] if with_vectors else [])])
+    if taken["id"].to_pylist() != [ids[i] for i in order.tolist()]:
         return None
+    if not with_vectors:
+        return np.empty((0, 0), dtype=np.float32)
     vectors = vector_arrays(taken["vector"])
     if any(v is None for v in vectors):
         return None
-    matrix = np.empty((len(row_ids), query.shape[0]), dtype=np.float32)
+    dimension = len(vectors[0]) if vectors else 0
+    matrix = np.empty((len(row_ids), dimension), dtype=np.float32)
     if vectors:
         matrix[order] = np.stack(vectors)
-    norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0)
-    cosines: np.ndarray = matrix @ query / np.where(norms > 0, norms, 1.0)
-    return cosines
+    return matrix

@@ -172,7 +172,7 @@ class HeldRows:
     (`vector_indexed`)."""
 
     def __init__(self, table: pa.Table, row_ids: np.ndarray, *, tenant: str,
-                 whole: bool, vector_indexed: bool = False) -> None:
+                 whole: bool, vector_indexed: bool | None = False) -> None:
         order = (None if len(row_ids) < 2 or bool(np.all(row_ids[1:] > row_ids[:-1]))
                  else np.argsort(row_ids, kind="stable"))
         self._table = table
@@ -181,9 +181,12 @@ class HeldRows:
         self._order = order  # sorted position -> scan index (None: the same)
         self.tenant = tenant
         self.whole = whole
-        self.vector_indexed = vector_indexed  # the version has an ANN index on the vectors
-        self.statuses = (frozenset(pc.unique(table["status"]).drop_null().to_pylist())
-                         if "status" in table.column_names else None)
+        #: whether the version has an ANN index on the vectors (None: could not tell)
+        self.vector_indexed = vector_indexed
+        # None: unknown (no status column, or a NULL status, which no condition admits)
+        self.statuses = (frozenset(pc.unique(table["status"]).to_pylist())
+                         if "status" in table.column_names
+                         and table["status"].null_count == 0 else None)
 
     def always(self, condition: Condition) -> bool:
         """Whether every row of the table at this version satisfies `condition`, so that
@@ -216,9 +219,8 @@ class HeldRows:
         table = pa.Table.from_batches(batches, schema=scanner.projected_schema)
         table = table.combine_chunks()
         row_ids = np.asarray(table["_rowid"].to_numpy(zero_copy_only=False), dtype=np.uint64)
-        indexed = any("vector" in (i.get("fields") or []) for i in dataset.list_indices())
         return cls(table.drop_columns(["_rowid"]), row_ids, tenant=tenant,
-                   whole=table.num_rows == count, vector_indexed=indexed)
+                   whole=table.num_rows == count, vector_indexed=_vector_indexed(dataset))
 
     def holds(self, columns: Sequence[str]) -> bool:
         return all(c in self.columns for c in columns)
@@ -238,3 +240,12 @@ class HeldRows:
         got = self._table.select(list(dict.fromkeys(columns))).take(
             pa.array(index, type=pa.int64()))
         return got.append_column("_rowid", found_ids)
+
+
+def _vector_indexed(dataset: Any) -> bool | None:
+    """Whether `dataset` has an index on its `vector` column; None when Lance cannot say."""
+    try:
+        return any("vector" in index.field_names for index in dataset.describe_indices())
+    except Exception:  # noqa: BLE001 - the held rows serve reads all the same
+        log.debug("row cache: could not list the vector index", exc_info=True)
+        return None

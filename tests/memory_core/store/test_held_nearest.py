@@ -7,10 +7,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from memory_core.filters import Filter
 from memory_core.records import Memory
+from memory_core.retrieval.engines import vector_candidates
 from memory_core.store import MemoryStore
 from memory_core.store.held_nearest import nearest_held, pushed_down
 from memory_core.store.indexes import ensure_indexes
@@ -147,13 +149,38 @@ def test_with_an_index_the_held_ranking_finds_at_least_what_lancedb_finds(
     assert held_recall >= 0.95
 
 
-def test_another_tenants_filter_is_answered_for_that_tenant_only(
-        store_path: str, store: MemoryStore) -> None:
+def test_another_tenants_filter_is_left_to_lancedb(store_path: str, store: MemoryStore
+                                                   ) -> None:
     rng = np.random.default_rng(4)
     store.add(_random_memories(50, rng))
     other = MemoryStore.open(store_path, embedder=store.embedder, tenant="other")
     theirs = _random_memories(5, rng)
     other.add(theirs)
     _warm(store)
-    found = nearest_held(store, list(theirs[0].vector or ()), Filter(tenant="other"), 10)
-    assert found is not None and {f.id for f in found} == {m.id for m in theirs}
+    query = list(theirs[0].vector or ())
+    # the held rows are this tenant's: they cannot vouch for another's
+    assert nearest_held(store, query, Filter(tenant="other"), 10) is None
+    found = vector_candidates(store, query, Filter(tenant="other").to_predicate(store.tenant),
+                              10, flt=Filter(tenant="other"))
+    assert {c.doc_id for c in found} == {m.id for m in theirs}
+
+
+def test_rows_not_held_under_their_ids_are_left_to_lancedb(store: MemoryStore) -> None:
+    """A table dropped and made again by another process starts its versions over: rows
+    held for an old table's version number are not the new table's rows."""
+    rng = np.random.default_rng(5)
+    store.add(_random_memories(20, rng))
+    _warm(store)
+    held = store.row_cache.held(store.latest.version())
+    assert held is not None
+    query = list(rng.standard_normal(FAKE_DIM))
+    assert nearest_held(store, query, Filter(), 5) is not None
+    original = held.take
+
+    def renamed(row_ids: list[int], columns: list[str]) -> object:
+        table = original(row_ids, columns)
+        return table.set_column(table.schema.get_field_index("id"), "id",
+                                pa.array([f"stale-{i}" for i in table["id"].to_pylist()]))
+
+    held.take = renamed  # type: ignore[method-assign]
+    assert nearest_held(store, query, Filter(), 5) is None
