@@ -15,7 +15,11 @@ latest version's rows with their vectors, both can be had for less, with the sam
   every row is the tenant's, and the status's, when every status that occurs is one the
   filter asks for (what the held rows say of the version, `HeldRows.always`). A single-tenant
   store with only active memories then searches without a pre-filter; any other condition
-  stays in the predicate.
+  stays in the predicate;
+* in a single-tenant store whose filter asks for statuses at least half of the rows have
+  (active ones, with a few archived), the status is checked on the held rows of the index's
+  candidates, of which proportionally more are asked for, instead of pushed down
+  (`_post_status`).
 
 The query runs on the Lance dataset of exactly the version the rows were held at, so a write
 after the check (another tenant's rows, an archived memory) cannot reach a query that left
@@ -25,6 +29,7 @@ its condition out. When the cache does not hold the version, or a returned row i
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -55,14 +60,32 @@ def pushed_down(flt: Filter, tenant: str, always: Callable[[Condition], bool]) -
 EF_PER_CANDIDATE = 2
 
 
-def _nearest(query: np.ndarray, m: int, *, indexed: bool) -> dict[str, object]:
-    """The Lance `nearest` of a top-m query: with an index, QUERY_REFINE x m candidates
-    (re-ranked here) searched with a beam of EF_PER_CANDIDATE x that many."""
+#: A status condition that admits at least this share of the rows is checked on the index's
+#: candidates instead of pushed down (see `_post_status`).
+POST_FILTER_SHARE = 0.5
+
+
+def _nearest(query: np.ndarray, k: int, *, indexed: bool) -> dict[str, object]:
+    """The Lance `nearest` of a top-k query; with an index, searched with a beam of
+    EF_PER_CANDIDATE x k."""
     if not indexed:
-        return {"column": "vector", "q": query, "k": m, "metric": "cosine"}
-    k = QUERY_REFINE * m
+        return {"column": "vector", "q": query, "k": k, "metric": "cosine"}
     return {"column": "vector", "q": query, "k": k, "metric": "cosine",
             "nprobes": QUERY_NPROBES, "ef": EF_PER_CANDIDATE * k}
+
+
+def _post_status(held: HeldRows, kept: Sequence[Condition]) -> Condition | None:
+    """The status condition to check on the index's candidates rather than push down, if
+    it is the only one left and admits at least `POST_FILTER_SHARE` of the rows.
+
+    The index then searches without a mask: at 100,000 memories with 5% archived the vector
+    query took 10.3-12.3 ms instead of 14.0-16.0 with the status pushed down, with the same
+    recall against exact search (0.877 of the top 10, 0.805 of the top 50; LanceDB's own
+    query 0.825 and 0.756). When fewer than m of the candidates are admitted (the archived
+    memories are the nearest ones), the pre-filtered query answers."""
+    if not held.vector_indexed or len(kept) != 1 or kept[0].column != "status":
+        return None
+    return kept[0] if held.share(kept[0]) >= POST_FILTER_SHARE else None
 
 
 def nearest_held(store: MemoryStore, vector: Sequence[float], flt: Filter, m: int
@@ -76,39 +99,59 @@ def nearest_held(store: MemoryStore, vector: Sequence[float], flt: Filter, m: in
     if held is None or "vector" not in held.columns or held.vector_indexed is None:
         return None
     query = np.asarray(vector, dtype=np.float32)
+    indexed = bool(held.vector_indexed)
+    kept = [c for c in flt.conditions(store.tenant) if not held.always(c)]
+    post = _post_status(held, kept)
+    k = QUERY_REFINE * m if indexed else m
+    if post is not None:  # about k of the candidates are admitted
+        k = math.ceil(k / held.share(post))
     try:
         table = dataset.to_table(
-            columns=["id", "_distance"], filter=pushed_down(flt, store.tenant, held.always),
-            prefilter=True, with_row_id=True,
-            nearest=_nearest(query, m, indexed=bool(held.vector_indexed)))
+            columns=["id", "_distance"], prefilter=True, with_row_id=True,
+            filter=None if post is not None else " AND ".join(c.sql() for c in kept) or None,
+            nearest=_nearest(query, k, indexed=indexed))
     except Exception:  # noqa: BLE001 - a fast path: `queries.nearest` is the answer
         return None
     ids = table["id"].to_pylist()
     row_ids = table["_rowid"].to_numpy()
-    vectors = _held_vectors(held, ids, row_ids, with_vectors=bool(held.vector_indexed))
-    if vectors is None:
+    rows = _held_rows(held, ids, row_ids, with_vectors=indexed,
+                      status=post is not None)
+    if rows is None:
         return None
-    if not held.vector_indexed:  # exact search: LanceDB's distances and order are exact
+    vectors, statuses = rows
+    if not indexed:  # exact search: LanceDB's distances and order are exact
         return [Found(i, 1.0 - float(d), int(r)) for i, d, r in zip(
             ids, table["_distance"].to_pylist(), row_ids.tolist(), strict=True)]
+    admitted = list(range(len(ids)))
+    if post is not None:
+        admitted = [i for i in admitted if post.holds(statuses[i])]
+        if len(admitted) < m and len(ids) == k:
+            return None  # too few admitted among the candidates: the pre-filter answers
     norms = np.linalg.norm(vectors, axis=1) * (np.linalg.norm(query) or 1.0)
     cosines = vectors @ query / np.where(norms > 0, norms, 1.0)
-    best = sorted(range(len(ids)), key=lambda i: (-float(cosines[i]), ids[i]))[:m]
+    best = sorted(admitted, key=lambda i: (-float(cosines[i]), ids[i]))[:m]
     return [Found(ids[i], float(cosines[i]), int(row_ids[i])) for i in best]
 
 
-def _held_vectors(held: HeldRows, ids: list[str], row_ids: np.ndarray, *,
-                  with_vectors: bool) -> np.ndarray | None:
-    """The held vectors of the rows the query returned, in its order (an empty matrix when
-    `with_vectors` is False); None unless every row is held under the same memory id with a
-    vector. So the rows are the tenant's (held rows are no other's), and a table dropped and
-    made again since, whose version numbers start over, cannot pass for the held one."""
+def _held_rows(held: HeldRows, ids: list[str], row_ids: np.ndarray, *, with_vectors: bool,
+               status: bool) -> tuple[np.ndarray, list[str]] | None:
+    """The held vectors (an empty matrix unless `with_vectors`) and statuses (empty unless
+    `status`) of the rows the query returned, in its order; None unless every row is held
+    under the same memory id, with a vector. So the rows are the tenant's (held rows are no
+    other's), and a table dropped and made again since, whose version numbers start over,
+    cannot pass for the held one."""
     order = np.argsort(row_ids, kind="stable")
-    taken = held.take(row_ids[order].tolist(), ["id", *(["vector"] if with_vectors else [])])
+    columns = ["id", *(["vector"] if with_vectors else []), *(["status"] if status else [])]
+    taken = held.take(row_ids[order].tolist(), columns)
     if taken["id"].to_pylist() != [ids[i] for i in order.tolist()]:
         return None
+    statuses: list[str] = []
+    if status:
+        statuses = [""] * len(ids)
+        for at, value in zip(order.tolist(), taken["status"].to_pylist(), strict=True):
+            statuses[at] = value
     if not with_vectors:
-        return np.empty((0, 0), dtype=np.float32)
+        return np.empty((0, 0), dtype=np.float32), statuses
     vectors = vector_arrays(taken["vector"])
     if any(v is None for v in vectors):
         return None
@@ -116,4 +159,4 @@ def _held_vectors(held: HeldRows, ids: list[str], row_ids: np.ndarray, *,
     matrix = np.empty((len(row_ids), dimension), dtype=np.float32)
     if vectors:
         matrix[order] = np.stack(vectors)
-    return matrix
+    return matrix, statuses

@@ -183,10 +183,23 @@ class HeldRows:
         self.whole = whole
         #: whether the version has an ANN index on the vectors (None: could not tell)
         self.vector_indexed = vector_indexed
-        # None: unknown (no status column, or a NULL status, which no condition admits)
-        self.statuses = (frozenset(pc.unique(table["status"]).to_pylist())
-                         if "status" in table.column_names
-                         and table["status"].null_count == 0 else None)
+        #: rows of each status (None: unknown: no status column, or a NULL status, which no
+        #: condition admits)
+        self.status_counts: dict[str, int] | None = None
+        if "status" in table.column_names and table["status"].null_count == 0:
+            counts = pc.value_counts(table["status"]).to_pylist()
+            self.status_counts = {c["values"]: int(c["counts"]) for c in counts}
+        self.statuses = (frozenset(self.status_counts) if self.status_counts is not None
+                         else None)
+
+    def share(self, condition: Condition) -> float:
+        """The share of the table's rows at this version that a status condition admits
+        (0 when the held rows cannot tell: another tenant's rows, an unknown status)."""
+        counts = self.status_counts
+        if not self.whole or counts is None or condition.column != "status" \
+                or condition.op != "in" or not self._table.num_rows:
+            return 0.0
+        return sum(counts.get(s, 0) for s in condition.value) / self._table.num_rows
 
     def always(self, condition: Condition) -> bool:
         """Whether every row of the table at this version satisfies `condition`, so that

@@ -10,11 +10,11 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from memory_core.filters import Filter
+from memory_core.filters import Condition, Filter
 from memory_core.records import Memory
 from memory_core.retrieval.engines import vector_candidates
 from memory_core.store import MemoryStore
-from memory_core.store.held_nearest import nearest_held, pushed_down
+from memory_core.store.held_nearest import _post_status, nearest_held, pushed_down
 from memory_core.store.indexes import ensure_indexes
 from memory_core.store.queries import nearest
 from memory_core.store.row_cache import RowCache
@@ -108,9 +108,10 @@ def test_no_answer_without_held_vectors(store: MemoryStore) -> None:
     assert nearest_held(store, _query(store, "cache"), Filter(), 3) is None
 
 
-def _random_memories(count: int, rng: np.random.Generator, **fields: object) -> list[Memory]:
+def _random_memories(count: int, rng: np.random.Generator, name: str = "memory",
+                     **fields: object) -> list[Memory]:
     vectors = rng.standard_normal((count, FAKE_DIM))
-    return [Memory.new(f"memory {i}", "fact", vector=v / np.linalg.norm(v), **fields)
+    return [Memory.new(f"{name} {i}", "fact", vector=v / np.linalg.norm(v), **fields)
             for i, v in enumerate(vectors)]
 
 
@@ -184,3 +185,49 @@ def test_rows_not_held_under_their_ids_are_left_to_lancedb(store: MemoryStore) -
 
     held.take = renamed  # type: ignore[method-assign]
     assert nearest_held(store, query, Filter(), 5) is None
+
+
+def test_a_status_most_rows_have_is_checked_on_the_candidates(store: MemoryStore) -> None:
+    rng = np.random.default_rng(6)
+    memories = _random_memories(2000, rng)
+    for i in range(0, 2000, 10):
+        memories[i] = replace(memories[i], status="archived")
+    store.add(memories)
+    assert ensure_indexes(store, force_vector=True).vector_index
+    _warm(store)
+    held = store.row_cache.held(store.latest.version())
+    assert held is not None and held.whole and held.share(Condition("status", "in", (
+        "active",))) == pytest.approx(0.9)
+    kept = [c for c in Filter().conditions(store.tenant) if not held.always(c)]
+    assert _post_status(held, kept) == Condition("status", "in", ("active",))
+    active = {m.id: np.asarray(m.vector) for m in memories if m.status == "active"}
+    ids = list(active)
+    matrix = np.stack([active[i] for i in ids])
+    held_recall = lancedb_recall = 0.0
+    for query in rng.standard_normal((30, FAKE_DIM)):
+        exact = [ids[i] for i in np.argsort(-(matrix @ query))[:10]]
+        found = nearest_held(store, list(query), Filter(), 10)
+        assert found is not None and len(found) == 10
+        assert {f.id for f in found} <= set(active)
+        held_recall += _recall([f.id for f in found], exact) / 30
+        lancedb_recall += _recall([f.id for f in nearest(store, list(query), store.predicate(),
+                                                         10)], exact) / 30
+    assert held_recall >= lancedb_recall - 0.005
+
+
+def test_too_few_admitted_candidates_are_left_to_the_pre_filter(store: MemoryStore) -> None:
+    rng = np.random.default_rng(8)
+    direction = rng.standard_normal(FAKE_DIM)
+    near = [replace(m, status="archived") for m in _random_memories(40, rng, "near")]
+    near = [replace(m, vector=tuple(direction + 0.05 * rng.standard_normal(FAKE_DIM)))
+            for m in near]  # the 40 nearest to `direction` are archived
+    store.add([*near, *_random_memories(60, rng)])
+    assert ensure_indexes(store, force_vector=True).vector_index
+    _warm(store)
+    held = store.row_cache.held(store.latest.version())
+    assert held is not None
+    kept = [c for c in Filter().conditions(store.tenant) if not held.always(c)]
+    assert _post_status(held, kept) is not None  # 60% active
+    assert nearest_held(store, list(direction), Filter(), 10) is None
+    found = vector_candidates(store, list(direction), store.predicate(), 10, flt=Filter())
+    assert len(found) == 10 and not {c.doc_id for c in found} & {m.id for m in near}
