@@ -41,8 +41,8 @@ def vector_candidates(store: MemoryStore, query_vector: Sequence[float], predica
                       ) -> list[Candidate]:
     """Top-m memories by cosine similarity (score = 1 - cosine distance). Given the
     `flt` that `predicate` was written from, the rows the row cache holds answer when they
-    can (`store/held_nearest.py`: the same ranking, a lighter query); their contents are
-    then read from the cache, not returned here."""
+    can (`store/held_nearest.py`: a lighter query, LanceDB's own hits on an exact store);
+    their contents are then read from the cache, not returned here."""
     held = flt is not None and predicate == flt.to_predicate(store.tenant)
     found = nearest_held(store, query_vector, flt, m) if held and flt is not None else None
     if found is None:

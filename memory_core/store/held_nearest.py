@@ -5,7 +5,8 @@
 that query takes 13 ms; of them about 3.5 ms are the re-ranking's reads of 100 full vectors
 from the Lance file, and about 3.5 ms the pre-filter (the tenant and status bitmaps turned
 into a mask of the rows the index may return). When the row cache (`row_cache.py`) holds the
-latest version's rows with their vectors, both can be had for less, with the same result:
+latest version's rows with their vectors, both can be had for less, for the same ranking
+(to within what an approximate index gives: see below):
 
 * the index is asked for the `QUERY_REFINE` x m candidates without re-ranking, and they are
   re-ranked here by the exact cosine of the vectors held (what LanceDB's re-ranking computes
@@ -23,8 +24,14 @@ latest version's rows with their vectors, both can be had for less, with the sam
 
 The query runs on the Lance dataset of exactly the version the rows were held at, so a write
 after the check (another tenant's rows, an archived memory) cannot reach a query that left
-its condition out. When the cache does not hold the version, or a returned row is not held,
-`nearest_held` answers None and the caller runs `queries.nearest`.
+its condition out; and every row it returns must be held under the same memory id. When
+the cache does not hold the version, or a returned row is not held, `nearest_held` answers
+None and the caller runs `queries.nearest`.
+
+Without a vector index the hits are LanceDB's, bit for bit. With one, the candidates are
+the index's at the beam `EF_PER_CANDIDATE` sets, which found at least as much of exact
+search's top 10 as LanceDB's own query in every measurement (README.md, "the vector engine
+answers from the held rows"), though not always the same memories.
 """
 
 from __future__ import annotations
@@ -44,11 +51,21 @@ if TYPE_CHECKING:
     from memory_core.store.row_cache import HeldRows
 
 
+def left_in(flt: Filter, tenant: str, always: Callable[[Condition], bool]
+            ) -> list[Condition]:
+    """The conditions of `flt` but those `always(condition)` says every row satisfies."""
+    return [c for c in flt.conditions(tenant) if not always(c)]
+
+
+def predicate(conditions: Sequence[Condition]) -> str | None:
+    """The SQL predicate of `conditions`; None when there are none."""
+    return " AND ".join(c.sql() for c in conditions) or None
+
+
 def pushed_down(flt: Filter, tenant: str, always: Callable[[Condition], bool]) -> str | None:
     """The predicate of `flt` without the conditions `always(condition)` says every row
     satisfies; None when no condition is left."""
-    kept = [c.sql() for c in flt.conditions(tenant) if not always(c)]
-    return " AND ".join(kept) or None
+    return predicate(left_in(flt, tenant, always))
 
 
 #: The HNSW search's beam (`ef`) as a multiple of the candidates asked for. A Lance dataset
@@ -100,7 +117,7 @@ def nearest_held(store: MemoryStore, vector: Sequence[float], flt: Filter, m: in
         return None
     query = np.asarray(vector, dtype=np.float32)
     indexed = bool(held.vector_indexed)
-    kept = [c for c in flt.conditions(store.tenant) if not held.always(c)]
+    kept = left_in(flt, store.tenant, held.always)
     post = _post_status(held, kept)
     k = QUERY_REFINE * m if indexed else m
     if post is not None:  # about k of the candidates are admitted
@@ -108,7 +125,7 @@ def nearest_held(store: MemoryStore, vector: Sequence[float], flt: Filter, m: in
     try:
         table = dataset.to_table(
             columns=["id", "_distance"], prefilter=True, with_row_id=True,
-            filter=None if post is not None else " AND ".join(c.sql() for c in kept) or None,
+            filter=None if post is not None else predicate(kept),
             nearest=_nearest(query, k, indexed=indexed))
     except Exception:  # noqa: BLE001 - a fast path: `queries.nearest` is the answer
         return None

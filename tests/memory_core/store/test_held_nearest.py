@@ -14,7 +14,7 @@ from memory_core.filters import Condition, Filter
 from memory_core.records import Memory
 from memory_core.retrieval.engines import vector_candidates
 from memory_core.store import MemoryStore
-from memory_core.store.held_nearest import _post_status, nearest_held, pushed_down
+from memory_core.store.held_nearest import _post_status, left_in, nearest_held, pushed_down
 from memory_core.store.indexes import ensure_indexes
 from memory_core.store.queries import nearest
 from memory_core.store.row_cache import RowCache
@@ -198,7 +198,7 @@ def test_a_status_most_rows_have_is_checked_on_the_candidates(store: MemoryStore
     held = store.row_cache.held(store.latest.version())
     assert held is not None and held.whole and held.share(Condition("status", "in", (
         "active",))) == pytest.approx(0.9)
-    kept = [c for c in Filter().conditions(store.tenant) if not held.always(c)]
+    kept = left_in(Filter(), store.tenant, held.always)
     assert _post_status(held, kept) == Condition("status", "in", ("active",))
     active = {m.id: np.asarray(m.vector) for m in memories if m.status == "active"}
     ids = list(active)
@@ -226,7 +226,7 @@ def test_too_few_admitted_candidates_are_left_to_the_pre_filter(store: MemorySto
     _warm(store)
     held = store.row_cache.held(store.latest.version())
     assert held is not None
-    kept = [c for c in Filter().conditions(store.tenant) if not held.always(c)]
+    kept = left_in(Filter(), store.tenant, held.always)
     assert _post_status(held, kept) is not None  # 60% active
     assert nearest_held(store, list(direction), Filter(), 10) is None
     found = vector_candidates(store, list(direction), store.predicate(), 10, flt=Filter())
