@@ -29,9 +29,10 @@ the cache does not hold the version, or a returned row is not held, `nearest_hel
 None and the caller runs `queries.nearest`.
 
 Without a vector index the hits are LanceDB's, bit for bit. With one, the candidates are
-the index's at the beam `EF_PER_CANDIDATE` sets, which found at least as much of exact
-search's top 10 as LanceDB's own query in every measurement (README.md, "the vector engine
-answers from the held rows"), though not always the same memories.
+the index's, searched with the beam LanceDB's query has (`index_rule.beam`), re-ranked by the
+same exact cosines; where the status is checked on the candidates they can differ from
+LanceDB's, with the same recall against exact search (README.md, "the vector engine answers
+from the held rows").
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from memory_core.filters import Condition, Filter
-from memory_core.store.index_rule import QUERY_NPROBES, QUERY_REFINE
+from memory_core.store.index_rule import QUERY_NPROBES, QUERY_REFINE, beam
 from memory_core.store.queries import Found, vector_arrays
 
 if TYPE_CHECKING:
@@ -68,27 +69,18 @@ def pushed_down(flt: Filter, tenant: str, always: Callable[[Condition], bool]) -
     return predicate(left_in(flt, tenant, always))
 
 
-#: The HNSW search's beam (`ef`) as a multiple of the candidates asked for. A Lance dataset
-#: query left to its default searched a narrower beam than LanceDB's own query: recall@10
-#: against exact search under a status filter fell from 0.995 to 0.96 at 3,000 indexed
-#: memories. At 100,000 (the bench, 2 x 50 candidates) the top 10 held 0.823 of exact
-#: search's for LanceDB's query, 0.833 for the default beam, 0.882 for ef 200 at LanceDB's
-#: time (12.8 ms), 0.928 for ef 300 (13.5 ms).
-EF_PER_CANDIDATE = 2
-
-
 #: A status condition that admits at least this share of the rows is checked on the index's
 #: candidates instead of pushed down (see `_post_status`).
 POST_FILTER_SHARE = 0.5
 
 
-def _nearest(query: np.ndarray, k: int, *, indexed: bool) -> dict[str, object]:
-    """The Lance `nearest` of a top-k query; with an index, searched with a beam of
-    EF_PER_CANDIDATE x k."""
+def _nearest(query: np.ndarray, k: int, m: int, *, indexed: bool) -> dict[str, object]:
+    """The Lance `nearest` of k candidates for a top-m query; with an index, searched with
+    the beam LanceDB's query of the top m has (`index_rule.beam`)."""
     if not indexed:
         return {"column": "vector", "q": query, "k": k, "metric": "cosine"}
     return {"column": "vector", "q": query, "k": k, "metric": "cosine",
-            "nprobes": QUERY_NPROBES, "ef": EF_PER_CANDIDATE * k}
+            "nprobes": QUERY_NPROBES, "ef": max(beam(m), k)}
 
 
 def _post_status(held: HeldRows, kept: Sequence[Condition]) -> Condition | None:
@@ -126,7 +118,7 @@ def nearest_held(store: MemoryStore, vector: Sequence[float], flt: Filter, m: in
         table = dataset.to_table(
             columns=["id", "_distance"], prefilter=True, with_row_id=True,
             filter=None if post is not None else predicate(kept),
-            nearest=_nearest(query, k, indexed=indexed))
+            nearest=_nearest(query, k, m, indexed=indexed))
     except Exception:  # noqa: BLE001 - a fast path: `queries.nearest` is the answer
         return None
     ids = table["id"].to_pylist()

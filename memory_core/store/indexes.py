@@ -271,7 +271,7 @@ def _kept_reason(column: str, kind: str, unindexed: int) -> str:
 
 def _nearest(table: Any, vector: list[float], where: str, k: int, *, exact: bool) -> list[str]:
     query = tuned(table.search(vector, vector_column_name=VECTOR_COLUMN).distance_type("cosine")
-                  .where(where, prefilter=True).select(["id", "_distance"]).limit(k))
+                  .where(where, prefilter=True).select(["id", "_distance"]).limit(k), k)
     if exact:
         query = query.bypass_vector_index()
     return [str(i) for i in query.to_arrow()["id"].to_pylist()]

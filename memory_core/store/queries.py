@@ -97,7 +97,7 @@ def nearest(store: MemoryStore, vector: Sequence[float], predicate: str, m: int,
     from memory_core.store.index_rule import tuned
 
     table = collect(tuned(query(store.tables.memories)
-                          .nearest_to(np.asarray(vector, dtype=np.float32)).column("vector"))
+                          .nearest_to(np.asarray(vector, dtype=np.float32)).column("vector"), m)
                     .distance_type("cosine").where(predicate)
                     .select([*_columns(with_content, False), "_distance"]).with_row_id()
                     .limit(m))

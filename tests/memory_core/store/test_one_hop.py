@@ -31,7 +31,7 @@ def test_nearest_is_lancedbs_vector_search(filled: MemoryStore) -> None:
     where = filled.predicate(Filter(project=["p0", "p1"]))
     vector = filled.embedder.embed_one("database migration").tolist()
     ours = nearest(filled, vector, where, 7, with_content=True)
-    theirs = (tuned(filled.tables.memories.search(vector, vector_column_name="vector"))
+    theirs = (tuned(filled.tables.memories.search(vector, vector_column_name="vector"), 7)
               .distance_type("cosine").where(where, prefilter=True)
               .select(["id", "content"]).with_row_id(True).limit(7).to_arrow())
     assert [f.id for f in ours] == theirs["id"].to_pylist()
