@@ -99,7 +99,9 @@ def vector_plan(vector_rows: int, *, threshold: int = VECTOR_THRESHOLD,
                    f"graph takes too long to build; 8-bit vectors in partitions)")
         reason = (f"{why}: exact search would read every vector per query; {how}; searches "
                   f"probe {QUERY_NPROBES} partitions and re-rank {QUERY_REFINE}x the "
-                  f"candidates by their full vectors")
+                  f"candidates by their full vectors"
+                  + (f", found in a beam of {EF_PER_CANDIDATE}x those candidates"
+                     if kind == VECTOR_KIND else ""))
         return VectorPlan(vector_rows, threshold, True, kind, reason)
     reason = (f"{vector_rows:,} vectors < the threshold {threshold:,}: exact search reads them "
               f"all and is both exact and fast at this size")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memory_core.store.index_rule import (
+    EF_PER_CANDIDATE,
     HNSW_MAX_VECTORS,
     KIND_REASONS,
     QUERY_NPROBES,
@@ -35,6 +36,8 @@ def test_above_the_hnsw_limit_an_ivf_sq_index_is_planned() -> None:
     assert plan.build and plan.kind == "IVF_SQ"
     assert "1,000,000 > 250,000 vectors" in plan.reason
     assert f"re-rank {QUERY_REFINE}x" in plan.reason
+    assert "beam" not in plan.reason  # IVF_SQ has no HNSW graph
+    assert f"a beam of {EF_PER_CANDIDATE}x" in vector_plan(100_000).reason
 
 
 def test_force_builds_below_the_threshold_and_no_vectors_build_nothing() -> None:
