@@ -51,10 +51,8 @@ POINT_POSITIONS = """g => {
 }"""
 
 
-# Session scope (the module is one xdist group: one worker runs all of it). As module
-# fixtures, full CI runs set the store and its server up a second time in the middle of the
-# module (~35 s each time); a session fixture is set up once per worker whatever else the
-# worker runs between this module's tests.
+# Session scope: set up once on the worker that runs this module (an xdist group), whatever
+# else that worker runs between the module's tests.
 @pytest.fixture(scope="session")
 def hostile(tmp_path_factory: pytest.TempPathFactory, e2e_cache: Path) -> HostileStore:
     return build(tmp_path_factory.mktemp("e2e-hostile"), e2e_cache)
