@@ -189,8 +189,12 @@ class HeldRows:
         if "status" in table.column_names and table["status"].null_count == 0:
             counts = pc.value_counts(table["status"]).to_pylist()
             self.status_counts = {c["values"]: int(c["counts"]) for c in counts}
-        self.statuses = (frozenset(self.status_counts) if self.status_counts is not None
-                         else None)
+
+    @property
+    def statuses(self) -> frozenset[str] | None:
+        """The statuses that occur (None: unknown, as `status_counts`)."""
+        counts = self.status_counts
+        return frozenset(counts) if counts is not None else None
 
     def share(self, condition: Condition) -> float:
         """The share of the table's rows at this version that a status condition admits
@@ -209,8 +213,8 @@ class HeldRows:
             return False
         if condition.column == "tenant":
             return self.tenant in condition.value
-        if condition.column == "status" and self.statuses is not None:
-            return self.statuses <= frozenset(condition.value)
+        if condition.column == "status" and self.status_counts is not None:
+            return set(self.status_counts) <= set(condition.value)
         return False
 
     @classmethod
