@@ -37,7 +37,11 @@ STORE_HELP = ("A folder or an object-storage URI this deployment allows: MEMLENS
 
 def sidebar() -> None:
     """Store URI and tenant pickers; errors opening the store stop the page with a message."""
-    settings = launch_settings()
+    try:
+        settings = launch_settings()
+    except MemlensError as exc:  # a setting refused (MEMLENS_READ_ONLY=ro): say which
+        show_error(exc)
+        st.stop()
     st.session_state.setdefault("store_uri", settings.store_uri)
     st.session_state.setdefault("tenant", settings.tenant)
     with st.sidebar:

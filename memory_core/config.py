@@ -10,14 +10,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from memory_core.errors import StoreNotAllowedError
+from memory_core.errors import InvalidConfigError, StoreNotAllowedError
 from memory_core.schema import DEFAULT_TENANT
 from memory_core.untrusted import shown
 
 DEFAULT_STORE = "./data/store"
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
-_TRUE = {"1", "true", "yes", "on"}
+#: The spellings a yes/no variable (MEMLENS_READ_ONLY) accepts, in the order its error lists
+#: them; unset or empty means no. Anything else is refused: a typo (`ro`, `2`) must not
+#: leave writes on.
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
 #: MEMLENS_STORES separators: commas and os.pathsep, but not the colon of `s3://`.
 _STORE_SEPARATORS = re.compile(",|:(?!//)" if os.pathsep == ":" else f",|{re.escape(os.pathsep)}")
 
@@ -29,6 +33,23 @@ def split_stores(text: str) -> tuple[str, ...]:
     ('./data/store', 's3://bucket/memories')
     """
     return tuple(part.strip() for part in _STORE_SEPARATORS.split(text) if part.strip())
+
+
+def env_flag(env: Mapping[str, str], name: str) -> bool:
+    """The yes/no variable `name` of `env`: unset or empty is False; 1/true/yes/on (any case)
+    True, 0/false/no/off False; any other value raises `InvalidConfigError` listing them.
+
+    >>> env_flag({"MEMLENS_READ_ONLY": " Yes "}, "MEMLENS_READ_ONLY")
+    True
+    """
+    value = env.get(name, "").strip().lower()
+    if value in _TRUE:
+        return True
+    if not value or value in _FALSE:
+        return False
+    raise InvalidConfigError(
+        f"{name} is {shown(env[name])}, which is neither yes nor no; set it to one of "
+        f"{', '.join(_TRUE)} (on) or {', '.join(_FALSE)} (off), or unset it")
 
 
 def store_key(uri: str) -> str:
@@ -63,7 +84,8 @@ class Settings:
     """Where the store is, whose memories to show, and how to embed.
 
     Environment variables: `MEMLENS_STORE` (store URI, default `./data/store`),
-    `MEMLENS_TENANT` (default `default`), `MEMLENS_READ_ONLY` (1/true/yes/on),
+    `MEMLENS_TENANT` (default `default`), `MEMLENS_READ_ONLY` (1/true/yes/on; 0/false/no/off
+    or unset for off; anything else is refused, `env_flag`),
     `MEMLENS_EMBED_MODEL` (default the offline all-MiniLM-L6-v2; `none` disables embedding),
     `MEMLENS_MODEL_CACHE` (folder for model config files, fastembed caches and cached maps,
     default `~/.cache/memlens`), `MEMLENS_ACTOR` (name written to the audit log, default
@@ -94,7 +116,7 @@ class Settings:
         settings = cls(
             store_uri=env.get("MEMLENS_STORE") or DEFAULT_STORE,
             tenant=env.get("MEMLENS_TENANT") or DEFAULT_TENANT,
-            read_only=env.get("MEMLENS_READ_ONLY", "").strip().lower() in _TRUE,
+            read_only=env_flag(env, "MEMLENS_READ_ONLY"),
             embed_model=env.get("MEMLENS_EMBED_MODEL") or DEFAULT_MODEL,
             model_cache=Path(env.get("MEMLENS_MODEL_CACHE") or "~/.cache/memlens").expanduser(),
             actor=_default_actor(env),

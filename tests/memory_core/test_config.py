@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.config import Settings, split_stores
-from memory_core.errors import StoreNotAllowedError
+from memory_core.errors import InvalidConfigError, StoreNotAllowedError
 
 
 def test_store_lists_split_on_commas_and_pathsep_but_keep_urls_whole() -> None:
@@ -35,3 +35,19 @@ def test_any_other_store_is_refused_naming_the_setting(tmp_path: Path, uri: str)
     with pytest.raises(StoreNotAllowedError, match="MEMLENS_STORES") as info:
         settings.check_store_allowed(uri)
     assert len(str(info.value)) < 250  # the value is cut, not echoed whole
+
+
+@pytest.mark.parametrize("value, expected", [("1", True), ("TRUE", True), (" yes ", True),
+                                             ("on", True), ("0", False), ("False", False),
+                                             ("no", False), ("off", False), ("", False)])
+def test_read_only_accepts_the_yes_and_no_spellings(value: str, expected: bool) -> None:
+    assert Settings.from_env({"MEMLENS_READ_ONLY": value}).read_only is expected
+    assert Settings.from_env({}).read_only is False
+
+
+@pytest.mark.parametrize("value", ["2", "y", "enabled", "ro", "t", "\x1b[2J"])
+def test_read_only_refuses_any_other_value_listing_the_accepted_ones(value: str) -> None:
+    with pytest.raises(InvalidConfigError, match="MEMLENS_READ_ONLY is .*1, true, yes, on"
+                       ) as info:
+        Settings.from_env({"MEMLENS_READ_ONLY": value})
+    assert "\x1b" not in str(info.value)  # the value is escaped

@@ -211,3 +211,27 @@ def test_serve_read_only_passes_it_on_and_seeds_nothing(
     code, _, _ = run_cli(["--store", uri, "serve", "--no-seed"], capsys)
     [(args, env)] = calls
     assert "--read-only" not in args and "MEMLENS_READ_ONLY" not in env
+
+
+@pytest.mark.parametrize("value", ["2", "y", "enabled", "ro", "t", "read-only"])
+def test_an_unrecognised_read_only_value_is_refused_not_taken_for_off(
+        home: Home, value: str, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """MEMLENS_READ_ONLY=ro used to mean "off": the write went through."""
+    before = home.versions()
+    monkeypatch.setenv("MEMLENS_READ_ONLY", value)
+    code, _, err = run_cli(["--store", home.uri, "add", "a new fact"], capsys)
+    assert code == 1 and err.count("\n") == 1, err
+    assert err.startswith(f"Error: MEMLENS_READ_ONLY is '{value}', which is neither yes nor no")
+    assert "1, true, yes, on" in err and "0, false, no, off" in err
+    monkeypatch.delenv("MEMLENS_READ_ONLY")
+    assert home.versions() == before
+
+
+@pytest.mark.parametrize("value", ["0", "false", "No", " off ", ""])
+def test_the_off_spellings_of_read_only_leave_writes_on(
+        home: Home, value: str, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMLENS_READ_ONLY", value)
+    code, out, err = run_cli(["--store", home.uri, "add", "a new fact"], capsys)
+    assert code == 0, err
