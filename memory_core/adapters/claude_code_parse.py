@@ -12,12 +12,20 @@ given, `file_path` / `notebook_path`, and a Bash call's command), the tools' res
 `toolUseResult.agentId` of a subagent's report) and the compactions in between. A compaction
 summary (`isCompactSummary`) becomes a `Compaction` of the transcript; the work after it
 continues the open request, and when none is open (a transcript that starts with one, or
-after a slash command) a continuation exchange opens that names the last request. So does an
+after a local command) a continuation exchange opens that names the last request. So does an
 assistant line that follows a closed request: only assistant lines before the transcript's
-first request or compaction are left out. Everything else is left out with a reason
-(`skip`): tool-result carriers, `isMeta` lines, command wrappers (`<command-name>`,
-`<local-command-stdout>`, `<bash-input>`, ...), interruption markers, synthetic API-error
-messages, bookkeeping lines.
+first request or compaction are left out.
+
+A slash command (`<command-name>/create-beads</command-name>` with its `<command-args>`)
+is a request when the assistant works on it: "/create-beads <args>" opens the exchange at
+the first assistant line after it, and the expansion Claude Code writes after the command
+(an `isMeta` user line) is its context, counted in the exchange's `slash_command` metadata,
+not a request of its own. A command the assistant does not answer (`/model`, `/compact`,
+one followed by `<local-command-stdout>`) is left out as a command wrapper.
+
+Everything else is left out with a reason (`skip`): tool-result carriers, `isMeta` lines,
+command wrappers (`<local-command-stdout>`, `<bash-input>`, ...), interruption markers,
+synthetic API-error messages, bookkeeping lines.
 
 Malformed input raises `ExportFormatError` naming the file and line (see
 `claude_code_lines` for what a line must be): a user or assistant line without
@@ -28,6 +36,7 @@ blocks.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -45,6 +54,7 @@ FILE_KEYS = ("file_path", "notebook_path")
 WRAPPER = re.compile(r"\s*<(command-name|command-message|command-args|local-command-stdout|"
                      r"local-command-stderr|local-command-caveat|bash-input|bash-stdout|"
                      r"bash-stderr|task-notification|user-prompt-submit-hook)>")
+COMMAND_PART = re.compile(r"<(command-name|command-args)>(.*?)</\1>", re.DOTALL)
 REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 INTERRUPTED = "[Request interrupted by user"
 #: A Bash call's command is kept this long (to recognise commits and test runs).
@@ -52,6 +62,7 @@ COMMAND_CHARS = 300
 
 SKIP_TOOL_RESULT = "tool result line (tool output, not a request)"
 SKIP_META = "meta line (isMeta: caveats and injected context)"
+SKIP_EXPANSION = "slash command expansion (isMeta, kept as the command's context)"
 SKIP_COMPACT = "compact summary (isCompactSummary; --param compactions=skip)"
 SKIP_INTERRUPT = "interruption marker ([Request interrupted by user])"
 SKIP_NO_TEXT = "user line without text (image only or empty)"
@@ -60,6 +71,33 @@ SKIP_ORPHAN = "assistant line before any user request"
 SKIP_REPEAT = "repeated line (uuid already read)"
 SKIP_TITLE = "summary line (kept as the session title)"
 SKIP_OTHER_SUMMARY = "summary line of another session"
+
+
+def command_request(text: str) -> str | None:
+    """"/name args" of a slash command wrapper; None when `text` names no command.
+
+    >>> command_request("<command-message>fix is running</command-message>"
+    ...                 "<command-name>/fix</command-name><command-args>the CI</command-args>")
+    '/fix the CI'
+    """
+    parts = {tag: value.strip() for tag, value in COMMAND_PART.findall(text)}
+    name = parts.get("command-name", "")
+    if not name:
+        return None
+    return f"{name if name.startswith('/') else '/' + name} {parts.get('command-args', '')}"\
+        .strip()
+
+
+@dataclass
+class _Command:
+    """A slash command waiting for the assistant's first line, which makes it a request."""
+
+    obj: dict[str, Any]
+    number: int
+    where: str
+    when: str
+    request: str
+    expansion_chars: int = 0
 
 
 def _relative(path: str, cwd: str | None) -> str:
@@ -78,6 +116,7 @@ class _Reader:
         self.seen: set[str] = set()
         self.leaves: list[tuple[str, str, str]] = []  # (leafUuid, title, where)
         self.boundary: dict[str, Any] = {}  # compactMetadata of the last compact_boundary
+        self.command: _Command | None = None
 
     def line(self, number: int, obj: dict[str, Any]) -> None:
         where = f"{self.out.where} line {number}"
@@ -125,17 +164,24 @@ class _Reader:
               where: str, when: str) -> None:
         if obj.get("isCompactSummary") is True:
             return self._compaction(obj, blocks, number, where, when)
+        text = "\n\n".join(b["text"] for b in blocks if b["type"] == "text")
         if obj.get("isMeta") is True:
+            if self.command is not None:
+                self.command.expansion_chars += len(text)
+                return self.skip(SKIP_EXPANSION, where)
             return self.skip(SKIP_META, where)
         if any(b["type"] == "tool_result" for b in blocks):
             return self._tool_results(obj, blocks, number, where, when)
-        text = "\n\n".join(b["text"] for b in blocks if b["type"] == "text")
         text = REMINDER.sub("", text).strip()
         wrapper = WRAPPER.match(text)
         if wrapper:
             self._close()
-            return self.skip(f"command wrapper <{wrapper.group(1)}> (slash command or shell)",
-                             where)
+            self._drop_command()
+            request = command_request(text)
+            if request is not None:
+                self.command = _Command(obj, number, where, when, request)
+                return None
+            return self.skip(_wrapper_reason(wrapper.group(1)), where)
         if text.startswith(INTERRUPTED):
             if self.open is not None:
                 self.open.interrupted = True
@@ -143,16 +189,31 @@ class _Reader:
         if not text:
             return self.skip(SKIP_NO_TEXT, where)
         self._close()
-        parent = obj.get("parentUuid")
-        self.open = Exchange(
-            uuid=obj["uuid"], where=where, line=number, timestamp=when, request=text,
-            parent_uuid=parent if isinstance(parent, str) else None,
-            extra={k: v for k, v in obj.items() if k not in USED_FIELDS},
-            images=sum(b["type"] == "image" for b in blocks))
+        self._drop_command()
+        self.open = _request(obj, number, where, when, text,
+                             images=sum(b["type"] == "image" for b in blocks))
+
+    def _drop_command(self) -> None:
+        """Leave out a slash command the assistant did not answer."""
+        if self.command is not None:
+            self.skip(_wrapper_reason("command-name"), self.command.where)
+            self.command = None
+
+    def _open_command(self) -> Exchange | None:
+        """The exchange of the slash command waiting for this assistant line, if any."""
+        command, self.command = self.command, None
+        if command is None:
+            return None
+        exchange = _request(command.obj, command.number, command.where, command.when,
+                            command.request)
+        exchange.extra["slash_command"] = {"name": command.request.split()[0],
+                                           "expansion_chars": command.expansion_chars}
+        return exchange
 
     def _compaction(self, obj: dict[str, Any], blocks: list[dict[str, Any]], number: int,
                     where: str, when: str) -> None:
         text = "\n\n".join(b["text"] for b in blocks if b["type"] == "text").strip()
+        self._drop_command()
         last = self.open or (self.out.exchanges[-1] if self.out.exchanges else None)
         tokens = self.boundary.get("preTokens")
         trigger = self.boundary.get("trigger")
@@ -206,6 +267,8 @@ class _Reader:
         if model == "<synthetic>" or obj.get("isApiErrorMessage") is True:
             return self.skip(SKIP_SYNTHETIC, where)
         if self.open is None:
+            self.open = self._open_command()
+        if self.open is None:
             if not (self.out.exchanges or self.out.compactions):
                 return self.skip(SKIP_ORPHAN, where)
             self.open = self._continuation(obj["uuid"], where, number, when, self._recent())
@@ -236,6 +299,7 @@ class _Reader:
 
     def finish(self) -> Transcript:
         self._close()
+        self._drop_command()
         for leaf, title, where in self.leaves:
             if leaf in self.seen and title:
                 self.out.title = self.out.title or title
@@ -243,6 +307,20 @@ class _Reader:
             else:
                 self.skip(SKIP_OTHER_SUMMARY, where)
         return self.out
+
+
+def _wrapper_reason(tag: str) -> str:
+    return f"command wrapper <{tag}> (slash command or shell)"
+
+
+def _request(obj: dict[str, Any], number: int, where: str, when: str, text: str, *,
+             images: int = 0) -> Exchange:
+    """The exchange a user line opens with `text` as its request."""
+    parent = obj.get("parentUuid")
+    return Exchange(uuid=obj["uuid"], where=where, line=number, timestamp=when, request=text,
+                    parent_uuid=parent if isinstance(parent, str) else None,
+                    extra={k: v for k, v in obj.items() if k not in USED_FIELDS},
+                    images=images)
 
 
 def _origin(exchange: Exchange | None) -> str | None:
