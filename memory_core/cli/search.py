@@ -20,6 +20,7 @@ from memory_core.cli.options import (
     store_options,
 )
 from memory_core.retrieval.config import RECALL_PRESET
+from memory_core.untrusted import shown
 
 
 def _warn_degraded(results: Any) -> None:
@@ -89,9 +90,13 @@ def recall(ctx: click.Context, query: str, limit: int, record_type: str | None,
     store = open_store(ctx, require_tenant=True)
     result = run_recall(store, query, limit, record_type, project_tag, tier=tier,
                         session_id=session_id, config=ranking_of(preset_name, config_file))
+    if not result.session_recorded:
+        echo(f"note: {store.uri} is read-only, so what this recall sent is not recorded for "
+             f"session {shown(session_id)}; a later recall may send it again", err=True)
     if as_json:
         emit_json({"items": result.items, "skipped_as_sent": result.skipped_as_sent,
-                   "degraded": result.degraded, "reasons": result.reasons})
+                   "degraded": result.degraded, "reasons": result.reasons,
+                   "session_recorded": result.session_recorded})
         return
     _warn_degraded(result)
     echo(result.text or "(nothing new to recall)")

@@ -34,6 +34,9 @@ class RecallResult:
     skipped_as_sent: list[str] = field(default_factory=list)
     degraded: bool = False
     reasons: list[str] = field(default_factory=list)
+    #: False when a `session_id` was given but its sends were not recorded (a read-only
+    #: store writes nothing, the session file included): a later recall may repeat them
+    session_recorded: bool = True
 
 
 def session_db_path(store: MemoryStore, settings: Settings | None = None) -> Path:
@@ -72,6 +75,8 @@ def recall(
     """The best `limit` memories for `query`, not yet sent to `session_id`, in `tier`.
 
     Access is recorded for what is returned; the session's sent set is persisted at once.
+    On a read-only store neither is written: the session's earlier sends are still held
+    back, but this call's are not recorded (`session_recorded` is False).
     """
     check_tier(tier)
     now = now or utcnow()
@@ -80,8 +85,12 @@ def recall(
     skipped: list[str] = []
     hits = list(results)
     if session_id is not None:
-        dedup = dedup or SessionDedup(session_db_path(store))
-        sent_ids, sent_hashes = dedup.already_sent(session_id, now)
+        if store.read_only:
+            sent_ids, sent_hashes = SessionDedup.reader(session_db_path(store)).already_sent(
+                session_id, now)
+        else:
+            dedup = dedup or SessionDedup(session_db_path(store))
+            sent_ids, sent_hashes = dedup.already_sent(session_id, now)
         kept = []
         for hit in hits:
             if hit.memory.id in sent_ids or hit.memory.content_hash in sent_hashes:
@@ -93,9 +102,10 @@ def recall(
     if hits and not store.read_only:
         store.record_access([h.memory.id for h in hits], at=now,
                             reason=f"recall: {query[:80]}", session_id=session_id, query=query)
-    if session_id is not None and dedup is not None and hits:
+    if session_id is not None and dedup is not None and hits and not store.read_only:
         dedup.mark_sent(session_id, [(h.memory.id, h.memory.content_hash) for h in hits], now)
     items = [render_tier(h.memory, tier, h) for h in hits]
     return RecallResult(items=items, text="\n".join(render_text(i) for i in items), tier=tier,
                         skipped_as_sent=skipped, degraded=results.degraded,
-                        reasons=list(results.reasons))
+                        reasons=list(results.reasons),
+                        session_recorded=session_id is None or not store.read_only)

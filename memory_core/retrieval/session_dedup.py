@@ -3,15 +3,22 @@
 A session that already received a memory (by id or by content hash) does not receive it
 again. Sessions expire after 30 minutes without activity and keep at most 100 entries (the
 oldest are dropped). State is written to SQLite on every send, so a crash loses nothing.
+
+A recall on a read-only store writes nothing, this file included: it reads what the session
+was already sent, if the file exists (`SessionDedup.reader`), and records none of its own
+sends, so a later recall may send them again.
 """
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 TTL = timedelta(minutes=30)
 CAP = 100
@@ -38,6 +45,11 @@ class SessionDedup:
         self.cap = cap
         with self._connect() as db:
             db.executescript(_SCHEMA)
+
+    @staticmethod
+    def reader(path: Path, *, ttl: timedelta = TTL) -> SessionReader:
+        """What sessions were sent, read from `path` without writing or creating anything."""
+        return SessionReader(path, ttl=ttl)
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -104,3 +116,32 @@ class SessionDedup:
         with self._connect() as db:
             rows = db.execute("SELECT memory_id, content_hash FROM sent").fetchall()
         return sum(1 for mid, digest in rows if mid in ids or digest in hashes)
+
+
+class SessionReader:
+    """The read side of `SessionDedup` for a read-only store: opens the file read-only (a
+    missing file is a session sent nothing), never expires or records anything."""
+
+    def __init__(self, path: Path, *, ttl: timedelta = TTL) -> None:
+        self.path = path
+        self.ttl = ttl
+
+    def already_sent(self, session_id: str, now: datetime) -> tuple[set[str], set[str]]:
+        """(memory ids, content hashes) this live session was sent (expired: none)."""
+        if not self.path.is_file():
+            return set(), set()
+        # immutable: even a read-only open of a WAL file would create its -wal and -shm
+        # files; the writer's handles close after each send, which folds the WAL back in
+        db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+        try:
+            rows = db.execute("SELECT memory_id, content_hash, sent_at FROM sent "
+                              "WHERE session_id = ?", (session_id,)).fetchall()
+        except sqlite3.DatabaseError as exc:  # caught mid-write by a writer of this file
+            log.warning("cannot read the recall session file %s (%s); sending as if the "
+                        "session had been sent nothing", self.path, exc)
+            return set(), set()
+        finally:
+            db.close()
+        if not rows or now.timestamp() - max(r[2] for r in rows) > self.ttl.total_seconds():
+            return set(), set()
+        return {r[0] for r in rows}, {r[1] for r in rows}
