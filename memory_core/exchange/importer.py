@@ -32,7 +32,8 @@ import pyarrow.compute as pc
 from memory_core.codec import memory_from_row
 from memory_core.config import Settings
 from memory_core.embedding import Embedder
-from memory_core.errors import EmbedderUnavailableError, ImportConflictError, ReadOnlyError
+from memory_core.embedding.tolerant import Tolerant, embed_tolerant
+from memory_core.errors import ImportConflictError, ReadOnlyError
 from memory_core.exchange.import_report import ImportReport
 from memory_core.exchange.readers import AUTO, NO_OPTIONS, ReadOptions, get_reader, open_source
 from memory_core.exchange.staging import ContentDedup, Progress, StagedImport, stage
@@ -58,7 +59,12 @@ class _Written:
     unchanged: list[str] = field(default_factory=list)
     embedded: int = 0
     pending: int = 0
-    embedding_error: str | None = None
+    embedding: Tolerant = field(default_factory=Tolerant)
+    merge_error: str | None = None
+
+    @property
+    def embedding_error(self) -> str | None:
+        return self.embedding.error or self.merge_error
 
 
 def _existing(store: MemoryStore, ids: dict[str, int], kind: str) -> set[str]:
@@ -90,35 +96,35 @@ def _check_memories(store: MemoryStore, staged: StagedImport, mode: str) -> None
 
 def _with_vectors(batch: pa.RecordBatch, store: MemoryStore, written: _Written,
                   progress: Progress | None) -> pa.RecordBatch:
-    """`batch` with its missing vectors embedded (left pending if the embedder fails)."""
+    """`batch` with its missing vectors embedded; those the embedder fails on stay pending."""
     vectors = batch.column("vector")
-    todo = np.flatnonzero(vectors.is_null().to_numpy(zero_copy_only=False))
-    if not len(todo) or written.embedding_error is not None:
-        written.pending += len(todo)
+    missing = vectors.is_null().to_numpy(zero_copy_only=False)
+    todo = np.flatnonzero(missing)
+    if not len(todo):
         return batch
     texts = [batch.column("content")[int(i)].as_py() for i in todo]
-    try:
-        embedded = store.embedder.embed(texts, progress=progress)
-    except EmbedderUnavailableError as exc:
-        log.warning("embedding unavailable, importing memories as pending: %s", exc)
-        written.embedding_error = str(exc)
-        written.pending += len(todo)
+    got = embed_tolerant(store.embedder, texts, written.embedding, progress=progress)
+    done_rows = [int(i) for i, vector in zip(todo, got, strict=True) if vector is not None]
+    written.pending += len(todo) - len(done_rows)
+    if not done_rows:
         return batch
     dim = vectors.type.list_size
     flat = np.zeros((batch.num_rows, dim), dtype=np.float32)
-    has = ~np.asarray(vectors.is_null().to_numpy(zero_copy_only=False))
+    has = ~np.asarray(missing)
     if has.any():
         flat[has] = vectors.filter(pa.array(has)).flatten().to_numpy().reshape(-1, dim)
-    flat[todo] = embedded
+    flat[done_rows] = [vector for vector in got if vector is not None]
     done = np.zeros(batch.num_rows, dtype=bool)
-    done[todo] = True
+    done[done_rows] = True
     column = pa.FixedSizeListArray.from_arrays(pa.array(flat.ravel()), type=vectors.type)
+    # Rows still without a vector keep their null (the staged vector), not zeros.
+    column = pc.if_else(pa.array(done | has), column, vectors)
     status = pc.if_else(pa.array(done), pa.scalar("ok"), batch.column("embedding_status"))
     schema = batch.schema
     columns = list(batch.columns)
     columns[schema.get_field_index("vector")] = column
     columns[schema.get_field_index("embedding_status")] = status
-    written.embedded += len(todo)
+    written.embedded += len(done_rows)
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
@@ -153,7 +159,7 @@ def _commit_merge(store: MemoryStore, staged: StagedImport, reason: str,
         written.unchanged += report.unchanged
         written.pending += report.pending
         written.embedded += report.embedded
-        written.embedding_error = written.embedding_error or report.embedding_error
+        written.merge_error = written.merge_error or report.embedding_error
         pending.clear()
 
     for batch in staged.batches("memory"):

@@ -18,7 +18,8 @@ import pyarrow as pa
 
 from memory_core.canonical import edge_doc, memory_doc
 from memory_core.codec import memory_to_row, rows_to_table
-from memory_core.errors import EmbedderUnavailableError, InvalidRecordError
+from memory_core.embedding.tolerant import Tolerant, embed_tolerant
+from memory_core.errors import InvalidRecordError
 from memory_core.records import Edge, Event, Memory, utcnow, validate_edge, validate_memory
 from memory_core.schema import ROW_KEY
 from memory_core.store.audit import record_snapshot
@@ -54,21 +55,23 @@ class MemoryWrites:
     def _embed_missing(
         self, memories: builtins.list[Memory], progress: Progress | None
     ) -> tuple[builtins.list[Memory], str | None]:
+        """`memories` with the missing vectors embedded; only those the embedder fails on
+        stay pending (see `embed_tolerant`)."""
         todo = [i for i, m in enumerate(memories) if m.vector is None]
         if not todo:
             return memories, None
-        try:
-            texts = [memories[i].content for i in todo]
-            vectors = self._store.embedder.embed(texts, progress=progress)
-        except EmbedderUnavailableError as exc:
-            log.warning("embedding unavailable, writing %d memories as pending: %s", len(todo), exc)
-            out = [replace(m, embedding_status="pending") if m.vector is None else m
-                   for m in memories]
-            return out, str(exc)
+        state = Tolerant()
+        vectors = embed_tolerant(self._store.embedder, [memories[i].content for i in todo],
+                                 state, progress=progress)
+        if state.error is not None:
+            log.warning("embedding failed, writing %d memories as pending: %s",
+                        state.failed, state.error)
         out = list(memories)
         for i, vector in zip(todo, vectors, strict=True):
-            out[i] = replace(out[i], vector=tuple(float(x) for x in vector), embedding_status="ok")
-        return out, None
+            out[i] = (replace(out[i], embedding_status="pending") if vector is None else
+                      replace(out[i], vector=tuple(float(x) for x in vector),
+                              embedding_status="ok"))
+        return out, state.error
 
     def _refuse_foreign_ids(self, ids: Sequence[str]) -> dict[str, str]:
         """Tenants of those `ids` that exist; an id held outside this tenant is an error
@@ -161,8 +164,9 @@ class MemoryWrites:
                 unchanged.append(m.id)
             else:
                 changed.append(m)
-        needed = sum(1 for m in changed if m.vector is None)
+        needed = {m.id for m in changed if m.vector is None}
         changed, error = self._embed_missing(changed, progress)
+        embedded = sum(1 for m in changed if m.id in needed and m.vector is not None)
         rows = [memory_to_row(m) for m in changed]
         if rows:
             table = rows_to_table(rows, self._store.tables.memories.schema)
@@ -182,7 +186,7 @@ class MemoryWrites:
             )
         pending = sum(1 for m in changed if m.embedding_status != "ok")
         return UpsertReport(inserted, updated, tuple(unchanged), pending, version,
-                            embedded=0 if error else needed, embedding_error=error)
+                            embedded=embedded, embedding_error=error)
 
 
     def record_access(self, ids: Sequence[str], *, at: datetime | None = None,
