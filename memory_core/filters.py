@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any, Literal
 
+from memory_core.date_range import user_time
 from memory_core.errors import InvalidFilterError
-from memory_core.records import as_utc
 from memory_core.schema import (
     normalise_embedding_status,
     normalise_importance,
@@ -91,8 +91,9 @@ def sql_time(value: datetime) -> str:
     """`value` as a SQL UTC timestamp literal (a naive datetime is taken as UTC)."""
     if value.tzinfo is not None:
         value = value.astimezone(UTC)
-    # strftime of a datetime is digits and separators only: nothing to escape.
-    return f"TIMESTAMP '{value.strftime('%Y-%m-%dT%H:%M:%S.%f')}Z'"
+    # digits and separators only: nothing to escape. The year is written with four digits
+    # (strftime's %Y writes 999), the only form Lance's SQL reads.
+    return f"TIMESTAMP '{value.year:04d}-{value.strftime('%m-%dT%H:%M:%S.%f')}Z'"
 
 
 @dataclass(frozen=True)
@@ -204,12 +205,7 @@ class Filter:
             if isinstance(bound, str) and not bound.strip():
                 raise InvalidFilterError(f"{name} is empty; leave it None for no bound")
             if bound is not None:
-                try:
-                    when = as_utc(bound)
-                except ValueError as exc:
-                    raise InvalidFilterError(f"{name}: {exc}") from exc
-                if when is not None:
-                    out.append(Condition("created_at", op, when))
+                out.append(Condition("created_at", op, user_time(bound, name)))
         return tuple(out)
 
     def to_predicate(self, default_tenant: str) -> str:

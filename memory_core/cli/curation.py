@@ -250,15 +250,11 @@ def _when(end: bool) -> Callable[[click.Context, click.Parameter, str | None], A
     """An ISO date or time option as UTC; a date alone as `--until` means through that day."""
     def parse(ctx: click.Context, param: click.Parameter, value: str | None
               ) -> datetime | None:
-        from memory_core.errors import InvalidRecordError
-        from memory_core.records import as_utc
+        from memory_core.date_range import user_time
 
         if value is None:
             return None
-        try:
-            when = as_utc(value.strip())
-        except InvalidRecordError as exc:
-            raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
+        when = user_time(value, param.opts[0])
         try:
             date.fromisoformat(value.strip())
         except ValueError:

@@ -41,21 +41,17 @@ CONTENT_CHARS = 50
 
 
 def _as_of(ctx: click.Context, param: click.Parameter, value: str | None) -> datetime | None:
-    """`--as-of`: an ISO date (midnight UTC) or time; None for now."""
-    from memory_core.errors import InvalidRecordError
-    from memory_core.records import as_utc
+    """`--as-of`: an ISO date (midnight UTC) or time, within the dates memlens accepts
+    (`memory_core.date_range`); None for now."""
+    from memory_core.date_range import user_time
 
-    if value is None:
-        return None
-    try:
-        return as_utc(value.strip())
-    except InvalidRecordError as exc:
-        raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
+    return None if value is None else user_time(value, "--as-of")
 
 
 def _clock_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--as-of", callback=_as_of, metavar="DATE",
-                        help="The decay clock: an ISO date or time, UTC (default: now).")(fn)
+                        help="The decay clock: an ISO date or time, UTC, 1900-01-01 to "
+                             "9000-12-31 (default: now).")(fn)
 
 
 def _threshold_option(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -21,6 +21,7 @@ import click
 from memory_core.config import Settings
 from memory_core.errors import InvalidConfigError, MemlensError
 from memory_core.filters import Filter
+from memory_core.integrity.damage import store_damage
 from memory_core.records import Memory
 from memory_core.retrieval.config import DEFAULT_PRESET, PRESETS, RankingConfig, preset
 from memory_core.store import MemoryStore
@@ -128,6 +129,21 @@ def _filter_option(flag: str, field: str, unset: str, **kwargs: Any) -> Decorato
     return click.option(flag, field, callback=refuse_empty(unset), **kwargs)
 
 
+def _date_option(flag: str, field: str, unset: str, **kwargs: Any) -> Decorator:
+    """A `Filter` time bound: an empty value is refused, and a date outside the range
+    memlens accepts (`date_range`) is one line naming the option."""
+    from memory_core.date_range import user_time
+
+    refuse = refuse_empty(unset)
+
+    def check(ctx: click.Context, param: click.Parameter, value: str | None
+              ) -> datetime | None:
+        value = refuse(ctx, param, value)
+        return None if value is None else user_time(value, flag)
+
+    return click.option(flag, field, callback=check, **kwargs)
+
+
 def filter_options(status_default: str = "active") -> Decorator:
     """The `Filter` fields as repeatable options (`--project`, `--type`, `--since`, ...)."""
     status = f"for the default ({status_default})"
@@ -147,10 +163,10 @@ def filter_options(status_default: str = "active") -> Decorator:
                        multiple=True),
         _filter_option("--embedding-status", "embedding_status",
                        "to match every embedding status", multiple=True),
-        _filter_option("--since", "created_after", "for no lower bound",
-                       help="Created at or after (ISO date)."),
-        _filter_option("--until", "created_before", "for no upper bound",
-                       help="Created at or before (ISO date)."),
+        _date_option("--since", "created_after", "for no lower bound",
+                     help="Created at or after (ISO date, 1900-01-01 to 9000-12-31)."),
+        _date_option("--until", "created_before", "for no upper bound",
+                     help="Created at or before (ISO date, 1900-01-01 to 9000-12-31)."),
     ]
     return _stack(options)
 
@@ -235,18 +251,23 @@ def ranking_of(preset_name: str | None, config_file: IO[str] | None) -> RankingC
 
 def parse_as_of(ctx: click.Context, param: click.Parameter, value: str | None
                 ) -> datetime | None:
-    """An `--as-of DATE` callback: the decay clock as a UTC datetime (None if not given)."""
+    """An `--as-of DATE` callback: the decay clock as a UTC datetime (None if not given),
+    within the dates memlens accepts (`memory_core.date_range`)."""
+    from memory_core.date_range import user_time
     from memory_core.errors import InvalidRecordError
     from memory_core.records import as_utc
 
     if value is None:
         return None
     try:
-        return as_utc(value)
+        as_utc(value)
     except InvalidRecordError:
         raise click.BadParameter(f"expected an ISO-8601 date or time such as 2026-11-01 or "
                                  f"2026-11-01T12:00:00Z, got {shown(value)}", ctx=ctx,
                                  param=param) from None
+    except OverflowError:  # past year 9999 in UTC: user_time says which range
+        pass
+    return user_time(value, param.opts[0])
 
 
 # -- errors --------------------------------------------------------------------------------
@@ -273,11 +294,12 @@ def one_line_errors() -> Iterator[None]:
         echo(one_line(f"Error: {exc.format_message()}{hint}"), err=True)
         sys.exit(1)
     except (MemlensError, OSError) as exc:  # OSError: a path that is missing, too long, ...
-        mapped = None if isinstance(exc, MemlensError) else object_storage_error(exc)
+        mapped = (None if isinstance(exc, MemlensError)
+                  else object_storage_error(exc) or store_damage(exc))
         echo(one_line(f"Error: {mapped or exc}"), err=True)
         sys.exit(1)
-    except (RuntimeError, ValueError) as exc:  # LanceDB's, when object storage fails mid-way
-        mapped = object_storage_error(exc)
+    except (RuntimeError, ValueError) as exc:  # LanceDB's: object storage, a damaged file
+        mapped = object_storage_error(exc) or store_damage(exc)
         if mapped is None:
             raise
         echo(one_line(f"Error: {mapped}"), err=True)
