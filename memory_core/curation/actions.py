@@ -298,10 +298,10 @@ def delete(store: MemoryStore, selection: Selection, *, purge: bool = False,
     Without `purge` the rows leave the current version only: `undo` puts them back from the
     version history. With `purge=True` the content is really gone, and this cannot be undone:
     the rows are deleted, the audit's copies of them become tombstones (id, content hash,
-    who, when, why), recall sessions forget them, the full-text index is rebuilt and **every
-    older version of the store's tables is removed from disk** (so no earlier change can be
-    undone either). The report carries a `verify_deleted` result. Copies outside the store
-    (export files, backups) are not touched.
+    who, when, why), recall sessions and cached maps forget them, the full-text index is
+    rebuilt and **every older version of the store's tables is removed from disk** (so no
+    earlier change can be undone either). The report carries a `verify_deleted` result.
+    Copies outside the store (export files, backups) are not touched.
     """
     action = "purge" if purge else "delete"
 
@@ -322,6 +322,11 @@ def delete(store: MemoryStore, selection: Selection, *, purge: bool = False,
     def finish(plan: Plan, batch_id: str) -> None:
         purged.extend(plan.before.values())
         finish_purge(store, plan, batch_id)
+        # the cached maps hold the purged memories' text and vectors (`ProjectionCache`)
+        from memory_core.projection.cache import ProjectionCache
+
+        maps = ProjectionCache.default().forget(store.uri, list(plan.before))
+        plan.notes.append(f"cached maps removed: {len(maps)}")
 
     report = run(store, action, build, dry_run=dry_run, reason=reason, expect=expect,
                  after_write=finish if purge else None)

@@ -4,22 +4,20 @@ The live table, vector search, BM25 search (a query of the memory's own rarest w
 edges and graph expansion, recall, recall sessions, map caches, a fresh export, and, after a
 purge, every table version on disk, the audit's copies and the store's files. Each check says
 pass, fail, skip (cannot be checked here) or info (kept on purpose: a plain delete keeps the
-version history so that undo works).
+version history so that undo works; text another tenant holds too stays on disk with it).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-import numpy as np
-
+from memory_core.curation.checks import FAIL, INFO, PASS, SKIP, Check, found
+from memory_core.curation.verify_disk import files_check, maps_check
 from memory_core.errors import CurationError, EmbedderUnavailableError
 from memory_core.filters import Filter, sql_in, sql_string
 from memory_core.records import Memory
@@ -30,24 +28,13 @@ from memory_core.retrieval.session_dedup import SessionDedup
 from memory_core.schema import AUDIT, EDGES, EVENTS, MEMORIES, STATUSES
 from memory_core.store import MemoryStore
 from memory_core.store.queries import full_text, nearest
-from memory_core.store.tables import is_remote
 from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     import polars as pl
 
-PASS, FAIL, SKIP, INFO = "pass", "fail", "skip", "info"
 _WORD = re.compile(r"\w{3,}")
 _ANY_STATUS = Filter(status=STATUSES)
-
-
-@dataclass(frozen=True)
-class Check:
-    """One place checked: its name, pass/fail/skip/info and what was found."""
-
-    name: str
-    status: str
-    detail: str
 
 
 @dataclass(frozen=True)
@@ -69,10 +56,6 @@ class Verification:
     def to_dict(self) -> dict[str, object]:
         return {"memory_ids": list(self.memory_ids), "purged": self.purged,
                 "passed": self.passed, "checks": [asdict(c) for c in self.checks]}
-
-
-def _found(hits: Sequence[str], what: str) -> str:
-    return f"{what}: {shown(hits[0])}" + (f" and {len(hits) - 1} more" if len(hits) > 1 else "")
 
 
 class _Verifier:
@@ -116,7 +99,7 @@ class _Verifier:
         hits = [f.id for v in vectors for f in nearest(self.store, list(map(float, v)), where, 10)]
         ours = self._is_ours(hits)
         if ours:
-            return Check("vector search", FAIL, _found(ours, "returned"))
+            return Check("vector search", FAIL, found(ours, "returned"))
         return Check("vector search", PASS, "its own vector finds other memories only")
 
     @cached_property
@@ -146,7 +129,7 @@ class _Verifier:
         hits = [f.id for q in queries for f in full_text(self.store, q, where, 10)]
         ours = self._is_ours(hits)
         if ours:
-            return Check("BM25 search", FAIL, _found(ours, "returned"))
+            return Check("BM25 search", FAIL, found(ours, "returned"))
         # the words themselves are not quoted: after a purge they are deleted content
         words = len(queries[0].split()) if queries else 0
         return Check("BM25 search", PASS, f"a query of its {words} rarest words finds other "
@@ -161,13 +144,13 @@ class _Verifier:
             hits += [h.memory.id for h in results.hits]
         ours = self._is_ours(hits)
         if ours:
-            return Check(name, FAIL, _found(ours, "returned"))
+            return Check(name, FAIL, found(ours, "returned"))
         return Check(name, PASS, f"the {preset_name} ranking of its own content returns "
                                  f"other memories only")
 
     def graph(self) -> list[Check]:
         edges = self.store.changes.edges_touching(self.ids)
-        out = [Check("graph edges", FAIL, _found([e.id for e in edges], "edges still link it"))
+        out = [Check("graph edges", FAIL, found([e.id for e in edges], "edges still link it"))
                if edges else Check("graph edges", PASS, "no edge has it as an end")]
         out.append(self._searches("graph expansion", DEFAULT_PRESET))
         return out
@@ -189,10 +172,12 @@ class _Verifier:
         return Check("events", PASS, "no recall, cite or correct event names it")
 
     def export(self) -> Check:
-        with tempfile.TemporaryDirectory(prefix="memlens-verify-") as folder:
-            from memory_core.exchange.export import export_store
+        from memory_core.exchange.export import export_store
 
-            path = Path(folder) / "export.ndjson"
+        # the export is plaintext: in the store's scratch folder (swept if this process
+        # dies), never the system temp folder
+        with self.store.scratch("verify") as folder:
+            path = folder / "export.ndjson"
             export_store(self.store, path, filter=_ANY_STATUS)
             text = path.read_text(encoding="utf-8")
         wanted = set(self.ids)
@@ -204,7 +189,7 @@ class _Verifier:
         leaks += [c[:40] for c in self.contents if json.dumps(c)[1:-1] in text]
         leaks += [f"content hash {h[:12]}" for h in self.hashes if json.dumps(h) in text]
         if leaks:
-            return Check("fresh export", FAIL, _found(leaks, "the export holds"))
+            return Check("fresh export", FAIL, found(leaks, "the export holds"))
         return Check("fresh export", PASS, "a new export of the tenant holds neither its id, "
                                            "its content nor its content hash")
 
@@ -235,7 +220,7 @@ class _Verifier:
             return [Check("table versions on disk", PASS,
                           f"none of {total} table versions holds it")]
         if purged:
-            return [Check("table versions on disk", FAIL, _found(leaks, "still held by"))]
+            return [Check("table versions on disk", FAIL, found(leaks, "still held by"))]
         return [Check("table versions on disk", INFO,
                       f"{len(leaks)} older version(s) still hold it: the undo history; "
                       f"`delete --purge` removes them")]
@@ -243,28 +228,6 @@ class _Verifier:
     def _holds_content(self, row: dict[str, object]) -> bool:
         text = f"{row.get('before') or ''}{row.get('after') or ''}"
         return any(json.dumps(c)[1:-1] in text for c in self.contents)
-
-    def files(self) -> Check:
-        if is_remote(self.store.uri):
-            return Check("files on disk", SKIP, "the store is on object storage")
-        # the text may be stored compressed, the vector is stored as it is: look for both
-        needles = [c.encode("utf-8") for c in self.contents if len(c) >= 12]
-        needles += [np.asarray(m.vector[:32], dtype=np.float32).tobytes()
-                    for m in self.known.values() if m.vector]
-        if not needles:
-            return Check("files on disk", SKIP, "neither the content nor the vector is known "
-                                                "(or long enough) to search for")
-        root = Path(self.store.uri.removeprefix("file://")).expanduser()
-        hits = []
-        for path in sorted(root.rglob("*")):
-            if path.is_file():
-                data = path.read_bytes()
-                if any(n in data for n in needles):
-                    hits.append(str(path.relative_to(root)))
-        if hits:
-            return Check("files on disk", FAIL, _found(hits, "the content is in"))
-        return Check("files on disk", PASS, "no file of the store holds the bytes of its "
-                                            "content or its vector")
 
 
 def _purged_ids(store: MemoryStore, ids: Sequence[str]) -> dict[str, str]:
@@ -315,8 +278,8 @@ def verify_deleted(store: MemoryStore, memory_ids: str | Sequence[str], *,
     is_purged = bool(purged)
     checks = [check.live(), check.vector(), check.bm25(), *check.graph(),
               check._searches("recall", RECALL_PRESET), check.sessions(), check.events(),
-              Check("map caches", SKIP, "this memlens keeps no map or projection cache"),
-              check.export(), *check.versions(is_purged)]
+              maps_check(store, ids, records, is_purged), check.export(),
+              *check.versions(is_purged)]
     if is_purged:
-        checks.append(check.files())
+        checks.append(files_check(store, records))
     return Verification(tuple(ids), is_purged, tuple(checks))

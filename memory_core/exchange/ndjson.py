@@ -8,7 +8,9 @@ byte-identical bodies and equal `body_sha256`.
 
 `ExportWriter` streams: lines go to a temporary body file while they are hashed, then the
 manifest and the body are written to a second temporary file that is renamed over the target,
-so memory stays flat and a reader never sees half a file.
+so memory stays flat and a reader never sees half a file. Both temporary files are named by
+the writer's pid (`.memlens-<pid>-*.body`/`.tmp`): those of a writer that died (killed, or a
+full disk) are removed by the next export to the same folder.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 from memory_core.canonical import edge_doc, event_doc, iso, memory_doc
 from memory_core.records import Edge, Event, Memory, canonical_json
 from memory_core.schema import SCHEMA_VERSION
+from memory_core.store.scratch import EXPORT_TMP, sweep_files
 
 EXPORT_FORMAT = 1
 KIND_ORDER = ("memory", "edge")
@@ -75,6 +78,11 @@ class ExportFile:
     kind_sha256: Mapping[str, str] = field(default_factory=dict)
 
 
+def _prefix() -> str:
+    """The start of an export's temporary file names: `.memlens-<pid>-` (`EXPORT_TMP`)."""
+    return f".memlens-{os.getpid()}-"
+
+
 class ExportWriter:
     """Streams body lines into an export file; `commit()` writes manifest + body atomically.
 
@@ -113,7 +121,9 @@ class ExportWriter:
         self._kind_digests = {kind: hashlib.sha256() for kind in self._record_types}
         self._counts = {kind: 0 for kind in self._record_types}
         self._position = 0
-        fd, name = tempfile.mkstemp(dir=self.path.parent, prefix=".memlens-", suffix=".body")
+        # named by this process, so the next export here can tell a dead writer's leftovers
+        sweep_files(self.path.parent, EXPORT_TMP)
+        fd, name = tempfile.mkstemp(dir=self.path.parent, prefix=_prefix(), suffix=".body")
         self._body_name = name
         self._body = os.fdopen(fd, "wb", buffering=1 << 20)
 
@@ -154,7 +164,7 @@ class ExportWriter:
             body_sha256=self._digest.hexdigest(),
             embedding=self._embedding,
         )
-        fd, final = tempfile.mkstemp(dir=self.path.parent, prefix=".memlens-", suffix=".tmp")
+        fd, final = tempfile.mkstemp(dir=self.path.parent, prefix=_prefix(), suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as out, open(self._body_name, "rb") as body:
                 out.write((manifest.to_json() + "\n").encode("utf-8"))

@@ -24,7 +24,7 @@ import re
 import shutil
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -258,3 +258,63 @@ class ProjectionCache:
         for path in self.folder.iterdir():
             if path.name.startswith((".tmp-", ".trash-")):
                 yield path
+
+    # ------------------------------------------------- the memories it holds
+    def folders(self) -> list[Path]:
+        """Every folder that may hold a map: the entries, and the temporary and discarded
+        folders of writers (a `kill -9` leaves them until `STALE_S` has passed)."""
+        if not self.folder.is_dir():
+            return []
+        return [*self.entries(), *(p for p in self._hidden() if p.is_dir())]
+
+    @staticmethod
+    def owner(folder: Path) -> tuple[str, str] | None:
+        """(store key, tenant) of the map in `folder` (from its meta data), or None when its
+        meta data cannot be read (a temporary folder, a damaged entry)."""
+        from memory_core.config import store_key
+
+        try:
+            meta = json.loads((folder / META).read_text(encoding="utf-8"))
+            return store_key(str(meta["store"])), str(meta["tenant"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    @staticmethod
+    def lists(folder: Path, ids: Collection[str]) -> bool:
+        """Whether the layout in `folder` has a row for one of `ids` (False when it has no
+        readable layout)."""
+        import polars as pl
+
+        try:
+            column = pl.read_parquet(folder / LAYOUT, columns=["id"])["id"]
+        except (OSError, pl.exceptions.PolarsError):
+            return False
+        return bool(column.is_in(list(ids)).any())
+
+    def of_store(self, store_uri: str, tenant: str | None = None) -> list[Path]:
+        """The folders written for the store at `store_uri` (and `tenant`, when given), and
+        those whose owner cannot be read."""
+        from memory_core.config import store_key
+
+        key = store_key(store_uri)
+        out = []
+        for folder in self.folders():
+            owner = self.owner(folder)
+            if owner is None or (owner[0] == key and tenant in (None, owner[1])):
+                out.append(folder)
+        return out
+
+    def forget(self, store_uri: str, ids: Collection[str]) -> list[Path]:
+        """Remove what a purge of `ids` leaves stale: every map of the store (its memories
+        table has a new version, so none of them is ever served again) and any folder
+        without readable meta data whose layout lists one of `ids`. Returns the folders."""
+        removed = []
+        for folder in self.of_store(store_uri):
+            if self.owner(folder) is None and not self.lists(folder, ids):
+                continue
+            if folder.name.startswith(".trash-"):
+                shutil.rmtree(folder, ignore_errors=True)
+            else:
+                self._discard(folder)
+            removed.append(folder)
+        return removed

@@ -54,11 +54,11 @@ class MemoryReads:
         known = self.tenants()
         if self.tenant in known or (not known and self.tenant == "default"):
             return
-        listed = ", ".join(known) if known else "none yet"
+        # the other tenants' names are theirs: not listed to whoever mistypes one
         raise TenantNotFoundError(
-            f"tenant {self.tenant!r} has no memories in {self.uri} (tenants: {listed}); pick "
+            f"tenant {self.tenant!r} has no memories in {self.uri}; check the name given "
             # quoted for the shell: a hint pasted as given must not run a hostile name
-            f"one of those with --tenant, or add a memory with --tenant "
+            f"with --tenant or MEMLENS_TENANT, or add a memory with --tenant "
             f"{shlex.quote(self.tenant)} to create it"
         )
 

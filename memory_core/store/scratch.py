@@ -5,12 +5,18 @@ folder lives in the store's control folder (`<store>/.memlens-scratch/` for a lo
 the model cache for one on object storage), never in the system temp folder, so the content
 stays where the store's own permissions protect it. A folder is removed when its work ends,
 and folders left by a process that died (`kill -9`) are removed by the next one.
+
+Two kinds of file are swept the same way, by the process id in their name: the write
+journal's temporary copy (`.memlens-journal.<pid>.tmp` in the control folder, which a full
+disk can leave), and the temporary files an export writes beside its destination
+(`.memlens-<pid>-*.body` / `.tmp`, swept by the next export to that folder).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -20,6 +26,10 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 SCRATCH = ".memlens-scratch"
+#: The write journal's temporary copy (`WriteLock.write_journal`), by its writer's pid.
+JOURNAL_TMP = re.compile(r"\.memlens-journal\.(\d+)\.tmp")
+#: An export's temporary body and final file (`ExportWriter`), by its writer's pid.
+EXPORT_TMP = re.compile(r"\.memlens-(\d+)-[^/]*\.(?:body|tmp)")
 
 
 def _alive(pid: int) -> bool:
@@ -33,18 +43,45 @@ def _alive(pid: int) -> bool:
 
 
 def sweep(control: Path) -> list[Path]:
-    """Remove the scratch folders of processes that no longer run; returns them."""
+    """Remove the scratch folders and journal copies of processes that no longer run;
+    returns them."""
     root = control / SCRATCH
     removed: list[Path] = []
-    if not root.is_dir():
-        return removed
-    for folder in root.iterdir():
+    for folder in root.iterdir() if root.is_dir() else ():
         pid_text = folder.name.split("-")[1] if folder.name.count("-") >= 2 else ""
-        if pid_text.isdigit() and not _alive(int(pid_text)) and int(pid_text) != os.getpid():
+        if _stale(pid_text):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     if removed:
-        log.info("removed %d scratch folders left by interrupted imports", len(removed))
+        log.info("removed %d scratch folders left by interrupted work", len(removed))
+    return removed + sweep_files(control, JOURNAL_TMP)
+
+
+def _stale(pid_text: str) -> bool:
+    return pid_text.isdigit() and int(pid_text) != os.getpid() and not _alive(int(pid_text))
+
+
+def sweep_files(folder: Path, pattern: re.Pattern[str]) -> list[Path]:
+    """Remove the files directly in `folder` whose name matches `pattern` (group 1: the
+    pid of the process writing them) and whose process no longer runs; returns them."""
+    removed: list[Path] = []
+    try:
+        names = [p for p in folder.iterdir() if (m := pattern.fullmatch(p.name))
+                 and _stale(m.group(1))]
+    except OSError:  # no such folder, or not ours to list
+        return removed
+    for path in names:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:  # not ours to remove: said, and left
+            log.warning("could not remove %s left by a dead process: %s", path, exc)
+            continue
+        removed.append(path)
+    if removed:
+        log.info("removed %d temporary files left by dead processes in %s", len(removed),
+                 folder)
     return removed
 
 

@@ -93,3 +93,34 @@ def test_writer_refuses_kinds_out_of_order_and_leaves_no_temp_files(tmp_path: Pa
 def test_default_exports_dir() -> None:
     assert default_exports_dir("./data/store") == Path("data/exports")
     assert default_exports_dir("s3://bucket/store") == Path("data/exports")
+
+
+_KILLED_WRITER = """
+import sys, time, datetime
+from memory_core.exchange.ndjson import ExportWriter
+writer = ExportWriter(sys.argv[1], tenant="default", exported_at=datetime.datetime(2026, 1, 1))
+writer.write("memory", '{"id":"m","content":"plaintext of a memory"}')
+writer._body.flush()
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.hardening
+def test_a_killed_exports_body_is_swept_by_the_next_export_there(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    target = tmp_path / "out" / "x.ndjson"
+    process = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, str(target)],
+                               stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None and process.stdout.readline().strip() == "ready"
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    (left,) = target.parent.iterdir()  # the plaintext body, named by the dead writer
+    assert left.name.startswith(f".memlens-{process.pid}-") and left.suffix == ".body"
+    with ExportWriter(target.parent / "y.ndjson", tenant="default", exported_at=WHEN) as writer:
+        writer.write("memory", '{"id":"n"}')
+        writer.commit()
+    assert sorted(p.name for p in target.parent.iterdir()) == ["y.ndjson"]

@@ -150,11 +150,14 @@ def test_reads_are_scoped_to_one_tenant(store_path: str, fake_embedder: FakeEmbe
     assert acme.tenants() == ["acme", "globex"]
 
 
-def test_unknown_tenant_is_refused_with_the_known_ones(store: MemoryStore, store_path: str,
-                                                       fake_embedder: FakeEmbedder) -> None:
+def test_unknown_tenant_is_refused_without_naming_the_others(
+        store: MemoryStore, store_path: str, fake_embedder: FakeEmbedder) -> None:
     store.add([_mem("x")])
-    with pytest.raises(TenantNotFoundError, match="'nope'.*tenants: default"):
+    MemoryStore.open(store_path, embedder=fake_embedder, tenant="bravo").add([_mem("y")])
+    with pytest.raises(TenantNotFoundError, match="'nope' has no memories") as refused:
         MemoryStore.open(store_path, embedder=fake_embedder, tenant="nope", require_tenant=True)
+    # the tenants are private to each other: a mistyped name must not list them
+    assert "bravo" not in str(refused.value) and "default" not in str(refused.value)
 
 
 def test_pending_when_embedder_is_unavailable(store_path: str) -> None:
