@@ -4,7 +4,9 @@
 PATH is a LanceDB database folder (the one given to `lancedb.connect`) holding `<table>.lance`,
 or that `<table>.lance` folder itself. Nothing is written to it: the folder is checked before
 LanceDB opens it (`lancedb.connect` would create a missing one), and rows are streamed in
-batches (`search().limit(None).to_batches`), so memory stays bounded by one batch.
+batches (`search().limit(None).to_batches`), so memory stays bounded by one batch. The
+table's Lance file format is read when it opens (`lance_format`): one in a draft format that
+the installed Lance cannot decode is refused in one line before any row is read.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 
 from memory_core.adapters.base import timestamp
+from memory_core.adapters.lance_format import TableFormat, table_format, unreadable
 from memory_core.canonical import iso
 from memory_core.errors import ExportFormatError
 from memory_core.exchange.readers.base import loads
@@ -41,6 +44,7 @@ class LanceTable:
     name: str
     schema: pa.Schema
     handle: Any
+    format: TableFormat | None = None
 
     @property
     def label(self) -> str:
@@ -69,13 +73,15 @@ def peek_schema(path: Path, table: str) -> pa.Schema | None:
         folder, name = locate(path, None, table)
         if not (folder / f"{name}.lance" / "_versions").is_dir():
             return None
-        return open_table(path, None, table, "sniff").schema
+        return open_table(path, None, table, "sniff", check_format=False).schema
     except Exception:  # noqa: BLE001 - sniffing must not fail on foreign folders
         return None
 
 
-def open_table(path: Path, table: str | None, default: str, fmt: str) -> LanceTable:
-    """Open a source table read-only; `ExportFormatError` says what is wrong with PATH."""
+def open_table(path: Path, table: str | None, default: str, fmt: str, *,
+               check_format: bool = True) -> LanceTable:
+    """Open a source table read-only; `ExportFormatError` says what is wrong with PATH,
+    including (unless not `check_format`: sniffing) a file format Lance cannot read here."""
     if not path.exists():
         raise ExportFormatError(f"there is no LanceDB database at {path}")
     if not path.is_dir():
@@ -93,9 +99,18 @@ def open_table(path: Path, table: str | None, default: str, fmt: str) -> LanceTa
     try:
         handle = lancedb.connect(str(folder)).open_table(name)
         schema = handle.schema
+        layout = table_format(handle.to_lance())
     except (ValueError, RuntimeError, OSError) as exc:
         raise ExportFormatError(f"{folder}: cannot open LanceDB table {name!r}: {exc}") from exc
-    return LanceTable(folder, name, schema, handle)
+    source = LanceTable(folder, name, schema, handle, layout)
+    if check_format and layout.draft:
+        # A draft format fails only when a page is decoded: read one row of every column
+        # now, so the refusal comes before the import stages anything.
+        try:
+            handle.search().limit(1).to_arrow()
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise unreadable(str(folder / f"{name}.lance"), layout) from exc
+    return source
 
 
 def is_text(kind: pa.DataType) -> bool:
@@ -231,7 +246,10 @@ def iter_rows(source: LanceTable, columns: Sequence[str], limit: int | None
                 yield number, row
                 if limit is not None and number >= limit:
                     return
-    except (RuntimeError, OSError) as exc:
+    except (ValueError, RuntimeError, OSError) as exc:
+        if source.format is not None and source.format.draft:
+            raise unreadable(str(source.folder / f"{source.name}.lance"), source.format) \
+                from exc
         raise ExportFormatError(f"{source.label}: reading row {number + 1} failed: {exc}") \
             from exc
 
