@@ -3,8 +3,10 @@
 Targets (issue: curation) on a 2-core machine in a 100,000-memory store: archive of 10,000
 memories selected by a filter <= 5 s, the undo of that archive <= 5 s, 100 merges of two
 memories each <= 5 s in all (as one batch, `merge_many`, as the near-duplicates queue
-merges; ten single merges after it give the latency of one), and the purge of one memory <=
-30 s, compaction and the removal of older versions included. The store is the search
+merges; ten single merges after it give the latency of one), the purge of one memory <=
+30 s, compaction and the removal of older versions included, and purges of 1, 100 and 4,000
+memories whose "files on disk" check takes at most 2x their compaction (`curate_purge`).
+The store is the search
 benchmark's (demo texts recombined, clustered random unit vectors, about one edge per ten
 memories, written as Arrow batches, nothing embedded), indexed as `memlens index` leaves it;
 the memories each step acts on are marked by a project of their own, so a filter selects
@@ -14,12 +16,20 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from memory_core.bench.curate_purge import (
+    FILES_RATIO_TARGET,
+    PURGE_PREFIX,
+    PURGE_SIZES,
+    PurgeTiming,
+    check_purge_sizes,
+    purge_roles,
+    run_purges,
+)
 from memory_core.bench.targets import target_figures, target_line
 from memory_core.config import Settings
 from memory_core.embedding import Embedder, load_embedder
@@ -32,7 +42,7 @@ UNDO_TARGET_S = 5.0
 MERGE_TARGET_S = 5.0
 PURGE_TARGET_S = 30.0
 #: Projects marking the memories each step acts on (the demo corpus has none of these).
-ARCHIVE_PROJECT, MERGE_PROJECT, PURGE_PROJECT = "bench-archive", "bench-merge", "bench-purge"
+ARCHIVE_PROJECT, MERGE_PROJECT, PURGE_PROJECT = "bench-archive", "bench-merge", PURGE_PREFIX
 #: Merges run one by one after the batch, for the latency of a single merge.
 SINGLE_MERGES = 10
 
@@ -56,14 +66,16 @@ class CurateBench:
     merge_s: float
     merge_p50_ms: float
     merge_max_ms: float
-    #: `delete(..., purge=True)` as a caller sees it: purge, compaction, verification.
+    #: The smallest purge (`purges[0]`, one memory by default) as a caller sees it.
     purge_s: float
     #: The part of it in `store.drop_old_versions` (full-text index rebuilt, the three
     #: tables compacted, older versions removed from disk).
     compaction_s: float
-    #: A second `verify_deleted` of the purged memory, timed alone.
+    #: The part of it in its `verify_deleted`.
     verify_s: float
     purge_verified: bool
+    #: Every timed purge, smallest first.
+    purges: tuple[PurgeTiming, ...] = ()
 
     @property
     def purge_without_verify_s(self) -> float:
@@ -75,12 +87,14 @@ class CurateBench:
                 "undo": self.undo_s / UNDO_TARGET_S,
                 "merge": self.merge_s / MERGE_TARGET_S,
                 "purge": self.purge_s / PURGE_TARGET_S,
-                "purge_without_verify": self.purge_without_verify_s / PURGE_TARGET_S}
+                "purge_without_verify": self.purge_without_verify_s / PURGE_TARGET_S,
+                **{f"purge_{p.memories}_files": p.files_ratio for p in self.purges}}
 
     def to_dict(self) -> dict[str, Any]:
         """Every figure, its ratio to the target and whether it meets it, as plain data."""
         ratios = self.ratios()
         return {**asdict(self), "purge_without_verify_s": self.purge_without_verify_s,
+                "files_ratio_target": FILES_RATIO_TARGET,
                 **target_figures({"archive": ARCHIVE_TARGET_S, "undo": UNDO_TARGET_S,
                                   "merge": MERGE_TARGET_S, "purge": PURGE_TARGET_S}, ratios)}
 
@@ -101,14 +115,15 @@ class CurateBench:
                  "  (one batch)"),
             f"{'  a single merge':<30}p50 {self.merge_p50_ms:.0f} ms, max "
             f"{self.merge_max_ms:.0f} ms ({SINGLE_MERGES} merges one by one)",
-            line("purge of 1 memory", self.purge_s, "purge", PURGE_TARGET_S,
+            line(f"purge of {self.purges[0].memories if self.purges else 1} memory",
+                 self.purge_s, "purge", PURGE_TARGET_S,
                  f"  verified: {'yes' if self.purge_verified else 'NO'}"),
             f"{'  of which compaction':<30}{self.compaction_s:7.2f} s  (full-text index "
             f"rebuilt, tables compacted, older versions removed)",
-            f"{'  of which verification':<30}{self.verify_s:7.2f} s  (verify_deleted timed "
-            f"again alone)",
+            f"{'  of which verification':<30}{self.verify_s:7.2f} s  (verify_deleted)",
             line("purge without verification", self.purge_without_verify_s,
                  "purge_without_verify", PURGE_TARGET_S),
+            *(text for purge in self.purges for text in purge.lines()),
         ]
 
 
@@ -130,11 +145,12 @@ def _marked(table: Any, start: int, roles: dict[int, str]) -> Any:
 
 
 def build_store(store: MemoryStore, memories: int, *, archive: int, pairs: int,
-                seed: int = 0, progress: Progress | None = None) -> int:
+                purges: tuple[int, ...] = PURGE_SIZES, seed: int = 0,
+                progress: Progress | None = None) -> int:
     """Write the search benchmark's synthetic memories (and about one edge per ten) with
     `archive` of them in `ARCHIVE_PROJECT`, `2 * (pairs + SINGLE_MERGES)` in `MERGE_PROJECT`
-    and one in
-    `PURGE_PROJECT`, all active; returns the edges written."""
+    and, for each size of `purges`, that many in `purge_project(size)`, all active; returns
+    the edges written."""
     import numpy as np
 
     from memory_core.bench.search import synthetic_batches, synthetic_edges
@@ -143,7 +159,7 @@ def build_store(store: MemoryStore, memories: int, *, archive: int, pairs: int,
     roles = {int(i): ARCHIVE_PROJECT for i in order[:archive]}
     merged = 2 * (pairs + SINGLE_MERGES)
     roles |= {int(i): MERGE_PROJECT for i in order[archive:archive + merged]}
-    roles[int(order[archive + merged])] = PURGE_PROJECT
+    roles |= purge_roles(iter(int(i) for i in order[archive + merged:]), purges)
     ids: list[str] = []
     topics: list[int] = []
     for table, batch_topics in synthetic_batches(store, memories, seed=seed):
@@ -156,38 +172,20 @@ def build_store(store: MemoryStore, memories: int, *, archive: int, pairs: int,
     return store.add_edges(edges, check_endpoints=False, reason="bench curate")
 
 
-@contextmanager
-def _time_calls(obj: Any, method: str, into: list[float]) -> Iterator[None]:
-    """Time each call of `obj.method` into `into` while the block runs (this instance only)."""
-    original = getattr(obj, method)
-
-    def timed(*args: Any, **kwargs: Any) -> Any:
-        start = time.perf_counter()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            into.append(time.perf_counter() - start)
-
-    setattr(obj, method, timed)
-    try:
-        yield
-    finally:
-        delattr(obj, method)  # the class's method again
-
-
 def _timed(fn: Callable[[], T]) -> tuple[float, T]:
     start = time.perf_counter()
     out = fn()
     return time.perf_counter() - start, out
 
 
-def time_curation(store: MemoryStore, pairs: int) -> dict[str, Any]:
+def time_curation(store: MemoryStore, pairs: int,
+                  purges: tuple[int, ...] = PURGE_SIZES) -> dict[str, Any]:
     """Archive `ARCHIVE_PROJECT` by filter, undo it, merge the `MERGE_PROJECT` memories two
-    by two, purge the `PURGE_PROJECT` memory and verify it again alone; the timings."""
+    by two and run the purges of `purges` (`curate_purge`); the timings."""
     import numpy as np
     from tqdm import tqdm
 
-    from memory_core.curation import archive, delete, merge, merge_many, undo, verify_deleted
+    from memory_core.curation import archive, merge, merge_many, undo
 
     archive_s, archived = _timed(lambda: archive(store, Filter(project=ARCHIVE_PROJECT),
                                                  reason="bench curate"))
@@ -205,38 +203,36 @@ def time_curation(store: MemoryStore, pairs: int) -> dict[str, Any]:
         start = time.perf_counter()
         merge(store, [a, b], a)
         merges.append(time.perf_counter() - start)
-    (target,) = store.get_many(sorted(store.ids(Filter(project=PURGE_PROJECT))),
-                               with_vectors=True).values()
-    compaction: list[float] = []
-    with _time_calls(store.changes, "drop_old_versions", compaction):
-        purge_s, purged = _timed(lambda: delete(store, [target.id], purge=True,
-                                                reason="bench curate"))
-    verify_s, _ = _timed(lambda: verify_deleted(store, target.id, known=[target]))
+    timed = run_purges(store, purges)
     ms = np.asarray(merges) * 1000.0
     return {"archived": archived.count, "archive_s": archive_s, "restored": restored.count,
             "undo_s": undo_s, "pairs": len(groups), "merge_s": merge_s,
             "merge_p50_ms": float(np.percentile(ms, 50)), "merge_max_ms": float(ms.max()),
-            "purge_s": purge_s, "compaction_s": sum(compaction), "verify_s": verify_s,
-            "purge_verified": bool(purged.verification.passed)}
+            "purge_s": timed[0].purge_s, "compaction_s": timed[0].compaction_s,
+            "verify_s": timed[0].verify_s, "purge_verified": all(p.verified for p in timed),
+            "purges": timed}
 
 
-def check_sizes(memories: int, archive: int, pairs: int) -> None:
+def check_sizes(memories: int, archive: int, pairs: int,
+                purges: tuple[int, ...] = PURGE_SIZES) -> None:
     """`ValueError` unless the store has room for the archived, merged and purged memories."""
     if archive < 1 or pairs < 1:
         raise ValueError("--archive and --pairs must be at least 1")
-    needed = archive + 2 * (pairs + SINGLE_MERGES) + 1
+    check_purge_sizes(purges)
+    needed = archive + 2 * (pairs + SINGLE_MERGES) + sum(purges)
     if needed > memories:
         raise ValueError(f"--memories must be at least --archive + 2 * (--pairs + "
-                         f"{SINGLE_MERGES}) + 1 ({needed})")
+                         f"{SINGLE_MERGES}) + the --purges sizes ({needed})")
 
 
 def run_curate_bench(memories: int = 100_000, *, archive: int = 10_000, pairs: int = 100,
-                     embedder: Embedder | None = None, settings: Settings | None = None,
+                     purges: tuple[int, ...] = PURGE_SIZES, embedder: Embedder | None = None,
+                     settings: Settings | None = None,
                      folder: Path | None = None) -> CurateBench:
     """Build and index the synthetic store (in `folder`, kept, or a temporary folder) and time
     the curation steps. `embedder` (default: the configured model) embeds what the purge's
     verification searches for; the store's own vectors are synthetic."""
-    check_sizes(memories, archive, pairs)
+    check_sizes(memories, archive, pairs, purges)
     from tqdm import tqdm
 
     from memory_core.store.indexes import ensure_indexes, index_steps
@@ -254,11 +250,11 @@ def run_curate_bench(memories: int = 100_000, *, archive: int = 10_000, pairs: i
         with tqdm(total=memories, desc="writing", unit="memory", disable=None,
                   leave=False) as bar:
             edges = build_store(store, memories, archive=archive, pairs=pairs,
-                                progress=bar.update)
+                                purges=purges, progress=bar.update)
         write_s = time.perf_counter() - start
         with tqdm(total=index_steps(), desc="indexing", unit="step", disable=None,
                   leave=False) as bar:
             index_s = ensure_indexes(store, progress=bar.update).total_seconds
-        figures = time_curation(store, pairs)
+        figures = time_curation(store, pairs, purges)
     return CurateBench(memories=memories, edges=edges, write_s=write_s, index_s=index_s,
                        **figures)

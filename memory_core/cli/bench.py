@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from memory_core.cli.options import echo, emit_json, json_option
+from memory_core.untrusted import shown
 
 PASS_FAIL = {True: "PASS", False: "FAIL"}
 
@@ -121,16 +122,24 @@ def exchange_bench(n: int, as_json: bool) -> None:
               help="Memories the timed archive selects by a filter (then undone).")
 @click.option("--pairs", default=100, show_default=True, type=click.IntRange(min=1),
               help="Merges of two memories each, timed in all and one by one.")
+@click.option("--purges", default="1,100,4000", show_default=True, metavar="N,N,...",
+              help="Memories in each timed purge (its files check vs its compaction).")
 @json_option("Print every figure, its target and its ratio as JSON.")
-def curate_bench(memories: int, archive: int, pairs: int, as_json: bool) -> None:
-    """Archive by filter, its undo, N merges and a purge (compaction included) vs targets."""
+def curate_bench(memories: int, archive: int, pairs: int, purges: str, as_json: bool) -> None:
+    """Archive by filter, its undo, N merges and purges (compaction and verification
+    included) vs targets."""
     from memory_core.bench.curate import check_sizes, run_curate_bench
 
+    parts = [part.strip() for part in purges.split(",") if part.strip()]
+    if not all(part.isdigit() for part in parts):
+        raise click.BadParameter(f"--purges is counts separated by commas (1,100,4000), got "
+                                 f"{shown(purges)}")
+    sizes = tuple(int(part) for part in parts)
     try:
-        check_sizes(memories, archive, pairs)
+        check_sizes(memories, archive, pairs, sizes)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
-    result = run_curate_bench(memories, archive=archive, pairs=pairs)
+    result = run_curate_bench(memories, archive=archive, pairs=pairs, purges=sizes)
     _report(result, as_json)
 
 
