@@ -10,7 +10,6 @@ row fail on their own, the embedder is taken to be down: the remaining texts are
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -20,8 +19,6 @@ from memory_core.errors import EmbedderUnavailableError
 
 if TYPE_CHECKING:
     import numpy as np
-
-log = logging.getLogger(__name__)
 
 #: Texts in a row that fail alone before the embedder is taken to be down.
 DOWN_AFTER = 8
@@ -44,7 +41,8 @@ def embed_tolerant(embedder: Embedder, texts: Sequence[str], state: Tolerant | N
                    batch_size: int = 32, progress: Progress | None = None
                    ) -> list[np.ndarray | None]:
     """The vector of each of `texts`, None for those the embedder failed on (or did not try,
-    once `state.down`); `state` records the first error and how many failed."""
+    once `state.down`); `state` records the first error and how many failed (the caller
+    logs it)."""
     state = state if state is not None else Tolerant()
     out: list[np.ndarray | None] = [None] * len(texts)
 
@@ -57,9 +55,7 @@ def embed_tolerant(embedder: Embedder, texts: Sequence[str], state: Tolerant | N
         try:
             vectors = embedder.embed_batch(texts[start:stop])
         except EmbedderUnavailableError as exc:
-            if state.error is None:
-                log.warning("embedding failed, leaving the texts it fails on pending: %s", exc)
-                state.error = str(exc)
+            state.error = state.error or str(exc)
             if stop - start > 1:
                 middle = (start + stop) // 2
                 attempt(start, middle)

@@ -103,7 +103,11 @@ def _with_vectors(batch: pa.RecordBatch, store: MemoryStore, written: _Written,
     if not len(todo):
         return batch
     texts = [batch.column("content")[int(i)].as_py() for i in todo]
+    first = written.embedding.error is None
     got = embed_tolerant(store.embedder, texts, written.embedding, progress=progress)
+    if first and written.embedding.error is not None:
+        log.warning("embedding unavailable, importing the memories it fails on as pending: %s",
+                    written.embedding.error)
     done_rows = [int(i) for i, vector in zip(todo, got, strict=True) if vector is not None]
     written.pending += len(todo) - len(done_rows)
     if not done_rows:

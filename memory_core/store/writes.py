@@ -64,7 +64,7 @@ class MemoryWrites:
         vectors = embed_tolerant(self._store.embedder, [memories[i].content for i in todo],
                                  state, progress=progress)
         if state.error is not None:
-            log.warning("embedding failed, writing %d memories as pending: %s",
+            log.warning("embedding unavailable, writing %d memories as pending: %s",
                         state.failed, state.error)
         out = list(memories)
         for i, vector in zip(todo, vectors, strict=True):
