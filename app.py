@@ -23,7 +23,7 @@ from app_pages.widgets.state import (
     launch_settings,
     show_error,
 )
-from memory_core import MemlensError, visible
+from memory_core import MemlensError, store_damage, visible
 
 #: A file, not an emoji: Streamlit draws an emoji favicon as text in the visitor's fonts, which
 #: without an emoji font is a box.
@@ -59,6 +59,8 @@ def sidebar() -> None:
         except MemlensError as exc:
             show_error(exc)
             st.stop()
+        except (OSError, RuntimeError, ValueError) as exc:  # a damaged file, read mid-way
+            show_damage(exc)
         if st.session_state["tenant"] not in tenants:
             tenants = [st.session_state["tenant"], *tenants]
         st.selectbox("Tenant", tenants, key="tenant", format_func=visible)
@@ -67,10 +69,24 @@ def sidebar() -> None:
         st.caption(f"model {code(store.model_id)} · version {store.version}")
 
 
+def show_damage(exc: BaseException) -> None:
+    """A store file Lance cannot read, as the one line every command prints (`memlens
+    check`), and the page stops; any other error is a bug and is raised (Streamlit shows
+    no details of it: `client.showErrorDetails` in .streamlit/config.toml)."""
+    damage = store_damage(exc)
+    if damage is None:
+        raise exc
+    show_error(damage)
+    st.stop()
+
+
 pages = [st.Page(spec.script, title=spec.title, icon=spec.icon, url_path=spec.url_path,
                  default=spec.default) for spec in PAGES]
 navigation = st.navigation(pages)
 # the browser tab names the open page ("Search · memlens") beside memlens' own icon
 st.set_page_config(page_title=TAB_TITLES[navigation.title])
 sidebar()
-navigation.run()
+try:
+    navigation.run()
+except (OSError, RuntimeError, ValueError) as exc:
+    show_damage(exc)

@@ -97,6 +97,7 @@ if TYPE_CHECKING:
     from memory_core.errors import QuerySetError as QuerySetError
     from memory_core.errors import ReadOnlyError as ReadOnlyError
     from memory_core.errors import SchemaVersionError as SchemaVersionError
+    from memory_core.errors import StoreDamagedError as StoreDamagedError
     from memory_core.errors import StoreLocationError as StoreLocationError
     from memory_core.errors import StoreNotAllowedError as StoreNotAllowedError
     from memory_core.errors import StoreNotFoundError as StoreNotFoundError
@@ -140,6 +141,9 @@ if TYPE_CHECKING:
     from memory_core.exchange.readers.memlens import read_export as read_export
     from memory_core.filters import Filter as Filter
     from memory_core.frames import memories_to_frame as memories_to_frame
+    from memory_core.integrity import CheckReport as CheckReport
+    from memory_core.integrity import check_store as check_store
+    from memory_core.integrity import store_damage as store_damage
     from memory_core.preload import wait_for_preload as wait_for_preload
     from memory_core.projection import Clusters as Clusters
     from memory_core.projection import MapParams as MapParams
@@ -251,8 +255,8 @@ _BY_MODULE: dict[str, str] = {
         "MemlensError MemoryNotFoundError MigrationError ModelMismatchError "
         "ObjectStorageAuthError ObjectStorageConfigError ObjectStorageError "
         "ObjectStorageUnreachableError QuerySetError ReadOnlyError SchemaVersionError "
-        "StoreLocationError StoreNotAllowedError StoreNotFoundError TenantNotFoundError "
-        "UnknownFormatError VersionGoneError"
+        "StoreDamagedError StoreLocationError StoreNotAllowedError StoreNotFoundError "
+        "TenantNotFoundError UnknownFormatError VersionGoneError"
     ),
     "memory_core.evaluation": (
         "check_reachable compare_configs compare_results Comparison default_space EvalResult "
@@ -269,6 +273,7 @@ _BY_MODULE: dict[str, str] = {
     "memory_core.exchange.readers": "ExportReader register_reader",
     "memory_core.exchange.readers.memlens": "read_export",
     "memory_core.filters": "Filter",
+    "memory_core.integrity": "check_store CheckReport store_damage",
     "memory_core.frames": "memories_to_frame",
     "memory_core.preload": "wait_for_preload",
     "memory_core.projection": (

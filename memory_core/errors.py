@@ -32,6 +32,16 @@ class StoreNotFoundError(MemlensError):
     """There is no memlens store at the given location."""
 
 
+class StoreDamagedError(MemlensError):
+    """A file of one of the store's tables is missing, truncated or unreadable (Lance could
+    not read it); `memlens check` lists every such problem and `--repair` fixes them."""
+
+    def __init__(self, message: str, *, table: str = "", file: str = "") -> None:
+        super().__init__(message)
+        self.table = table
+        self.file = file
+
+
 class StoreNotAllowedError(MemlensError):
     """The web app may not open this store: it is neither MEMLENS_STORE nor listed in
     MEMLENS_STORES."""

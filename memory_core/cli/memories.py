@@ -85,8 +85,17 @@ def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: boo
     """Start the memlens web app (Streamlit) on this machine only (--host to share it),
     seeding an empty store with the demo first (unless --read-only: then the app has no
     write control at all)."""
-    store = open_store(ctx)
-    if not no_seed and store.count() == 0:
+    from memory_core.errors import StoreDamagedError
+
+    try:
+        store: MemoryStore | None = open_store(ctx)
+    except StoreDamagedError as exc:  # the app starts and shows the same line on its pages
+        echo(f"warning: {exc}", err=True)
+        store = None
+    settings = settings_of(ctx)
+    uri, tenant = (store.uri, store.tenant) if store else (settings.store_uri, settings.tenant)
+    read_only = store.read_only if store else settings.read_only
+    if store is not None and not no_seed and store.count() == 0:
         if store.read_only:
             echo(f"note: {store.uri} holds no memories and is read-only, so it is not "
                  f"seeded", err=True)
@@ -102,7 +111,7 @@ def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: boo
         # change every memory of the allowed stores
         echo(f"warning: memlens listens on {host}, so anyone who can reach this "
                    f"machine on port {port} can use the app and "
-                   f"{'read' if store.read_only else 'read and change'} the store; there is "
+                   f"{'read' if read_only else 'read and change'} the store; there is "
                    f"no login. Set MEMLENS_READ_ONLY=1 or put it behind an authenticating "
                    f"proxy.", err=True)
     # the checkout's settings first: the address, port and headless mode here win over them
@@ -110,9 +119,9 @@ def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: boo
                 "--server.address", host, "--server.port", str(port),
                 "--server.headless", str(headless).lower(),
                 "--browser.gatherUsageStats", "false"]
-    app_args = ["--", "--store", store.uri, "--tenant", store.tenant]
+    app_args = ["--", "--store", uri, "--tenant", tenant]
     env = dict(os.environ)
-    if store.read_only:  # the app reads MEMLENS_READ_ONLY wherever it builds Settings
+    if read_only:  # the app reads MEMLENS_READ_ONLY wherever it builds Settings
         app_args.append("--read-only")
         env["MEMLENS_READ_ONLY"] = "1"
     shown_host = f"[{host}]" if ":" in host else host

@@ -21,6 +21,7 @@ import click
 from memory_core.config import Settings
 from memory_core.errors import InvalidConfigError, MemlensError
 from memory_core.filters import Filter
+from memory_core.integrity.damage import store_damage
 from memory_core.records import Memory
 from memory_core.retrieval.config import DEFAULT_PRESET, PRESETS, RankingConfig, preset
 from memory_core.store import MemoryStore
@@ -293,11 +294,12 @@ def one_line_errors() -> Iterator[None]:
         echo(one_line(f"Error: {exc.format_message()}{hint}"), err=True)
         sys.exit(1)
     except (MemlensError, OSError) as exc:  # OSError: a path that is missing, too long, ...
-        mapped = None if isinstance(exc, MemlensError) else object_storage_error(exc)
+        mapped = (None if isinstance(exc, MemlensError)
+                  else object_storage_error(exc) or store_damage(exc))
         echo(one_line(f"Error: {mapped or exc}"), err=True)
         sys.exit(1)
-    except (RuntimeError, ValueError) as exc:  # LanceDB's, when object storage fails mid-way
-        mapped = object_storage_error(exc)
+    except (RuntimeError, ValueError) as exc:  # LanceDB's: object storage, a damaged file
+        mapped = object_storage_error(exc) or store_damage(exc)
         if mapped is None:
             raise
         echo(one_line(f"Error: {mapped}"), err=True)

@@ -149,11 +149,35 @@ def engine_candidates(store: MemoryStore, query: str, flt: Filter, config: Ranki
             rankings["vector"] = outcome.ranking
         elif not config.use_bm25:  # fall back to BM25 (seed 003 ADR-009)
             bm25 = _start_bm25(store, query, predicate, m)
-    if isinstance(bm25, Future):
-        rankings["bm25"] = tuple(bm25.result())
-    elif bm25 is not None:
-        reasons.append(bm25)
+    ranked = _bm25_ranking(bm25) if isinstance(bm25, Future) else bm25
+    if isinstance(ranked, tuple):
+        rankings["bm25"] = ranked
+    elif ranked is not None:
+        reasons.append(ranked)
+        if ranked != BM25_OFF and not config.use_vector:  # the other engine takes over
+            outcome = _vector_engine(store, query, flt, predicate, m)
+            reasons.extend(outcome.reasons)
+            if outcome.ranking is not None:
+                rankings["vector"] = outcome.ranking
     return Candidates(rankings, reasons=tuple(reasons), query_vector=vector)
+
+
+def _bm25_ranking(job: Future[list[Candidate]]) -> tuple[Candidate, ...] | str:
+    """BM25's ranking, or why it is off: a full-text index whose files are missing or
+    unreadable degrades search as a missing model does (`memlens check --repair` rebuilds
+    it); any other damage is the store's and raises."""
+    from memory_core.integrity.damage import store_damage
+
+    try:
+        return tuple(job.result())
+    except (OSError, ValueError, RuntimeError) as exc:
+        damage = store_damage(exc)
+        if damage is None:
+            raise
+        if not damage.file.startswith("_indices/"):
+            raise damage from exc
+        return (f"BM25 is off: the full-text index is damaged ({damage.file.split('/')[1]} "
+                f"does not read); run `memlens check --repair` to rebuild it")
 
 
 def context_candidates(store: MemoryStore, found: Candidates, flt: Filter,

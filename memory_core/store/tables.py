@@ -222,16 +222,22 @@ def open_tables(
     """Open the store at `uri`, creating missing tables when `create` is true.
 
     `storage_options` go to LanceDB (`object_storage.storage_options` makes them); a store on
-    object storage that cannot be reached raises an `ObjectStorageError` saying what to fix.
+    object storage that cannot be reached raises an `ObjectStorageError` saying what to fix,
+    and a table whose files Lance cannot read a `StoreDamagedError` (`memlens check`).
     """
+    from memory_core.integrity.damage import remember_store, store_damage
+
     _check_location(uri, create=create)
     try:
-        return _open_tables(uri, model_id=model_id, dimension=dimension, create=create,
-                            check_vectors=check_vectors, storage_options=storage_options)
+        tables = _open_tables(uri, model_id=model_id, dimension=dimension, create=create,
+                              check_vectors=check_vectors, storage_options=storage_options)
+        remember_store(uri, storage_options)  # to name the table of a damaged file met later
+        return tables
     except MemlensError:
         raise
     except (OSError, ValueError, RuntimeError) as exc:
-        mapped = object_storage_error(exc, uri) if is_remote(uri) else None
+        mapped: MemlensError | None = (object_storage_error(exc, uri) if is_remote(uri)
+                                       else None) or store_damage(exc, uri, storage_options)
         if mapped is None:
             raise
         raise mapped from exc

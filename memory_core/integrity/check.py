@@ -1,0 +1,90 @@
+"""`check_store`: every table of a store scanned (scan.py), the memories' rows checked
+(rows.py) and the audit held against the tables' versions (audit_versions.py).
+
+It reads the files with Lance directly and opens no `MemoryStore`: a damaged store cannot be
+opened, and checking must not write (no recovery, no index built, no table created).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memory_core.integrity.audit_versions import audit_entries, lost_problems, lost_writes
+from memory_core.integrity.findings import CheckReport, Problem, TableCheck
+from memory_core.integrity.rows import DEFAULT_SAMPLE, row_problems
+from memory_core.integrity.scan import LANCE_ERRORS, open_version, scan_table, short
+from memory_core.integrity.versions import local_path, table_uri
+from memory_core.schema import AUDIT, EDGES, EVENTS, MEMORIES
+
+if TYPE_CHECKING:
+    from memory_core.embedding import Embedder
+
+#: The tables of a store, in the order they are checked and reported.
+TABLES = (MEMORIES, EDGES, AUDIT, EVENTS)
+
+
+def present_tables(uri: str, storage_options: dict[str, str] | None = None) -> list[str]:
+    """The store's tables that exist (events is absent from a schema v1 store)."""
+    out = []
+    for name in TABLES:
+        path = local_path(table_uri(uri, name))
+        if path is not None:
+            if path.is_dir():
+                out.append(name)
+            continue
+        try:
+            open_version(table_uri(uri, name), None, storage_options)
+        except LANCE_ERRORS as exc:
+            if "not found" not in str(exc).lower() and "does not exist" not in str(exc):
+                out.append(name)  # there, but damaged: the scan says how
+        else:
+            out.append(name)
+    return out
+
+
+def _model_of(ds: object) -> str:
+    from memory_core.store.tables import vector_model_of
+
+    try:
+        return vector_model_of(ds.schema)[0]  # type: ignore[attr-defined]
+    except (KeyError, ValueError):
+        return "unknown"
+
+
+def check_store(uri: str, *, embedder: Embedder | None = None,
+                storage_options: dict[str, str] | None = None,
+                sample: int = DEFAULT_SAMPLE, seed: int = 0) -> CheckReport:
+    """Check the store at `uri`: each table's latest version (manifest, data files,
+    indexes), the newest version of each that reads whole, the memories' content against
+    its hash and vectors against a re-embedded sample, the audit against the versions."""
+    names = present_tables(uri, storage_options)
+    problems: list[Problem] = []
+    if MEMORIES not in names:
+        problems.append(Problem(MEMORIES, "", f"there is no memories table at {uri}: not a "
+                                              f"memlens store"))
+    tables = [scan_table(uri, name, table_uri(uri, name), storage_options) for name in names]
+    by_name = {t.name: t for t in tables}
+    notes: list[str] = []
+    memories = by_name.get(MEMORIES)
+    if memories is not None and memories.good_version is not None:
+        ds = open_version(table_uri(uri, MEMORIES), memories.good_version, storage_options)
+        try:
+            found, notes = row_problems(ds, embedder=embedder, model_id=_model_of(ds),
+                                        sample=sample, seed=seed)
+        except LANCE_ERRORS as exc:
+            found = [Problem(MEMORIES, "", f"the rows cannot be read: {short(exc)}")]
+        by_name[MEMORIES] = _with(memories, found)
+    audit = by_name.get(AUDIT)
+    if audit is not None and audit.good_version is not None:
+        entries = audit_entries(open_version(table_uri(uri, AUDIT), audit.good_version,
+                                             storage_options))
+        newest = {t.name: t.latest for t in tables if t.latest is not None}
+        problems.extend(lost_problems(lost_writes(entries, newest)))  # type: ignore[arg-type]
+    return CheckReport(uri, tuple(by_name[t.name] for t in tables), tuple(problems),
+                       tuple(notes))
+
+
+def _with(table: TableCheck, problems: list[Problem]) -> TableCheck:
+    from dataclasses import replace
+
+    return replace(table, problems=table.problems + tuple(problems))

@@ -1,0 +1,105 @@
+"""Lance's errors on a damaged store turned into one `StoreDamagedError` line.
+
+Lance reports a missing or broken file as a `RuntimeError`, `OSError` or `ValueError`
+(`lance error: Not found: .../memories.lance/data/<file>.lance`, `LanceError(IO): file size
+is too small`, `Unsupported bits_per_offset=0`), from deep in a query. `store_damage` says
+whether an error is one of those and, if so, which table and file: the path the error names,
+or else the first problem a scan of the store finds (the stores this process opened are
+remembered for that: an error raised mid-query does not say which store it came from).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import threading
+from typing import TYPE_CHECKING
+
+from memory_core.errors import MemlensError, StoreDamagedError
+
+if TYPE_CHECKING:
+    from memory_core.integrity.findings import Problem
+
+#: Words of Lance's messages about files it cannot read (lower case).
+DAMAGE_WORDS = ("lanceerror(io)", "lance error: not found", "not found: ", "file size is too small",
+                "corrupt file", "magic number", "failed to fill whole buffer",
+                "does not appear to be a lance file", "bits_per_offset", "invalid user input",
+                "external error", "lance error")
+_PATH = re.compile(r"(?P<table>[A-Za-z0-9_-]+)\.lance/(?P<file>[^\s,'\"]+)")
+_OPENED: dict[str, dict[str, str] | None] = {}
+_OPENED_GUARD = threading.Lock()
+
+
+def remember_store(uri: str, storage_options: dict[str, str] | None = None) -> None:
+    """Note that this process opened the store at `uri`, for `store_damage` to scan."""
+    with _OPENED_GUARD:
+        _OPENED[uri] = storage_options
+
+
+def _from_lance(exc: BaseException) -> bool:
+    """Whether `exc` (or what it wraps) reads like Lance failing on a file."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        text = str(seen).lower()
+        if any(word in text for word in DAMAGE_WORDS):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _fix(uri: str | None) -> str:
+    where = f" --store {shlex.quote(uri)}" if uri else ""
+    return f"run `memlens check{where}` to see every problem (`--repair` fixes them)"
+
+
+def damaged(table: str, problem: str, uri: str | None, file: str = "") -> StoreDamagedError:
+    """The error naming `table`, what is wrong with it and the command that says more."""
+    return StoreDamagedError(f"the store's {table} table is damaged ({problem}); {_fix(uri)}",
+                             table=table, file=file)
+
+
+def _cut(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _scanned(uri: str, storage_options: dict[str, str] | None) -> Problem | None:
+    """The first file problem of the store at `uri` (a scan without the row checks)."""
+    from memory_core.integrity.check import present_tables
+    from memory_core.integrity.scan import scan_table
+    from memory_core.integrity.versions import table_uri
+
+    for name in present_tables(uri, storage_options):
+        check = scan_table(uri, name, table_uri(uri, name), storage_options)
+        if check.problems:
+            return check.problems[0]
+    return None
+
+
+def store_damage(exc: BaseException, uri: str | None = None,
+                 storage_options: dict[str, str] | None = None) -> StoreDamagedError | None:
+    """The `StoreDamagedError` to raise instead of `exc`, or None when `exc` is not Lance
+    failing on a damaged file. `uri` is the store being opened, if known."""
+    if isinstance(exc, MemlensError) or not _from_lance(exc):
+        return None
+    match = _PATH.search(str(exc))
+    if match and match["table"] in ("memories", "edges", "audit", "events"):
+        from memory_core.integrity.scan import short
+
+        file = match["file"]
+        what = "missing" if "not found" in str(exc).lower() else short(exc)
+        return damaged(match["table"], f"{_cut(file, 90)}: {_cut(what, 70)}", uri, file)
+    with _OPENED_GUARD:
+        stores = dict(_OPENED)
+    if uri is not None:
+        stores = {uri: storage_options, **stores}
+    for store_uri, options in stores.items():
+        try:
+            problem = _scanned(store_uri, options)
+        except (OSError, ValueError, RuntimeError):
+            continue
+        if problem is not None:
+            what = problem.what.split(" (read by version")[0]
+            return damaged(problem.table, f"{_cut(problem.file, 90)}: {_cut(what, 70)}",
+                           store_uri, problem.file)
+    return None

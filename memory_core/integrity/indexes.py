@@ -1,0 +1,51 @@
+"""Whether each index of a table version reads: its folder is there and Lance can load it.
+
+Lance keeps an index in `_indices/<uuid>/`; the manifest lists it even when its files are
+gone, and a query that uses it then fails. Loading its statistics reads its files; a
+full-text index is also asked one query, which reads its token and posting lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from memory_core.integrity.versions import local_path
+
+#: What a Lance read raises on a damaged file.
+LANCE_ERRORS = (OSError, ValueError, RuntimeError)
+
+
+def _probe(ds: Any, index: dict[str, Any]) -> None:
+    """Read the index: its statistics, and for a full-text index one query."""
+    ds.index_statistics(index["name"])
+    if str(index.get("type", "")).lower() in ("inverted", "fts"):
+        column = index["fields"][0]
+        ds.to_table(full_text_query={"query": "memlens", "columns": [column]},
+                    columns=[], with_row_id=True, limit=1)
+
+
+def damaged_indexes(uri: str, ds: Any) -> Iterator[tuple[str, str, str, str]]:
+    """(index name, column, file, what is wrong) for each index of `ds` that does not read."""
+    from memory_core.integrity.scan import short
+
+    folder = local_path(uri)
+    try:
+        indexes = ds.list_indices()
+    except LANCE_ERRORS as exc:
+        yield "", "", "_indices", f"the index list cannot be read: {short(exc)}"
+        return
+    for index in indexes:
+        name, uuid = str(index["name"]), str(index["uuid"])
+        column = str(index["fields"][0]) if index.get("fields") else ""
+        file = f"_indices/{uuid}"
+        kind = str(index.get("type", "index"))
+        if folder is not None and not any((folder / file).glob("*")):
+            yield name, column, file, (f"the {kind} index {name} on {column} has no files "
+                                       f"(deleted); `memlens check --repair` rebuilds it")
+            continue
+        try:
+            _probe(ds, index)
+        except LANCE_ERRORS as exc:
+            yield name, column, file, (f"the {kind} index {name} on {column} does not read: "
+                                       f"{short(exc)}; `memlens check --repair` rebuilds it")
