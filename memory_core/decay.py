@@ -18,6 +18,7 @@ from memory_core.stability import (  # noqa: F401  (defaults re-exported: one pl
     IMPORTANCE_STABILITY_FACTOR,
     STABILITY_BY_TYPE,
     default_stability,
+    usable_stability,
 )
 
 if TYPE_CHECKING:
@@ -128,6 +129,8 @@ def composite(memory: Memory, now: datetime, *, params: DecayParams | None = Non
 
     t is days since the last access, or since creation if never accessed; S is the memory's
     stability (its type/importance default when missing) times `params.stability_scale`;
+    a stored S that is not a positive number of days is replaced by that default, with a
+    warning (`usable_stability`);
     `cited_at` is the time of the memory's latest `cite` event, if any (the events table:
     `store.event_log.latest("cite")`). Constitutional memories never decay: every factor
     and the composite are 1.
@@ -135,7 +138,8 @@ def composite(memory: Memory, now: datetime, *, params: DecayParams | None = Non
     params = params or DecayParams()
     if memory.importance == "constitutional":
         return DecayFactors(1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
-    stability = memory.stability or default_stability(memory.memory_type, memory.importance)
+    stability = usable_stability(memory.stability, memory.memory_type, memory.importance,
+                                 memory_id=memory.id)
     since = memory.last_accessed_at or memory.created_at
     r = retrievability(_days(now, since), stability * params.stability_scale,
                        params.fsrs_factor)

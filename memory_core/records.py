@@ -28,7 +28,7 @@ from memory_core.schema import (
     normalise_relation,
     normalise_status,
 )
-from memory_core.stability import default_stability
+from memory_core.stability import default_stability, is_valid_stability
 from memory_core.untrusted import shown
 
 _WS = re.compile(r"\s+")
@@ -211,6 +211,10 @@ def validate_memory(memory: Memory, *, dimension: int | None = None) -> Memory:
         value = getattr(memory, name)
         if value is not None and (not isinstance(value, int | float) or math.isnan(value)):
             raise InvalidRecordError(f"{name} of memory {memory.id} must be a number")
+    if memory.stability is not None and not is_valid_stability(memory.stability):
+        raise InvalidRecordError(
+            f"stability of memory {memory.id} is {memory.stability}; it must be a positive "
+            f"number of days (leave it out for its type's default)")
     if memory.confidence is not None and not 0.0 <= memory.confidence <= 1.0:
         raise InvalidRecordError(
             f"confidence of memory {memory.id} is {memory.confidence}; it must lie in 0..1"

@@ -12,7 +12,10 @@ retrievability curve, so it lives below both.
 
 from __future__ import annotations
 
+import logging
 import math
+
+log = logging.getLogger(__name__)
 
 #: Stability S (days) of a new memory, by memory type. Unknown types use `DEFAULT_STABILITY`.
 STABILITY_BY_TYPE: dict[str, float] = {
@@ -58,3 +61,38 @@ def default_stability(memory_type: str, importance: str) -> float:
     if math.isinf(factor):
         return 1e9  # float32-safe stand-in for "never decays"
     return base * factor
+
+
+def is_valid_stability(value: object) -> bool:
+    """Whether `value` is a stability memlens writes: a finite number of days above 0.
+
+    >>> is_valid_stability(30), is_valid_stability(-5), is_valid_stability(float("nan"))
+    (True, False, False)
+    """
+    return (isinstance(value, int | float) and not isinstance(value, bool)
+            and math.isfinite(value) and value > 0)
+
+
+#: Memories whose bad stored stability was reported already (one warning each per process).
+_REPORTED: set[str] = set()
+
+
+def usable_stability(stored: float | None, memory_type: str, importance: str, *,
+                     memory_id: str = "?") -> float:
+    """The stability S a memory decays with: `stored` when valid (`is_valid_stability`),
+    else its type and importance default. A stored value that is not valid (a negative one
+    an older memlens let in) is logged once per memory, not raised: one bad row must not
+    fail the reads of the whole store.
+
+    >>> usable_stability(None, "fact", "normal"), usable_stability(12.0, "fact", "normal")
+    (90.0, 12.0)
+    """
+    if stored is not None and is_valid_stability(stored):
+        return float(stored)
+    if stored is not None and stored != 0 and memory_id not in _REPORTED:
+        _REPORTED.add(memory_id)
+        log.warning("memory %s has stability %r, not a positive number of days; decay uses "
+                    "its default (%s days) until it is fixed: `memlens edit %s --stability "
+                    "DAYS`", memory_id, stored, default_stability(memory_type, importance),
+                    memory_id)
+    return default_stability(memory_type, importance)

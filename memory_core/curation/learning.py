@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from memory_core.canonical import f32
 from memory_core.records import Memory
-from memory_core.stability import default_stability
+from memory_core.stability import usable_stability
 
 #: Confidence multiplier of each verdict (seed 003 ADR-005).
 VERDICTS: dict[str, float] = {"accepted": 1.05, "modified": 0.95, "rejected": 0.80}
@@ -51,10 +51,10 @@ def float32(value: float) -> float:
 
 
 def stability_of(memory: Memory) -> float:
-    """The memory's stability S in days: stored, or its type and importance default."""
-    if memory.stability is not None:
-        return memory.stability
-    return default_stability(memory.memory_type, memory.importance)
+    """The memory's stability S in days: stored, or its type and importance default (also
+    for a stored value that is not a positive number of days, `usable_stability`)."""
+    return usable_stability(memory.stability, memory.memory_type, memory.importance,
+                            memory_id=memory.id)
 
 
 def adjusted_confidence(confidence: float | None, factor: float) -> float:

@@ -10,6 +10,7 @@ depends on a query.
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 
     from memory_core.filters import Filter
     from memory_core.store import MemoryStore
+
+log = logging.getLogger(__name__)
 
 #: Columns read from the memories table (`confidence` orders `at_risk`).
 SCANNED = ("id", "content", "memory_type", "importance", "status", "project", "agent",
@@ -72,6 +75,21 @@ def _default_stability(memories: pl.DataFrame) -> pl.Expr:
                               return_dtype=pl.Float64)
 
 
+def _report_bad_stability(memories: pl.DataFrame) -> None:
+    """Log the memories whose stored stability is not a positive number of days (zero and
+    null mean "the default" and are not reported)."""
+    import polars as pl
+
+    column = pl.col("stability")
+    bad = memories.filter(column.is_not_null() & (column != 0)
+                          & ~((column > 0) & column.is_finite()))
+    if bad.height:
+        first = bad.row(0, named=True)
+        log.warning("%d memories have a stability that is not a positive number of days "
+                    "(e.g. %s: %r); decay uses their default until they are fixed: `memlens "
+                    "edit ID --stability DAYS`", bad.height, first["id"], first["stability"])
+
+
 def with_factors(memories: pl.DataFrame, as_of: datetime, params: DecayParams
                  ) -> pl.DataFrame:
     """`memories` (as `load_memories` reads them) with the factor columns at `as_of`:
@@ -80,7 +98,11 @@ def with_factors(memories: pl.DataFrame, as_of: datetime, params: DecayParams
     import polars as pl
 
     never = pl.col("importance") == "constitutional"
-    stored = pl.when(pl.col("stability") > 0).then(pl.col("stability"))
+    # a stored S that is not a positive number of days (NaN compares above every number in
+    # polars) decays with the default, as `usable_stability` does for one memory
+    stored = pl.when((pl.col("stability") > 0) & pl.col("stability").is_finite()).then(
+        pl.col("stability"))
+    _report_bad_stability(memories)
     since = pl.coalesce("last_accessed_at", "created_at")
     days = ((pl.lit(as_of) - since).dt.total_microseconds().cast(pl.Float64)
             / 1e6 / 86400.0).clip(lower_bound=0.0)

@@ -21,7 +21,7 @@ from memory_core.decay_analysis.frame import clock
 from memory_core.decay_analysis.model import Timeline, TimelineEvent
 from memory_core.errors import InvalidConfigError
 from memory_core.records import AuditEntry, Edge, Event, Memory
-from memory_core.stability import default_stability
+from memory_core.stability import usable_stability
 from memory_core.store import MemoryStore
 
 #: The longest horizon a curve runs past the clock (days): ten years.
@@ -159,8 +159,8 @@ def decay_curve(memory: Memory, events: tuple[TimelineEvent, ...], *, as_of: dat
     if memory.importance == "constitutional":
         r = usage = anchor = citation = np.ones(len(points))
     else:
-        stability = (memory.stability or default_stability(memory.memory_type,
-                                                           memory.importance))
+        stability = usable_stability(memory.stability, memory.memory_type,
+                                     memory.importance, memory_id=memory.id)
         r = (1.0 + params.fsrs_factor * days / (stability * params.stability_scale)) ** -0.5
         usage = np.minimum(params.usage_cap, 1.0 + params.usage_coefficient * np.log1p(count))
         anchor = np.full(len(points), params.tier_anchor.get(memory.importance, 1.0))

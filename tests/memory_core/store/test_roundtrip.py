@@ -38,6 +38,8 @@ times = st.datetimes(min_value=datetime(1000, 1, 1), max_value=datetime(9999, 12
                      timezones=st.just(UTC))
 float32s = st.floats(width=32, allow_nan=False, allow_infinity=False)
 unit32s = st.floats(min_value=0.0, max_value=1.0, width=32)
+#: a stability is a positive number of days (`is_valid_stability`)
+days32s = st.floats(min_value=0.0, exclude_min=True, width=32, allow_infinity=False)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | texts
     | st.floats(allow_nan=False, allow_infinity=False),
@@ -65,7 +67,7 @@ def memories(draw: st.DrawFn) -> Memory:
         why=draw(optional_texts), source=draw(optional_texts),
         created_at=created, updated_at=draw(times), content_hash=content_hash(content),
         importance=draw(st.sampled_from(IMPORTANCE_TIERS)),
-        stability=draw(st.none() | float32s), confidence=draw(st.none() | unit32s),
+        stability=draw(st.none() | days32s), confidence=draw(st.none() | unit32s),
         access_count=draw(st.integers(0, 2**31 - 1)), last_accessed_at=draw(st.none() | times),
         embedding_status="ok", vector=tuple(float(x) for x in np.float32(vector)),
         metadata=draw(metadata),
