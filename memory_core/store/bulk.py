@@ -11,6 +11,7 @@ it before anything is written); callers append the audit row.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ import pyarrow as pa
 from memory_core.codec import vector_field
 from memory_core.filters import sql_string
 from memory_core.schema import ROW_KEY, TABLE_OF_KIND
+from memory_core.store.rollback import remove_old_versions, why_not_ours, why_not_restorable
 
 if TYPE_CHECKING:
     from memory_core.embedding import Embedder
@@ -27,6 +29,21 @@ if TYPE_CHECKING:
 #: LanceDB's `optimize` deletes versions older than its `cleanup_older_than` (7 days by
 #: default); memlens' undo restores from version history, so this keeps them for a century.
 KEEP_VERSIONS = timedelta(days=36_500)
+
+
+@dataclass(frozen=True)
+class Restored:
+    """What `BulkTables.restore` did: the tables put back, and those it kept as they are
+    because their recorded version cannot be read any more (table name -> why)."""
+
+    restored: list[str] = field(default_factory=list)
+    kept: dict[str, str] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """One line: what was put back and what was kept, and why."""
+        parts = [f"{', '.join(self.restored) or 'no table'} restored to the versions before it"]
+        parts += [f"{name} kept at its latest version: {why}" for name, why in self.kept.items()]
+        return "; ".join(parts)
 
 
 class BulkTables:
@@ -107,19 +124,60 @@ class BulkTables:
             for name in TABLE_OF_KIND.values():
                 self._store.tables.db.drop_table(name)
 
-    def restore(self, versions: dict[str, int]) -> list[str]:
-        """Put each table named in `versions` back to that version when it moved; returns
-        the names of the tables restored. LanceDB keeps the versions in between."""
+    def restore(self, versions: dict[str, int], *, written_before: float | None = None
+                ) -> Restored:
+        """Put each table named in `versions` back to that version when it moved (LanceDB
+        keeps the versions in between).
+
+        A table whose version is gone from disk, lacks files, or (committed after
+        `written_before`, when the versions were recorded) belongs to a table made again
+        since, is kept at its latest version: restoring it would commit a version that
+        cannot be read. The result says which tables were put back and which were kept.
+        """
         self._store.check_writable("restore")
-        restored = []
+        named = self._store.tables.named()
+        out = Restored()
         for name, version in versions.items():
-            table = getattr(self._store.tables, name)
+            table = named.get(name)
+            if table is None:
+                out.kept[name] = "the table is gone"
+                continue
             table.checkout_latest()
-            if int(table.version) != version:
-                table.restore(version)
-                restored.append(name)
+            if int(table.version) == version:
+                continue
+            why = why_not_restorable(table, version, written_before=written_before)
+            if why is not None:
+                out.kept[name] = why
+                continue
+            table.restore(version)
+            out.restored.append(name)
         self._store.forget_caches()
-        return restored
+        return out
+
+    def remove_old_versions(self, versions: dict[str, int] | None = None, *,
+                            written_before: float | None = None) -> Restored:
+        """Remove every version but the latest of every table from disk (a purge's last
+        step, run by the write guard once the purge is committed); the result lists the
+        tables cleaned up as `restored`.
+
+        With `versions` (a clean-up journal's committed versions, recorded at
+        `written_before`) only those tables are, and a table whose recorded version is not
+        its own any more (dropped and made again since) is kept as it is.
+        """
+        self._store.check_writable("remove old versions")
+        out = Restored()
+        for name, table in self._store.tables.named().items():
+            if versions is not None:
+                if name not in versions:
+                    continue
+                why = why_not_ours(table, versions[name], written_before=written_before)
+                if why is not None:
+                    out.kept[name] = why
+                    continue
+            remove_old_versions(table)
+            out.restored.append(name)
+        self._store.forget_caches()
+        return out
 
     def set_vector_model(self, embedder: Embedder) -> None:
         """Replace the vector column by an empty one for `embedder`'s model and dimension

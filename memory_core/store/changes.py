@@ -9,10 +9,8 @@ as they were at an older table version: what undo puts back.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from memory_core.codec import (
@@ -157,8 +155,13 @@ def records_at(store: MemoryStore, kind: str, version: int, ids: Sequence[str]
 
 def drop_old_versions(store: MemoryStore) -> dict[str, int]:
     """Rewrite every data file holding a deleted row, rebuild the full-text index, and
-    remove every version but the latest from disk, old index files included (a purge; the
-    caller holds `store.writing`). Returns how many versions each table had before."""
+    have every version but the latest removed from disk, old index files included, once
+    the caller's write is committed (a purge; the caller holds `store.writing`). Returns how
+    many versions each table had before.
+
+    Nothing is removed inside the write: its journal may roll back to the versions before
+    it, so they stay until the write guard has committed it (`remove_old_versions_at_commit`).
+    """
     from memory_core.store.tokenisation import build_fts_index
 
     names = tuple(store.tables.named())
@@ -171,19 +174,15 @@ def drop_old_versions(store: MemoryStore) -> dict[str, int]:
         # indexes are remapped to the new files as part of it)
         table.to_lance().optimize.compact_files(materialize_deletions_threshold=0.0)
         table.checkout_latest()
-    # a fresh index holds no token of deleted rows (the old one's files go below); made
-    # even when there was none, since the next search would make one after the cleanup
-    build_fts_index(store.tables.memories, FTS_COLUMN)
+    # a fresh index holds no token of deleted rows (the old one's files go at the commit);
+    # made even when there was none, since the next search would make one after the cleanup
+    build_fts_index(store, FTS_COLUMN)
     store.fts_ready = True
     for name in names:
-        table = getattr(store.tables, name)
-        with warnings.catch_warnings():
-            # LanceDB warns that readers of older versions fail: dropping them is the point
-            warnings.simplefilter("ignore", UserWarning)
-            # optimize cleans up before it folds rows into the indexes (a new version):
-            # fold first, then clean up in a second pass that has nothing left to fold
-            table.optimize(cleanup_older_than=KEEP_VERSIONS)
-            table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        # fold new rows into the indexes now (a new version), keeping every version: the
+        # removal at the commit then has nothing left to fold
+        getattr(store.tables, name).optimize(cleanup_older_than=KEEP_VERSIONS)
+    store.remove_old_versions_at_commit()
     store.forget_caches()
     return counts
 

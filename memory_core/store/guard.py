@@ -1,5 +1,12 @@
 """The write guard of a `MemoryStore`: every write under the lock, with its journal, and the
-rollback of a writer that died half way (the lock and journal themselves: `store.lock`)."""
+rollback of a writer that died half way (the lock and journal themselves: `store.lock`).
+
+A write that removes old table versions (a purge) asks for it with `remove_old_versions_at_
+commit`: the versions go only once the write is committed and the journal says so (phase
+`CLEANUP`), so a kill at any point leaves the store before the write or after it. A journal
+whose versions cannot be read any more (gone, or of a table made again since) never blocks
+recovery: those tables are kept as they are, with a logged and audited note.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memory_core.store.lock import WriteLock
+from memory_core.store.lock import CLEANUP, JournalEntry, WriteLock
 from memory_core.store.scratch import sweep
 
 if TYPE_CHECKING:
@@ -26,6 +33,7 @@ class WriteGuard:
         self.lock = lock
         #: What this handle rolled back of a writer that died half way, if anything.
         self.recovered: str | None = None
+        self._cleanup_at_commit = False
 
     @property
     def folder(self) -> Path:
@@ -42,32 +50,62 @@ class WriteGuard:
                 return
             self._recover()
             before = self._store.table_versions()
-            self.lock.write_journal(action, before)
+            started = self.lock.write_journal(action, before)
+            self._cleanup_at_commit = False
             try:
                 yield
             except BaseException:
-                restored = self._store.bulk.restore(before)
-                if restored:
-                    log.warning("%s failed; tables %s put back to %s", action, restored, before)
+                self._cleanup_at_commit = False
+                outcome = self._store.bulk.restore(before, written_before=started)
+                if outcome.restored or outcome.kept:
+                    log.warning("%s failed; %s", action, outcome.describe())
                 self.lock.clear_journal()
                 raise
+            if self._cleanup_at_commit:
+                self._cleanup_at_commit = False
+                # committed: from here a kill rolls forward (finishes the removal), since
+                # the versions before this write are about to go
+                self.lock.write_journal(action, self._store.table_versions(), phase=CLEANUP)
+                self._store.bulk.remove_old_versions()  # a failure leaves the journal: retried
             self.lock.clear_journal()
 
+    def remove_old_versions_at_commit(self) -> None:
+        """Remove every older table version once the current write is committed (the caller
+        is inside `writing`; a nested write defers it to the outermost one's commit)."""
+        if not self.lock.held_here():
+            raise RuntimeError("remove_old_versions_at_commit outside store.writing")
+        self._cleanup_at_commit = True
+
     def _recover(self) -> None:
-        """Put back the tables of a writer that died half way (the caller holds the lock)."""
+        """Finish or put back the write of a writer that died half way (the caller holds the
+        lock)."""
         entry = self.lock.read_journal()
         if entry is None:
             return
-        restored = self._store.bulk.restore(entry.versions)
-        self.recovered = (f"an interrupted write ({entry.describe()}) was rolled back: "
-                          f"{', '.join(restored) or 'no table'} restored to the versions "
-                          f"before it")
+        if entry.phase == CLEANUP:
+            done = self._store.bulk.remove_old_versions(entry.versions,
+                                                        written_before=entry.started_at)
+            kept = "".join(f"; {name} left as it is: {why}" for name, why in done.kept.items())
+            self.recovered = (f"an interrupted write ({entry.describe()}) had been "
+                              f"committed; its removal of older table versions was finished "
+                              f"({', '.join(done.restored) or 'no table'}){kept}")
+            changed = True
+        else:
+            changed = self._roll_back(entry)
         log.warning("%s", self.recovered)
-        if restored:
+        if changed:
             self._store.append_audit("recover", [], before=entry.versions,
                                      after=self._store.table_versions(),
                                      reason=self.recovered)
         self.lock.clear_journal()
+
+    def _roll_back(self, entry: JournalEntry) -> bool:
+        """Put back the tables of a dead writer's journal; whether any table changed or was
+        kept against the journal (both are audited)."""
+        outcome = self._store.bulk.restore(entry.versions, written_before=entry.started_at)
+        self.recovered = (f"an interrupted write ({entry.describe()}) was rolled back: "
+                          f"{outcome.describe()}")
+        return bool(outcome.restored or outcome.kept)
 
     def interrupted_write(self) -> str | None:
         """See `MemoryStore.interrupted_write`."""
@@ -81,6 +119,10 @@ class WriteGuard:
             if latest and latest[0].action == "recover":
                 return f"{latest[0].reason} (at {latest[0].at:%Y-%m-%d %H:%M} UTC)"
             return None
+        if entry.phase == CLEANUP:
+            return (f"an interrupted write ({entry.describe()}) was committed, but older table "
+                    f"versions are still on disk; the next memlens write (e.g. `memlens "
+                    f"reembed`) removes them")
         return (f"an interrupted write ({entry.describe()}) left the tables part-written; "
                 f"the next memlens write (e.g. `memlens reembed`) rolls it back")
 
@@ -93,4 +135,13 @@ class WriteGuard:
         if self.lock.read_journal() is None:
             return
         with self.lock.held("recovery"):
-            self._recover()
+            try:
+                self._recover()
+            except (OSError, RuntimeError) as exc:
+                entry = self.lock.read_journal()
+                if entry is None or entry.phase != CLEANUP:
+                    raise
+                # the store is whole at its latest version: reads go on, the next write
+                # retries the removal (and fails with this error until it can finish)
+                log.warning("could not finish removing older table versions after %s: %s",
+                            entry.describe(), exc)

@@ -190,7 +190,16 @@ def ensure_indexes(
     if vector_threshold < 1:
         raise InvalidConfigError(f"the vector index threshold must be >= 1, got {vector_threshold}")
     store.check_writable("`memlens index`", hint="indexes are written into the store")
+    # one write step: other writers wait, and a failure (or a kill, at the next open) puts
+    # the table back to before the run, its compaction and half-built indexes included
+    with store.writing("index"):
+        return _ensure_indexes(store, vector_threshold=vector_threshold,
+                               force_vector=force_vector, rebuild_vector=rebuild_vector,
+                               progress=progress)
 
+
+def _ensure_indexes(store: MemoryStore, *, vector_threshold: int, force_vector: bool,
+                    rebuild_vector: bool, progress: Progress | None) -> IndexReport:
     def advance(steps: int) -> None:
         if progress is not None:
             progress(steps)

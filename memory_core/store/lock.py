@@ -11,6 +11,9 @@ Every write through memlens runs inside `store.writing(action)`:
   several tables (memories, edges, audit) removes its journal only once all of them are
   written; a journal found by the next holder of the lock therefore belongs to a writer that
   died half way, and its tables are put back to the recorded versions (LanceDB keeps them).
+  A write that also removes old versions (a purge) removes them only after it is committed:
+  its journal then says `cleanup`, and the next holder finishes the removal (rolls forward)
+  instead of putting back versions that may be gone already.
 
 A local store keeps both files in its folder; a store on object storage keeps them under the
 model cache folder, keyed by its URI, which serialises the writers of one machine.
@@ -45,6 +48,9 @@ LOCK_FILE = ".memlens-write.lock"
 JOURNAL_FILE = ".memlens-journal.json"
 #: How long a writer waits for another one to finish before giving up.
 DEFAULT_TIMEOUT_S = 300.0
+#: The journal's phases: a write in progress (roll back), or a committed write whose removal
+#: of older versions is in progress (roll forward: finish the removal).
+WRITE, CLEANUP = "write", "cleanup"
 
 
 def control_folder(uri: str, cache: Path) -> Path:
@@ -58,16 +64,20 @@ def control_folder(uri: str, cache: Path) -> Path:
 
 @dataclass(frozen=True)
 class JournalEntry:
-    """A write in progress: what it was, who ran it, and the table versions before it."""
+    """A write in progress: what it was, who ran it, when, and the table versions before it
+    (phase `WRITE`), or after it (phase `CLEANUP`: committed at `started_at`, its removal of
+    old versions under way)."""
 
     action: str
     pid: int
     started_at: float
     versions: dict[str, int]
+    phase: str = WRITE
 
     def describe(self) -> str:
         when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.started_at))
-        return f"{self.action} started {when} by process {self.pid}"
+        verb = "started" if self.phase == WRITE else "committed"
+        return f"{self.action} {verb} {when} by process {self.pid}"
 
 
 class WriteLock:
@@ -146,6 +156,10 @@ class WriteLock:
                 if self._depth == 0:
                     self._release()
 
+    def held_here(self) -> bool:
+        """Whether this process holds the lock now (inside a `held` block)."""
+        return self._depth > 0
+
     def is_free(self) -> bool:
         """Whether no process holds the lock now (a journal then is a dead writer's)."""
         if fcntl is None or self._depth:
@@ -169,23 +183,31 @@ class WriteLock:
         """The journal of a write in progress or interrupted, if there is one."""
         try:
             data: dict[str, Any] = json.loads(self.journal_path.read_text(encoding="utf-8"))
+            phase = str(data.get("phase", WRITE))
+            if phase not in (WRITE, CLEANUP):
+                raise ValueError(f"unknown phase {phase!r}")
             return JournalEntry(str(data["action"]), int(data["pid"]),
                                 float(data["started_at"]),
-                                {str(k): int(v) for k, v in data["versions"].items()})
+                                {str(k): int(v) for k, v in data["versions"].items()}, phase)
         except FileNotFoundError:
             return None
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             log.warning("ignoring an unreadable write journal %s: %s", self.journal_path, exc)
             return None
 
-    def write_journal(self, action: str, versions: dict[str, int]) -> None:
-        """Record a write about to start (atomically: a reader sees all of it or none)."""
+    def write_journal(self, action: str, versions: dict[str, int], *, phase: str = WRITE
+                      ) -> float:
+        """Record a write about to start, or (`phase=CLEANUP`) committed with its removal of
+        old versions to come; atomically: a reader sees the old journal or the new one.
+        Returns the recorded start time."""
         self._folder.mkdir(parents=True, exist_ok=True)
+        started = time.time()
         tmp = self.journal_path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"action": action, "pid": os.getpid(),
-                                   "started_at": time.time(), "versions": versions}),
+        tmp.write_text(json.dumps({"action": action, "pid": os.getpid(), "phase": phase,
+                                   "started_at": started, "versions": versions}),
                        encoding="utf-8")
         os.replace(tmp, self.journal_path)
+        return started
 
     def clear_journal(self) -> None:
         """The write finished (or was put back): forget it."""

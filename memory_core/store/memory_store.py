@@ -202,6 +202,13 @@ class MemoryStore(MemoryReads):
         self.check_writable(action)
         return self._guard.writing(action)
 
+    def remove_old_versions_at_commit(self) -> None:
+        """Inside `writing`: once this write is committed, remove every older version of
+        the tables from disk (a purge). The removal runs after the commit, under a journal
+        that finishes it if the process dies, so a kill never leaves a journal pointing at
+        removed versions."""
+        self._guard.remove_old_versions_at_commit()
+
     def interrupted_write(self) -> str | None:
         """A write that died half way and is not rolled back yet (a read-only handle cannot
         roll it back), or the rollback of one when nothing was written since; else None."""

@@ -81,12 +81,15 @@ def ensure_fts_index(store: MemoryStore) -> bool:
         store.fts_ready = True
         return True
     if store.read_only:
-        return False
+        return False  # a read never writes: search runs without BM25 (the caller says so)
     from memory_core.store.tokenisation import build_fts_index
 
     with store.writing("full-text index"):
-        settings = build_fts_index(store.tables.memories, FTS_COLUMN)
-    log.info("created the full-text index on %s (%s)", FTS_COLUMN, settings)
+        # under the lock: another process may have built it while this one waited
+        store.tables.memories.checkout_latest()
+        if not has_fts_index(store):
+            settings = build_fts_index(store, FTS_COLUMN)
+            log.info("created the full-text index on %s (%s)", FTS_COLUMN, settings)
     store.fts_ready = True
     return True
 

@@ -34,7 +34,7 @@ def test_a_rebuild_keeps_the_recorded_settings(store: MemoryStore) -> None:
     store.add([Memory.new("the pipeline deploys nightly", "fact"),
                Memory.new("a memory to purge", "fact")])
     with store.writing("test"):
-        build_fts_index(store.tables.memories, FTS_COLUMN, {"stem": False})
+        build_fts_index(store, FTS_COLUMN, {"stem": False})
     assert _found(store, "deploying") == []  # no stemming now
     assert _found(store, "deploys") == ["the pipeline deploys nightly"]
     # a purge rebuilds the index from scratch: it must tokenise as before
