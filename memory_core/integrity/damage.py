@@ -33,6 +33,7 @@ _OPENED_GUARD = threading.Lock()
 def remember_store(uri: str, storage_options: dict[str, str] | None = None) -> None:
     """Note that this process opened the store at `uri`, for `store_damage` to scan."""
     with _OPENED_GUARD:
+        _OPENED.pop(uri, None)  # the latest opened is scanned first
         _OPENED[uri] = storage_options
 
 
@@ -49,13 +50,22 @@ def _from_lance(exc: BaseException) -> bool:
 
 def _fix(uri: str | None) -> str:
     where = f" --store {shlex.quote(uri)}" if uri else ""
-    return f"run `memlens check{where}` to see every problem (`--repair` fixes them)"
+    return f"run `memlens check{where}` (`--repair` fixes it)"
 
 
 def damaged(table: str, problem: str, uri: str | None, file: str = "") -> StoreDamagedError:
     """The error naming `table`, what is wrong with it and the command that says more."""
     return StoreDamagedError(f"the store's {table} table is damaged ({problem}); {_fix(uri)}",
                              table=table, file=file)
+
+
+def _named_store(text: str, stores: dict[str, dict[str, str] | None]) -> str | None:
+    """The remembered store whose folder the error text names (Lance drops the leading
+    slash of a local path)."""
+    for uri in stores:
+        if uri.strip("/") and uri.strip("/") in text:
+            return uri
+    return None
 
 
 def _cut(text: str, limit: int) -> str:
@@ -82,15 +92,16 @@ def store_damage(exc: BaseException, uri: str | None = None,
     failing on a damaged file. `uri` is the store being opened, if known."""
     if isinstance(exc, MemlensError) or not _from_lance(exc):
         return None
+    with _OPENED_GUARD:
+        stores = dict(reversed(_OPENED.items()))
     match = _PATH.search(str(exc))
     if match and match["table"] in ("memories", "edges", "audit", "events"):
         from memory_core.integrity.scan import short
 
         file = match["file"]
         what = "missing" if "not found" in str(exc).lower() else short(exc)
-        return damaged(match["table"], f"{_cut(file, 90)}: {_cut(what, 70)}", uri, file)
-    with _OPENED_GUARD:
-        stores = dict(_OPENED)
+        return damaged(match["table"], f"{_cut(file, 70)}: {_cut(what, 50)}",
+                       uri or _named_store(str(exc), stores), file)
     if uri is not None:
         stores = {uri: storage_options, **stores}
     for store_uri, options in stores.items():
@@ -100,6 +111,6 @@ def store_damage(exc: BaseException, uri: str | None = None,
             continue
         if problem is not None:
             what = problem.what.split(" (read by version")[0]
-            return damaged(problem.table, f"{_cut(problem.file, 90)}: {_cut(what, 70)}",
+            return damaged(problem.table, f"{_cut(problem.file, 70)}: {_cut(what, 50)}",
                            store_uri, problem.file)
     return None

@@ -18,11 +18,19 @@ LANCE_ERRORS = (OSError, ValueError, RuntimeError)
 
 def _probe(ds: Any, index: dict[str, Any]) -> None:
     """Read the index: its statistics, and for a full-text index one query."""
-    ds.index_statistics(index["name"])
+    ds.stats.index_stats(index["name"])
     if str(index.get("type", "")).lower() in ("inverted", "fts"):
         column = index["fields"][0]
-        ds.to_table(full_text_query={"query": "memlens", "columns": [column]},
-                    columns=[], with_row_id=True, limit=1)
+        ds.to_table(full_text_query={"query": "memlens", "columns": [column]}, limit=1)
+
+
+def _indexes(ds: Any) -> list[dict[str, Any]]:
+    """The indexes with their uuid (their folder), which only `list_indices` gives."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return list(ds.list_indices())
 
 
 def damaged_indexes(uri: str, ds: Any) -> Iterator[tuple[str, str, str, str]]:
@@ -31,7 +39,7 @@ def damaged_indexes(uri: str, ds: Any) -> Iterator[tuple[str, str, str, str]]:
 
     folder = local_path(uri)
     try:
-        indexes = ds.list_indices()
+        indexes = _indexes(ds)
     except LANCE_ERRORS as exc:
         yield "", "", "_indices", f"the index list cannot be read: {short(exc)}"
         return

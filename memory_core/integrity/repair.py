@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from memory_core.integrity.audit_versions import REPAIR, LostWrite, audit_entries, lost_writes
+from memory_core.integrity.audit_versions import (
+    REPAIR,
+    LostWrite,
+    audit_entries,
+    claims,
+    lost_writes,
+)
 from memory_core.integrity.findings import CheckReport, Problem
 from memory_core.integrity.scan import LANCE_ERRORS, open_version
 from memory_core.integrity.versions import local_path, table_uri
@@ -92,6 +98,10 @@ class RepairPlan:
                              f"{len(entry.target_ids):>6,} records  tenant {entry.tenant}")
             lines.append(f"  events recorded after it: {self.events_after:,}"
                          f"{' (lost)' if EVENTS in self.restores else ''}")
+            if AUDIT in self.restores:
+                latest, good = self.restores[AUDIT]
+                lines.append(f"  the audit rows of versions {good + 1}..{latest} are lost with "
+                             f"them")
         for name, column in sorted(self.indexes.items()):
             lines.append(f"rebuild the index {name} on memories.{column}")
         if self.reembed:
@@ -121,13 +131,15 @@ def plan_repair(report: CheckReport, storage_options: dict[str, str] | None = No
     uri = report.uri
     restores = {t.name: (t.latest, t.good_version) for t in report.tables
                 if t.needs_restore and t.good_version is not None and t.latest is not None}
-    since = min((t.good_at for t in report.tables if t.name in restores and t.good_at),
-                default=None)
     audit = report.table(AUDIT)
     entries = (audit_entries(open_version(table_uri(uri, AUDIT), audit.good_version,
                                           storage_options))
                if audit is not None and audit.good_version is not None else [])
-    undone = tuple(e for e in entries if since is not None and e.at > since)
+    # a row saw a version above the one its table goes back to: its write is undone
+    undone = tuple(e for e in entries if any(claims(e).get(name, 0) > good
+                                             for name, (_, good) in restores.items()))
+    since = min((e.at for e in undone), default=None) or min(
+        (t.good_at for t in report.tables if t.name in restores and t.good_at), default=None)
     events = report.table(EVENTS)
     events_after = (_events_after(table_uri(uri, EVENTS), events.good_version, since,
                                   storage_options)
