@@ -176,3 +176,8 @@ class ObjectStorageConfigError(ObjectStorageError):
     """An object-storage setting is malformed (an unparsable MEMLENS_STORAGE_OPTIONS item,
     AWS_ALLOW_HTTP not a boolean, a plain-http endpoint on another machine without
     AWS_ALLOW_HTTP)."""
+
+
+class DiskFullError(MemlensError):
+    """The disk holding the store filled up during a write; the write was put back (see
+    `memory_core.store.disk_full`)."""

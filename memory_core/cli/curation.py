@@ -27,6 +27,7 @@ from memory_core.cli.options import (
     shorten,
     store_options,
 )
+from memory_core.store.disk_full import on_full_disk, table_bytes
 from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
@@ -135,8 +136,11 @@ def _status_command(name: str, status: str, doc: str) -> click.Command:
 
         selection = _selection(ctx, ids, filters, status)
         store = open_store(ctx, require_tenant=True)
-        act(ctx, store, getattr(curation, name), selection, reason=reason, yes=yes,
-             dry_run=dry_run, as_json=as_json)
+        # An update rewrites the rows it changes: at most the memories table again.
+        with on_full_disk(store.uri, f"`memlens {name}`", f"nothing was {name}d",
+                          lambda: table_bytes(store.uri, "memories")):
+            act(ctx, store, getattr(curation, name), selection, reason=reason, yes=yes,
+                 dry_run=dry_run, as_json=as_json)
 
     return command
 

@@ -27,6 +27,7 @@ from memory_core.cli.options import (
     shorten,
     store_options,
 )
+from memory_core.store.disk_full import folder_bytes, on_full_disk
 from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
@@ -161,9 +162,13 @@ def import_command(ctx: click.Context, path: Path, fmt: str, mode: str | None, d
     from memory_core.exchange.readers import AUTO, ReadOptions
 
     options = ReadOptions(limit=limit, project=project, table=table, params=_params(params))
-    with progress_bar("reading records") as read, progress_bar("embedding") as bar:
+    settings = settings_of(ctx)
+    # Staging copies the input, the tables add about as much again.
+    with (on_full_disk(settings.store_uri, "`memlens import`", "nothing was imported",
+                       lambda: 2 * folder_bytes(path)),
+          progress_bar("reading records") as read, progress_bar("embedding") as bar):
         # a missing store is created only after the whole input checked out
-        report = import_into(settings_of(ctx), path, mode=mode, format=fmt, options=options,
+        report = import_into(settings, path, mode=mode, format=fmt, options=options,
                              dry_run=dry_run, queries_out=queries_out, progress=bar,
                              read_progress=read)
     if as_json:

@@ -16,6 +16,7 @@ from memory_core.cli.options import (
     refuse_empty,
     store_options,
 )
+from memory_core.store.disk_full import on_full_disk, table_bytes
 from memory_core.store.index_rule import VECTOR_THRESHOLD
 
 
@@ -42,7 +43,11 @@ def index(ctx: click.Context, force_vector: bool, rebuild_vector: bool, threshol
 
     # Indexing embeds nothing, so a store made with another model can be indexed as it is.
     store = open_store(ctx, require_tenant=True, check_vectors=False)
-    with progress_bar("indexing", total=index_steps(), unit="step") as advance:
+    # An index holds about what its columns do: at most the memories table again.
+    with (on_full_disk(store.uri, "`memlens index`", "the memories are unchanged and it "
+                       "builds only what is still missing",
+                       lambda: table_bytes(store.uri, "memories")),
+          progress_bar("indexing", total=index_steps(), unit="step") as advance):
         report = ensure_indexes(store, vector_threshold=threshold, force_vector=force_vector,
                                 rebuild_vector=rebuild_vector, progress=advance)
     if as_json:

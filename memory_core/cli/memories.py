@@ -25,6 +25,7 @@ from memory_core.cli.options import (
     store_options,
 )
 from memory_core.errors import InvalidRecordError, MemlensError, ReadOnlyError
+from memory_core.store.disk_full import on_full_disk
 from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
@@ -252,7 +253,9 @@ def add(ctx: click.Context, content: str | None, file: Any, upsert: bool, memory
                                source=source, importance=importance,
                                metadata=_metadata(metadata))]
     store = open_store(ctx)
-    with progress_bar("embedding", total=len(memories)) as bar:
+    size = sum(len(m.content.encode()) for m in memories)
+    with (on_full_disk(store.uri, "`memlens add`", "nothing was added", lambda: 2 * size),
+          progress_bar("embedding", total=len(memories)) as bar):
         result = _write(store, memories, upsert=upsert, dedup=not allow_duplicate,
                         progress=bar)
     if as_json:

@@ -25,6 +25,7 @@ from memory_core.integrity.damage import store_damage
 from memory_core.records import Memory
 from memory_core.retrieval.config import DEFAULT_PRESET, PRESETS, RankingConfig, preset
 from memory_core.store import MemoryStore
+from memory_core.store.disk_full import full_disk_anywhere
 from memory_core.store.object_storage import object_storage_error
 from memory_core.untrusted import for_terminal, one_line, shown
 
@@ -294,12 +295,12 @@ def one_line_errors() -> Iterator[None]:
         echo(one_line(f"Error: {exc.format_message()}{hint}"), err=True)
         sys.exit(1)
     except (MemlensError, OSError) as exc:  # OSError: a path that is missing, too long, ...
-        mapped = (None if isinstance(exc, MemlensError)
-                  else object_storage_error(exc) or store_damage(exc))
+        mapped = (None if isinstance(exc, MemlensError) else full_disk_anywhere(exc)
+                  or object_storage_error(exc) or store_damage(exc))
         echo(one_line(f"Error: {mapped or exc}"), err=True)
         sys.exit(1)
     except (RuntimeError, ValueError) as exc:  # LanceDB's: object storage, a damaged file
-        mapped = object_storage_error(exc) or store_damage(exc)
+        mapped = full_disk_anywhere(exc) or object_storage_error(exc) or store_damage(exc)
         if mapped is None:
             raise
         echo(one_line(f"Error: {mapped}"), err=True)
