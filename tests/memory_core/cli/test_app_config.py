@@ -18,6 +18,22 @@ def test_the_checkout_hides_the_developer_toolbar() -> None:
     assert flags[flags.index("--client.toolbarMode") + 1] == "viewer"
 
 
+def test_the_checkout_shows_no_error_details_to_a_viewer() -> None:
+    """Issue 42: an unexpected error showed its traceback, code and paths to anyone with the
+    page open; "none" (a value Streamlit 1.5x+ accepts) shows a generic message only."""
+    import streamlit.config as streamlit_config
+
+    flags = config_flags(ROOT / ".streamlit" / "config.toml")
+    value = flags[flags.index("--client.showErrorDetails") + 1]
+    assert value == "none"
+    before = streamlit_config.get_option("client.showErrorDetails")
+    try:
+        streamlit_config.set_option("client.showErrorDetails", value)
+        assert streamlit_config.get_option("client.showErrorDetails") == "none"
+    finally:
+        streamlit_config.set_option("client.showErrorDetails", before)
+
+
 def test_every_option_becomes_a_flag_spelt_as_streamlit_reads_it(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text('[client]\ntoolbarMode = "minimal"\nshowErrorDetails = false\n'

@@ -151,3 +151,26 @@ def test_stats_warns_when_the_store_outgrew_its_indexes(
     assert run(["--store", store, "index"], capsys)[0] == 0
     code, out, err = run(["--store", store, "stats", "--json"], capsys)
     assert json.loads(out)["index_health"]["warning"] is None
+
+
+def test_serve_starts_on_a_store_with_a_truncated_manifest(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 42: `serve` died at start-up on a damaged store; the app starts and shows the
+    one line (tests/app/test_damaged_store.py), and the terminal gets it as a warning."""
+    import memory_core.cli.memories as memories
+    import memory_core.store.memory_store as memory_store
+    from tests.conftest import FakeEmbedder
+    from tests.memory_core.integrity.damaged import build_base, damaged_copy
+
+    monkeypatch.setattr(memory_store, "load_embedder", lambda settings=None: FakeEmbedder())
+    build_base(tmp_path / "base")
+    store = damaged_copy(tmp_path / "base", tmp_path / "store", "memories manifest truncated")
+    calls: list[list[str]] = []
+    monkeypatch.setattr(memories.subprocess, "call", lambda args, **_: calls.append(args) or 0)
+    code, _, err = run_cli(["--store", str(store), "serve"], capsys)
+    assert code == 0, err
+    [args] = calls
+    assert args[args.index("--store") + 1] == str(store)
+    [line] = err.splitlines()[:-1]  # then "memlens is at http://..."
+    assert line.startswith("warning: the store's memories table is damaged (")
