@@ -14,12 +14,15 @@ wrote it and how to rewrite it when that read fails.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from functools import cache
 from tempfile import TemporaryDirectory
 from typing import Any
 
 from memory_core.errors import ExportFormatError
+
+log = logging.getLogger(__name__)
 
 #: Field numbers in Lance's `Manifest` protobuf (protos/table.proto).
 WRITER_VERSION_FIELD = 13
@@ -59,12 +62,18 @@ def _reader() -> TableFormat:
     pylance's), and neither package names that release or its stable format; a table it
     writes records both. Written once per process, in a temporary folder.
     """
+    import lance
     import lancedb
     import pyarrow as pa
+    from lance.file import stable_version
 
-    with TemporaryDirectory(prefix="memlens-lance-") as folder:
-        table = lancedb.connect(folder).create_table("probe", pa.table({"a": [1]}))
-        return table_format(table.to_lance())
+    try:
+        with TemporaryDirectory(prefix="memlens-lance-") as folder:
+            table = lancedb.connect(folder).create_table("probe", pa.table({"a": [1]}))
+            return table_format(table.to_lance())
+    except (OSError, RuntimeError, ValueError) as exc:  # no writable temporary folder
+        log.warning("cannot tell which Lance LanceDB embeds (%s); taking pylance's", exc)
+        return TableFormat(str(stable_version()), f"lance {lance.__version__}")
 
 
 def _newer(version: str, than: str) -> bool:
