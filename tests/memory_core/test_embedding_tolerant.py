@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import pytest
@@ -40,7 +41,8 @@ def test_one_bad_text_leaves_only_itself_without_a_vector() -> None:
     vectors = embed_tolerant(embedder, TEXTS, state)
     assert [i for i, v in enumerate(vectors) if v is None] == sorted(BAD)
     good = FakeEmbedder().embed_batch([TEXTS[0]])[0]
-    assert np.array_equal(vectors[0], good)
+    first = vectors[0]
+    assert first is not None and np.array_equal(first, good)
     assert state.error == "the model refuses 'poison'" and state.failed == 2
     assert not state.down
     # Three batches of 32, 32 and 6; each bad one is halved down to its bad text:
@@ -49,10 +51,14 @@ def test_one_bad_text_leaves_only_itself_without_a_vector() -> None:
 
 
 def test_an_embedder_that_is_down_is_not_asked_once_per_text() -> None:
-    embedder = UnavailableEmbedder("test/none", 16, "no model")
-    calls = []
-    embedder.embed_batch = lambda texts: calls.append(len(texts)) or (  # type: ignore[method-assign]
-        UnavailableEmbedder.embed_batch(embedder, texts))
+    calls: list[int] = []
+
+    class Down(UnavailableEmbedder):
+        def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+            calls.append(len(texts))
+            return super().embed_batch(texts)
+
+    embedder = Down("test/none", 16, "no model")
     state = Tolerant()
     vectors = embed_tolerant(embedder, ["t"] * 1000, state)
     assert vectors == [None] * 1000 and state.down and state.failed == 1000
@@ -70,7 +76,8 @@ def _export(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("mode", ["empty", "merge"])
-def test_an_import_leaves_only_the_failed_memories_pending(tmp_path: Path, mode: str) -> None:
+def test_an_import_leaves_only_the_failed_memories_pending(
+        tmp_path: Path, mode: Literal["empty", "merge"]) -> None:
     path = _export(tmp_path)
     target = MemoryStore.open(str(tmp_path / "target"), embedder=Picky())
     report = import_file(target, path, mode=mode)
@@ -83,4 +90,5 @@ def test_an_import_leaves_only_the_failed_memories_pending(tmp_path: Path, mode:
     ok = [m for m in memories if m.embedding_status == "ok"]
     assert len(ok) == 68 and all(m.vector is not None for m in ok)
     herbs = next(m for m in ok if m.content == TEXTS[0])
+    assert herbs.vector is not None
     assert np.allclose(herbs.vector, FakeEmbedder().embed_batch([TEXTS[0]])[0])
