@@ -12,13 +12,14 @@ what a completed purge leaves (and then no older version of the purged rows on d
 
 from __future__ import annotations
 
+import fcntl
 import os
 import random
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from memory_core.records import Edge, Event, Memory
 from memory_core.schema import STATUSES
 from memory_core.stats import store_stats
 from memory_core.store import MemoryStore
-from memory_core.store.lock import JOURNAL_FILE
+from memory_core.store.lock import JOURNAL_FILE, LOCK_FILE
 
 pytestmark = [pytest.mark.hardening, pytest.mark.slow]
 
@@ -115,17 +116,33 @@ def _journal(path: Path) -> str | None:
 
 
 class Run:
-    """One purge on a fresh copy of `base`, its moments observed from outside."""
+    """One purge on a fresh copy of `base`, its moments observed from outside.
+
+    The copy's write lock is held until `start`, so the process can pay its start-up (most
+    of its time) while the test still checks the previous run, and then waits to purge."""
 
     def __init__(self, base: Path, path: Path, cache: Path) -> None:
         shutil.copytree(base, path)
         self.path = path
         self.manifests = {n: _versions(path, n) for n in ("memories", "edges", "audit")}
+        self._gate = os.open(path / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(self._gate, fcntl.LOCK_EX)
         self.process = _purge(path, cache)
+
+    def start(self) -> Run:
+        """Let the purge take the lock; returns once it has journaled its write."""
+        fcntl.flock(self._gate, fcntl.LOCK_UN)
+        os.close(self._gate)
+        assert _wait(self.process, self.wrote), "the purge ended before it wrote"
+        return self
 
     def wrote(self) -> bool:
         """The purge has taken the lock and journaled its write."""
         return _journal(self.path) is not None
+
+    def written(self) -> bool:
+        """The write step has ended (its journal is gone): what follows is verification."""
+        return not self.wrote()
 
     def cleaning(self) -> bool:
         """Old versions are being removed (the journal's clean-up phase, or a manifest
@@ -140,18 +157,33 @@ class Run:
         return self.process.wait() != 0
 
 
+def _runs(base: Path, folder: Path, n: int) -> Iterator[Run]:
+    """`n` purges, each started once the one before is handed back (the next one is
+    already waiting at the lock meanwhile)."""
+    waiting: Run | None = Run(base, folder / "run-0", folder / "cache")
+    try:
+        for trial in range(n):
+            assert waiting is not None
+            run, waiting = waiting.start(), None
+            if trial + 1 < n:
+                waiting = Run(base, folder / f"run-{trial + 1}", folder / "cache")
+            yield run
+            run.kill()  # a no-op when the test has killed it or it ended
+    finally:
+        if waiting is not None:  # a test stopped early: no process left waiting at a lock
+            waiting.kill()
+
+
 @pytest.fixture(scope="module")
 def outcomes(base: Path, tmp_path_factory: pytest.TempPathFactory
              ) -> tuple[tuple[Any, ...], tuple[Any, ...], dict[str, float]]:
     """The store before and after a completed purge, and when its phases begin and end
     (seconds from the journal's first appearance)."""
-    folder = tmp_path_factory.mktemp("purge-full")
-    run = Run(base, folder / "store", folder / "cache")
-    assert _wait(run.process, run.wrote)
+    run = next(_runs(base, tmp_path_factory.mktemp("purge-full"), 1))
     start = time.monotonic()
     assert _wait(run.process, run.cleaning)
     cleanup = time.monotonic() - start
-    assert _wait(run.process, lambda: not run.wrote())
+    assert _wait(run.process, run.written)
     written = time.monotonic() - start
     assert run.process.wait(timeout=300) == 0
     ended = time.monotonic() - start
@@ -159,10 +191,16 @@ def outcomes(base: Path, tmp_path_factory: pytest.TempPathFactory
                                              "ended": ended}
 
 
-def _check(path: Path, before: tuple[Any, ...], after: tuple[Any, ...]) -> str:
+def _sizes(state: tuple[Any, ...]) -> tuple[int, ...]:
+    return len(state[0]), len(state[1]), state[2], len(state[3])
+
+
+def _check(path: Path, before: tuple[Any, ...], after: tuple[Any, ...], when: str = "") -> str:
     """The store opens and holds the state before or after the purge: which one."""
     held = _state(path)
-    assert held in (before, after), "the store is neither before nor after the purge"
+    assert held in (before, after), (f"neither before nor after the purge ({when}): held "
+                                      f"{_sizes(held)}, before {_sizes(before)}, after "
+                                      f"{_sizes(after)}")
     if held == after:  # a completed purge leaves no older version of the purged rows
         assert _versions(path, "memories") == _versions(path, "edges") == 1
         return "after"
@@ -178,8 +216,7 @@ def test_purged_rows_leave_the_store(outcomes: tuple[Any, ...]) -> None:
 def test_a_purge_killed_as_its_clean_up_starts_leaves_the_store_after_it(
         tmp_path: Path, base: Path, outcomes: tuple[Any, ...]) -> None:
     before, after, _ = outcomes
-    for trial in range(AT_CLEANUP):
-        run = Run(base, tmp_path / f"cleanup-{trial}", tmp_path / "cache")
+    for run in _runs(base, tmp_path, AT_CLEANUP):
         assert _wait(run.process, run.cleaning), "the purge ended before its clean-up"
         assert run.kill()
         assert _check(run.path, before, after) == "after"  # committed: rolled forward
@@ -191,10 +228,8 @@ def test_a_purge_killed_during_its_verification_leaves_the_store_after_it(
     before, after, times = outcomes
     schedule = random.Random(SEED)
     verification = times["ended"] - times["written"]
-    for trial in range(IN_VERIFICATION):
-        run = Run(base, tmp_path / f"verify-{trial}", tmp_path / "cache")
-        assert _wait(run.process, run.wrote)
-        assert _wait(run.process, lambda r=run: not r.wrote())  # noqa: B023 - called at once
+    for run in _runs(base, tmp_path, IN_VERIFICATION):
+        assert _wait(run.process, run.written)
         time.sleep(schedule.uniform(0.0, 0.8) * verification)
         run.kill()
         assert _check(run.path, before, after) == "after"
@@ -205,10 +240,9 @@ def test_a_purge_killed_anywhere_leaves_the_store_before_or_after_it(
     before, after, times = outcomes
     schedule = random.Random(SEED)
     seen = []
-    for trial in range(SCHEDULED):
-        run = Run(base, tmp_path / f"trial-{trial}", tmp_path / "cache")
-        assert _wait(run.process, run.wrote)
-        time.sleep(schedule.uniform(0.0, 1.0) * times["ended"])
+    for trial, run in enumerate(_runs(base, tmp_path, SCHEDULED)):
+        delay = schedule.uniform(0.0, 1.0) * times["ended"]
+        time.sleep(delay)
         run.kill()
-        seen.append(_check(run.path, before, after))
-    assert "before" in seen and "after" in seen, seen  # the kills spanned the purge
+        seen.append(_check(run.path, before, after, f"trial {trial}, {delay:.2f} s, {times}"))
+    assert "before" in seen and "after" in seen, (seen, times)  # the kills spanned the purge
