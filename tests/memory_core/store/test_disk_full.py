@@ -93,7 +93,7 @@ CASES: dict[str, tuple[Callable[[Path, Path, Any], list[str]], str, int, str]] =
     "import": (lambda store, tmp, capsys: ["import", str(export_of(store, tmp, capsys)),
                                            "--mode", "merge"], "add", 1,
                "nothing was imported"),
-    # the first batch of memories is committed, its audit row's append fails
+    # the memories are committed, their audit row's append fails
     "add": (lambda store, tmp, capsys: ["add", "--file", str(tmp / "more.ndjson")], "add", 2,
             "nothing was added"),
     "archive": (lambda store, tmp, capsys: ["archive", "--type", "observation", "--yes"],
@@ -108,7 +108,7 @@ def test_a_full_disk_is_one_line_and_the_store_is_as_before(
         held: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch, command: str) -> None:
     argv, method, at, outcome = CASES[command]
-    (tmp_path / "more.ndjson").write_text(lines(3000, "more"))
+    (tmp_path / "more.ndjson").write_text(lines(3, "more"))
     args = argv(held, tmp_path, capsys)
     before = rows(held)
     failing(monkeypatch, method, at)
