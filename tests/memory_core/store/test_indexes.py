@@ -193,3 +193,50 @@ def test_read_only_store_is_refused(filled: MemoryStore, fake_embedder: FakeEmbe
                          read_only=True)
     with pytest.raises(ReadOnlyError, match="memlens index"):
         ensure_indexes(reader)
+
+
+def test_an_index_run_waits_for_another_writer(filled: MemoryStore) -> None:
+    """`memlens index` writes under the store's write lock (issue 42, item 8): while another
+    process holds it, the run waits and writes nothing."""
+    import fcntl
+    import os
+    import threading
+    import time
+    from pathlib import Path
+
+    from memory_core.store.lock import LOCK_FILE
+
+    before = filled.table_versions()
+    other = os.open(Path(filled.uri) / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(other, fcntl.LOCK_EX)  # another writer (another open of the lock file)
+    reports: list[Any] = []
+    run = threading.Thread(target=lambda: reports.append(ensure_indexes(filled)))
+    try:
+        run.start()
+        time.sleep(0.5)
+        assert run.is_alive() and filled.table_versions() == before
+        assert existing_indexes(filled) == {}
+    finally:
+        fcntl.flock(other, fcntl.LOCK_UN)
+        os.close(other)
+        run.join(timeout=60)
+    assert set(reports[0].created) == set(SCALAR_INDEXES) | {"content"}
+
+
+def test_a_failed_index_run_puts_the_table_back(filled: MemoryStore,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that fails after compacting and creating the scalar indexes leaves the table
+    as it was: no index, the same rows (the journal's rollback)."""
+    from memory_core.store import indexes
+
+    rows = sorted(m.id for m in filled.list(limit=None))
+
+    def broken(store: MemoryStore) -> bool:
+        raise OSError("disk gone while building the full-text index")
+
+    monkeypatch.setattr(indexes, "ensure_fts_index", broken)
+    with pytest.raises(OSError, match="disk gone"):
+        ensure_indexes(filled)
+    assert existing_indexes(filled) == {}
+    assert sorted(m.id for m in filled.list(limit=None)) == rows
+    assert filled.interrupted_write() is None  # nothing left for the next open to roll back
