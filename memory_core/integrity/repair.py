@@ -102,6 +102,9 @@ class RepairPlan:
                 latest, good = self.restores[AUDIT]
                 lines.append(f"  the audit rows of versions {good + 1}..{latest} are lost with "
                              f"them")
+        for name in self.recommit:
+            lines.append(f"commit {name}'s newest version again (Lance's version hint names a "
+                         f"lost one)")
         for name, column in sorted(self.indexes.items()):
             lines.append(f"rebuild the index {name} on memories.{column}")
         if self.reembed:
