@@ -137,3 +137,29 @@ def test_a_purge_removes_old_versions_only_after_its_commit(
     assert {v for _, v in seen} == {store.version}
     assert store.changes.versions_on_disk("memories") == [store.version]
     assert _contents(store) == ["keep me"]
+
+
+def test_an_outage_journal_does_not_block_a_fresh_bucket_at_the_same_uri(
+        s3_uri: str, s3_env: object, tmp_path: Path) -> None:
+    """An import cut off by an outage leaves its journal in the local lock folder; a fresh
+    bucket at the same URI then opens (was: `Version 2 no longer exists` until the journal
+    was deleted by hand)."""
+    from memory_core.config import Settings
+    from memory_core.store.lock import control_folder
+
+    settings = Settings.from_env(store_uri=s3_uri, model_cache=tmp_path / "cache")
+    old = MemoryStore.open(settings=settings, embedder=FakeEmbedder())
+    for i in range(3):
+        old.add([Memory.new(f"memory {i} of the old bucket", "fact")])
+    versions = old.table_versions()
+    old.bulk.drop_tables()  # the bucket is emptied and made again
+    lock = WriteLock.of(control_folder(s3_uri, tmp_path / "cache"))
+    lock.journal_path.write_text(json.dumps(
+        {"action": "import", "pid": 1, "phase": "write", "started_at": time.time(),
+         "versions": versions}), encoding="utf-8")
+    fresh = MemoryStore.open(settings=settings, embedder=FakeEmbedder())  # what `init` opens
+    assert _contents(fresh) == []
+    assert fresh.recovered is not None and "no longer on disk" in fresh.recovered
+    assert not lock.journal_path.exists()
+    fresh.add([Memory.new("the first memory of the new bucket", "fact")])
+    assert _contents(fresh) == ["the first memory of the new bucket"]
