@@ -100,7 +100,7 @@ def store_damage(exc: BaseException, uri: str | None = None,
 
         file = match["file"]
         what = "missing" if "not found" in str(exc).lower() else short(exc)
-        return damaged(match["table"], f"{_cut(file, 70)}: {_cut(what, 50)}",
+        return damaged(match["table"], f"{_cut(file, 64)}: {_cut(what, 64)}",
                        uri or _named_store(str(exc), stores), file)
     if uri is not None:
         stores = {uri: storage_options, **stores}
@@ -111,6 +111,6 @@ def store_damage(exc: BaseException, uri: str | None = None,
             continue
         if problem is not None:
             what = problem.what.split(" (read by version")[0]
-            return damaged(problem.table, f"{_cut(problem.file, 70)}: {_cut(what, 50)}",
+            return damaged(problem.table, f"{_cut(problem.file, 64)}: {_cut(what, 64)}",
                            store_uri, problem.file)
     return None

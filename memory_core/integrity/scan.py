@@ -32,6 +32,9 @@ def short(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     for cut in (", /root/", ", /rustc/", ", /home/", ", /build/"):
         text = text.split(cut)[0]
+    for wrapper in ("lance error: ", "LanceError(IO): ", "External error: ",
+                    "Invalid user input: ", "Generic LocalFileSystem error: "):
+        text = text.replace(wrapper, "")
     return text[:160]
 
 
@@ -60,7 +63,7 @@ def _size_problem(uri: str, relative: str, recorded: int | None) -> str | None:
         return "missing"
     size = path.stat().st_size
     if recorded and size != recorded:
-        return f"truncated or overwritten: {size:,} bytes where the manifest records {recorded:,}"
+        return f"truncated or overwritten: {size:,} of the {recorded:,} bytes recorded"
     return None
 
 
