@@ -114,9 +114,11 @@ def _drop(store: MemoryStore, drop_tables: bool) -> MemoryStore:
     return _reopen(store, store.uri)
 
 
-def _restore(store: MemoryStore, versions: dict[str, int]) -> None:
+def _restore(store: MemoryStore, versions: dict[str, int]) -> list[str]:
+    """Put the tables back to `versions`; the tables that could not be (and why)."""
     with store.writing("drill rollback"):
-        store.bulk.restore(versions)
+        outcome = store.bulk.restore(versions)
+    return [f"{name}: {why}" for name, why in outcome.kept.items()]
 
 
 def run_drill(
@@ -186,9 +188,9 @@ def run_drill(
             raise
         passed = all(c.passed for c in checks)
         if not passed and not drop_tables:
-            _restore(live, before)
-            checks.append(DrillCheck("rollback", True,
-                                     f"tables restored to versions {before}"))
+            kept = _restore(live, before)
+            checks.append(DrillCheck("rollback", not kept,
+                                     "; ".join(kept) or f"tables restored to versions {before}"))
         elif not passed and live is not store:  # the tables are gone; the file is the copy
             checks.append(DrillCheck("rollback", False,
                                      f"the tables were dropped; load the kept export with "
