@@ -51,7 +51,7 @@ def init(ctx: click.Context, source: Path | None, as_json: bool) -> None:
     settings = settings_of(ctx)
     if settings.read_only:  # refused before a missing store could be reported as missing
         raise ReadOnlyError.refusing(settings.store_uri, "init")
-    store = open_store(ctx)
+    store = open_store(ctx, create=True)
     existing = store.count()
     if existing:
         result: dict[str, Any] = {"store": store.uri, "seeded": False, "memories": existing}
@@ -85,11 +85,12 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: bool) -> None:
     """Start the memlens web app (Streamlit) on this machine only (--host to share it),
     seeding an empty store with the demo first (unless --read-only: then the app has no
-    write control at all)."""
+    write control at all). It creates a missing store only to seed it (not with
+    --no-seed)."""
     from memory_core.errors import StoreDamagedError
 
     try:
-        store: MemoryStore | None = open_store(ctx)
+        store: MemoryStore | None = open_store(ctx, create=not no_seed)
     except StoreDamagedError as exc:  # the app starts and shows the same line on its pages
         echo(f"warning: {exc}", err=True)
         store = None
@@ -252,7 +253,7 @@ def add(ctx: click.Context, content: str | None, file: Any, upsert: bool, memory
                                agent=agent, session_id=session_id, tags=tags, why=why,
                                source=source, importance=importance,
                                metadata=_metadata(metadata))]
-    store = open_store(ctx)
+    store = open_store(ctx, create=True)
     size = sum(len(m.content.encode()) for m in memories)
     with (on_full_disk(store.uri, "`memlens add`", "nothing was added", lambda: 2 * size),
           progress_bar("embedding", total=len(memories)) as bar):

@@ -115,12 +115,16 @@ def settings_of(ctx: click.Context) -> Settings:
 
 
 def open_store(
-    ctx: click.Context, *, require_tenant: bool = False, check_vectors: bool = True
+    ctx: click.Context, *, require_tenant: bool = False, check_vectors: bool = True,
+    create: bool = False,
 ) -> MemoryStore:
-    """The store the command line points at (created if missing, unless read-only)."""
+    """The store the command line points at. A missing one is an error naming the path
+    (`StoreNotFoundError`) and nothing is created, unless `create`: only `init`, `add`,
+    `import` and a seeding `serve` create a store, so a mistyped `--store` of any other
+    command never becomes a new, empty store."""
     settings = settings_of(ctx)
     return MemoryStore.open(settings=settings, require_tenant=require_tenant,
-                            check_vectors=check_vectors)
+                            check_vectors=check_vectors, create=create)
 
 
 # -- filters -------------------------------------------------------------------------------

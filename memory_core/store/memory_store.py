@@ -116,6 +116,9 @@ class MemoryStore(MemoryReads):
     ) -> MemoryStore:
         """Open (or create) the store at `uri` for `tenant`; `None` arguments come from settings.
 
+        With `create=False` (or read-only) a missing store is a `StoreNotFoundError` and
+        nothing is created; a writable open still brings an existing store up to date.
+
         `require_tenant` refuses a tenant that has no memories (reads of a typo would
         otherwise look like an empty store).
         """
@@ -128,6 +131,7 @@ class MemoryStore(MemoryReads):
             model_id=embedder.model_id,
             dimension=embedder.dimension,
             create=create and not read_only,
+            writable=not read_only,
             check_vectors=check_vectors,
             storage_options=storage_options(uri, settings),
         )

@@ -39,6 +39,7 @@ from memory_core.schema import (
     SCHEMA_VERSION,
 )
 from memory_core.store.object_storage import is_remote, object_storage_error
+from memory_core.untrusted import shown
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +80,25 @@ def _check_location(uri: str, *, create: bool) -> None:
         )
     if not path.exists() and not create:
         raise StoreNotFoundError(
-            f"there is no memlens store at {uri}; create one with `memlens init --store {uri}`"
+            f"there is no memlens store at {uri}; run `memlens init --store {uri}` to create "
+            f"one (only init, add and import create a store)"
         )
+
+
+def _no_store(uri: str, present: set[str]) -> StoreNotFoundError:
+    """The error for a location that exists but holds no memlens store: an empty one, or
+    one holding other Lance tables (a foreign database, which `import` reads)."""
+    foreign = sorted(present - {MEMORIES, EDGES, AUDIT, EVENTS})
+    if foreign:
+        names = ", ".join(shown(name) for name in foreign[:5])
+        more = f" and {len(foreign) - 5} more" if len(foreign) > 5 else ""
+        return StoreNotFoundError(
+            f"{uri} holds no memlens store (no '{MEMORIES}' table) but Lance tables {names}"
+            f"{more}; use `memlens import --format lancedb {uri} --table NAME` to import a "
+            f"foreign table into a memlens store")
+    return StoreNotFoundError(
+        f"{uri} holds no memlens store (no '{MEMORIES}' table); run `memlens init --store "
+        f"{uri}` to create one (only init, add and import create a store)")
 
 
 def store_exists(uri: str, *, storage_options: dict[str, str] | None = None) -> bool:
@@ -216,10 +234,15 @@ def open_tables(
     model_id: str,
     dimension: int,
     create: bool = True,
+    writable: bool | None = None,
     check_vectors: bool = True,
     storage_options: dict[str, str] | None = None,
 ) -> StoreTables:
-    """Open the store at `uri`, creating missing tables when `create` is true.
+    """Open the store at `uri`, creating it when missing if `create` is true (else a missing
+    store is a `StoreNotFoundError` and nothing is created, not even its folder).
+
+    `writable` (default: `create`) lets the open bring an existing store up to date: add a
+    missing table or optional column, upgrade schema v1. A read-only open does neither.
 
     `storage_options` go to LanceDB (`object_storage.storage_options` makes them); a store on
     object storage that cannot be reached raises an `ObjectStorageError` saying what to fix,
@@ -230,6 +253,7 @@ def open_tables(
     _check_location(uri, create=create)
     try:
         tables = _open_tables(uri, model_id=model_id, dimension=dimension, create=create,
+                              writable=create if writable is None else writable,
                               check_vectors=check_vectors, storage_options=storage_options)
         remember_store(uri, storage_options)  # to name the table of a damaged file met later
         return tables
@@ -243,7 +267,7 @@ def open_tables(
         raise mapped from exc
 
 
-def _open_tables(uri: str, *, model_id: str, dimension: int, create: bool,
+def _open_tables(uri: str, *, model_id: str, dimension: int, create: bool, writable: bool,
                  check_vectors: bool, storage_options: dict[str, str] | None) -> StoreTables:
     import lancedb
 
@@ -255,10 +279,7 @@ def _open_tables(uri: str, *, model_id: str, dimension: int, create: bool,
     except (OSError, ValueError, RuntimeError) as exc:
         raise _cannot_open(uri, exc) from exc
     if MEMORIES not in present and not create:
-        raise StoreNotFoundError(
-            f"{uri} holds no memlens store (no '{MEMORIES}' table); create one with "
-            f"`memlens init --store {uri}`"
-        )
+        raise _no_store(uri, present)
     wanted = {
         MEMORIES: memories_schema(dimension, model_id),
         EDGES: edges_schema(),
@@ -270,9 +291,9 @@ def _open_tables(uri: str, *, model_id: str, dimension: int, create: bool,
         if name in present:
             tables[name] = db.open_table(name)
             _check_schema_version(uri, name, tables[name].schema)
-            if create:
+            if writable:
                 add_missing_columns(tables[name], schema)
-        elif not create:  # a read-only open writes nothing, not even a missing table
+        elif not writable:  # a read-only open writes nothing, not even a missing table
             raise StoreNotFoundError(
                 f"{uri} is an incomplete memlens store (no '{name}' table); open it once "
                 f"with write access (e.g. `memlens stats --store {uri}`) to add it"
@@ -280,7 +301,7 @@ def _open_tables(uri: str, *, model_id: str, dimension: int, create: bool,
         else:
             log.info("creating table %s in %s", name, uri)
             tables[name] = _create_or_open(db, name, schema)
-    events = _open_events(db, uri, tables, present, create=create, created=created)
+    events = _open_events(db, uri, tables, present, create=writable, created=created)
     stored = vector_model_of(tables[MEMORIES].schema)
     if check_vectors:
         check_model(uri, stored, (model_id, dimension))

@@ -149,6 +149,7 @@ def test_warnings_of_the_engine_are_escaped_too(hostile: tuple[str, str],
 
 
 def test_error_lines_are_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    MemoryStore.open(str(tmp_path / "s"))  # an empty store: `ls` creates none
     code, _, err = run_cli(["--store", str(tmp_path / "s"), "ls", "--status", ATTACK], capsys)
     assert code == 1 and terminal_controls(err) == [] and "unknown status" in err
 
