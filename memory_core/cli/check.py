@@ -5,12 +5,33 @@ of what it loses (memory_core.integrity)."""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
-from memory_core.cli.options import echo, emit_json, json_option, settings_of, store_options
+from memory_core.cli.options import (
+    echo,
+    emit_json,
+    json_option,
+    progress_bar,
+    settings_of,
+    store_options,
+)
+from memory_core.integrity.check import check_steps
 from memory_core.integrity.findings import CheckReport
 from memory_core.integrity.rows import DEFAULT_SAMPLE
+
+if TYPE_CHECKING:
+    from memory_core.embedding import Embedder
+
+
+def _checked(uri: str, embedder: Embedder, options: dict[str, str] | None,
+             sample: int) -> CheckReport:
+    from memory_core.integrity import check_store
+
+    with progress_bar("checking", total=check_steps(), unit="step") as bar:
+        return check_store(uri, embedder=embedder, storage_options=options, sample=sample,
+                           progress=bar)
 
 
 def _print_report(report: CheckReport) -> None:
@@ -49,13 +70,13 @@ def check(ctx: click.Context, repair: bool, yes: bool, sample: int, as_json: boo
     """
     from memory_core.embedding import load_embedder
     from memory_core.errors import ReadOnlyError
-    from memory_core.integrity import apply_repair, check_store, plan_repair
+    from memory_core.integrity import apply_repair, plan_repair
     from memory_core.store.object_storage import storage_options
 
     settings = settings_of(ctx)
     uri, options = settings.store_uri, storage_options(settings.store_uri, settings)
     embedder = load_embedder(settings)
-    report = check_store(uri, embedder=embedder, storage_options=options, sample=sample)
+    report = _checked(uri, embedder, options, sample)
     if as_json and not repair:
         emit_json(report.to_dict())
         sys.exit(0 if report.clean else 1)
@@ -78,7 +99,7 @@ def check(ctx: click.Context, repair: bool, yes: bool, sample: int, as_json: boo
     result = apply_repair(plan, settings=settings, embedder=embedder, storage_options=options)
     for line in result.lines:
         echo(line)
-    after = check_store(uri, embedder=embedder, storage_options=options, sample=sample)
+    after = _checked(uri, embedder, options, sample)
     if after.clean:
         echo("repaired: no problem found now (the repair is in `memlens audit`)")
         sys.exit(0)

@@ -7,6 +7,7 @@ opened, and checking must not write (no recovery, no index built, no table creat
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from memory_core.integrity.audit_versions import audit_entries, lost_problems, lost_writes
@@ -51,18 +52,33 @@ def _model_of(ds: object) -> str:
         return "unknown"
 
 
+def check_steps() -> int:
+    """How many steps `check_store` reports to `progress` (a progress bar's total)."""
+    return len(TABLES) + 2
+
+
 def check_store(uri: str, *, embedder: Embedder | None = None,
                 storage_options: dict[str, str] | None = None,
-                sample: int = DEFAULT_SAMPLE, seed: int = 0) -> CheckReport:
+                sample: int = DEFAULT_SAMPLE, seed: int = 0,
+                progress: Callable[[int], None] | None = None) -> CheckReport:
     """Check the store at `uri`: each table's latest version (manifest, data files,
     indexes), the newest version of each that reads whole, the memories' content against
-    its hash and vectors against a re-embedded sample, the audit against the versions."""
+    its hash and vectors against a re-embedded sample, the audit against the versions.
+    `progress(n)` hears of each step done (`check_steps` in all)."""
+    def advance(steps: int = 1) -> None:
+        if progress is not None:
+            progress(steps)
+
     names = present_tables(uri, storage_options)
     problems: list[Problem] = []
     if MEMORIES not in names:
         problems.append(Problem(MEMORIES, "", f"there is no memories table at {uri}: not a "
                                               f"memlens store"))
-    tables = [scan_table(uri, name, table_uri(uri, name), storage_options) for name in names]
+    tables = []
+    for name in names:
+        tables.append(scan_table(uri, name, table_uri(uri, name), storage_options))
+        advance()
+    advance(len(TABLES) - len(names))
     by_name = {t.name: t for t in tables}
     notes: list[str] = []
     memories = by_name.get(MEMORIES)
@@ -74,12 +90,14 @@ def check_store(uri: str, *, embedder: Embedder | None = None,
         except LANCE_ERRORS as exc:
             found = [Problem(MEMORIES, "", f"the rows cannot be read: {short(exc)}")]
         by_name[MEMORIES] = _with(memories, found)
+    advance()
     audit = by_name.get(AUDIT)
     if audit is not None and audit.good_version is not None:
         entries = audit_entries(open_version(table_uri(uri, AUDIT), audit.good_version,
                                              storage_options))
         newest = {t.name: t.latest for t in tables if t.latest is not None}
         problems.extend(lost_problems(lost_writes(entries, newest)))  # type: ignore[arg-type]
+    advance()
     return CheckReport(uri, tuple(by_name[t.name] for t in tables), tuple(problems),
                        tuple(notes))
 
