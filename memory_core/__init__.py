@@ -178,7 +178,9 @@ if TYPE_CHECKING:
     from memory_core.retrieval.results import Hit as Hit
     from memory_core.retrieval.results import SearchResults as SearchResults
     from memory_core.retrieval.search import search as search
+    from memory_core.retrieval.tiers import SHOWN_CHARS as SHOWN_CHARS
     from memory_core.retrieval.tiers import TIERS as TIERS
+    from memory_core.retrieval.tiers import cut_content as cut_content
     from memory_core.retrieval.tiers import render_tier as render_tier
     from memory_core.schema import IMPORTANCE_TIERS as IMPORTANCE_TIERS
     from memory_core.schema import MEMORY_TYPES as MEMORY_TYPES
@@ -289,7 +291,7 @@ _BY_MODULE: dict[str, str] = {
     "memory_core.retrieval.recall": "recall RecallResult",
     "memory_core.retrieval.results": "Hit SearchResults",
     "memory_core.retrieval.search": "search",
-    "memory_core.retrieval.tiers": "render_tier TIERS",
+    "memory_core.retrieval.tiers": "cut_content render_tier SHOWN_CHARS TIERS",
     "memory_core.schema": "IMPORTANCE_TIERS MEMORY_TYPES RELATIONS SCHEMA_VERSION STATUSES",
     "memory_core.seeding": "demo_dir DEMO_QUERIES demo_store seed_from_export",
     "memory_core.stability": "default_stability",

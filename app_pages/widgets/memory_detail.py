@@ -11,7 +11,15 @@ from app_pages.widgets.markup import cells
 from app_pages.widgets.result_cards import field_rows, select_memory
 from app_pages.widgets.state import show_error
 from app_pages.widgets.store_panels import audit_table
-from memory_core import MemlensError, Memory, MemoryStore, memory_doc, visible
+from memory_core import (
+    SHOWN_CHARS,
+    MemlensError,
+    Memory,
+    MemoryStore,
+    cut_content,
+    memory_doc,
+    visible,
+)
 
 
 def _first_line(memory: Memory | None, width: int = 80) -> str:
@@ -48,7 +56,11 @@ def detail_view(store: MemoryStore, memory_id: str | None, *,
         close.button("Close", key="detail_close", on_click=select_memory, args=(None,))
     else:
         close.button("Close", key="detail_close", on_click=on_close)
-    st.text(visible(memory.content))
+    content, total = cut_content(memory.content)
+    if total and st.toggle(f"Show all {total:,} characters", key=f"detail_all_{memory_id}",
+                           help=f"Details show the first {SHOWN_CHARS:,} characters"):
+        content = memory.content
+    st.text(visible(content))
     st.dataframe(field_rows(memory_doc(memory), {"kind", "content"}), hide_index=True,
                  key="detail_fields")
     st.markdown("**Edges**")

@@ -16,7 +16,7 @@ import streamlit as st
 
 from app_pages.widgets.graph_link import graph_button
 from app_pages.widgets.markup import age, badges, md
-from memory_core import Hit, render_tier, score_waterfall, visible
+from memory_core import SHOWN_CHARS, Hit, render_tier, score_waterfall, visible
 
 DETAIL_KEY = "search_detail"
 
@@ -55,7 +55,10 @@ def result_card(hit: Hit, tier: str, now: datetime) -> None:
         with graph:
             graph_button(m.id, key=f"graph_{m.id}")
         st.caption(f"id {md(m.id)}")
-        st.text(visible(item.get("line") or item.get("content") or ""))
+        whole = item.get("content_chars") and st.toggle(
+            f"Show all {item['content_chars']:,} characters", key=f"all_{m.id}",
+            help=f"The standard tier shows the first {SHOWN_CHARS:,} characters")
+        st.text(visible(m.content if whole else item.get("line") or item.get("content") or ""))
         if tier in ("standard", "full") and m.why:
             st.text(visible(f"why: {m.why}"))
         if tier != "minimal" and m.tags:

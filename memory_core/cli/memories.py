@@ -290,11 +290,14 @@ def ls_command(ctx: click.Context, limit: int, as_json: bool, **filters: Any) ->
 @click.command()
 @store_options
 @click.argument("memory_id")
-@json_option("Print the memory as JSON.")
+@click.option("--full", is_flag=True,
+              help="Print every field whole (a field is otherwise cut at 2,000 characters).")
+@json_option("Print the memory as JSON (always whole).")
 @click.pass_context
-def show(ctx: click.Context, memory_id: str, as_json: bool) -> None:
+def show(ctx: click.Context, memory_id: str, full: bool, as_json: bool) -> None:
     """Show one memory with its edges and audit history."""
     from memory_core.canonical import edge_doc, memory_doc
+    from memory_core.retrieval.tiers import SHOWN_CHARS, cut_content
 
     store = open_store(ctx, require_tenant=True)
     memory = store.get(memory_id)
@@ -307,7 +310,11 @@ def show(ctx: click.Context, memory_id: str, as_json: bool) -> None:
         return
     for key, value in memory_doc(memory).items():
         if key != "kind" and value not in (None, [], {}):
-            echo(f"{key:>16}: {value}")
+            text, total = (str(value), 0) if full else cut_content(str(value))
+            echo(f"{key:>16}: {text}")
+            if total:
+                echo(f"{'':>16}  ({key} cut at {SHOWN_CHARS:,} of {total:,} characters; "
+                     f"`memlens show {memory_id} --full` prints all)")
     for e in edges:
         arrow = f"-[{e.relation}]-> {e.target_id}" if e.source_id == memory_id \
             else f"<-[{e.relation}]- {e.source_id}"

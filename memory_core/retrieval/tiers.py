@@ -2,7 +2,9 @@
 
 * minimal: id, type and the first line (about 100 characters): quick checks.
 * compact: plus project, agent and tags, content cut at 200 characters.
-* standard (default): the whole content, why, tags, project, agent, date.
+* standard (default): the content up to `SHOWN_CHARS` characters (the whole of nearly every
+  memory; a longer one is cut and says its length in `content_chars`), why, tags, project,
+  agent, date.
 * full: every field of the memory (no vector) and the ranking explanation.
 """
 
@@ -18,6 +20,22 @@ if TYPE_CHECKING:
     from memory_core.retrieval.results import Hit
 
 TIERS: tuple[str, ...] = ("minimal", "compact", "standard", "full")
+#: Characters of content the standard tier sends, and that `memlens show` and the app's
+#: result cards and Details show before their "show all" control (`show --full`, the pages'
+#: "Show all" toggle): a 1 MB memory would otherwise be sent, printed or rendered whole.
+SHOWN_CHARS = 2000
+
+
+def cut_content(text: str, limit: int = SHOWN_CHARS) -> tuple[str, int]:
+    """(`text` cut to `limit` characters, the last an ellipsis when cut; the length of
+    `text` when it was cut, else 0).
+
+    >>> cut_content("abcdef", 4)
+    ('abc…', 6)
+    >>> cut_content("abc", 4)
+    ('abc', 0)
+    """
+    return (text, 0) if len(text) <= limit else (text[: limit - 1] + "…", len(text))
 
 
 def _first_line(text: str, width: int) -> str:
@@ -48,9 +66,14 @@ def render_tier(memory: Memory, tier: str = "standard", hit: Hit | None = None) 
                 "agent": memory.agent, "tags": list(memory.tags),
                 "content": _cut(memory.content, 200)}
     if tier == "standard":
-        return {"id": memory.id, "type": memory.memory_type, "content": memory.content,
-                "why": memory.why, "tags": list(memory.tags), "project": memory.project,
-                "agent": memory.agent, "created": memory.created_at.date().isoformat()}
+        content, total = cut_content(memory.content)
+        item: dict[str, Any] = {
+            "id": memory.id, "type": memory.memory_type, "content": content, "why": memory.why,
+            "tags": list(memory.tags), "project": memory.project, "agent": memory.agent,
+            "created": memory.created_at.date().isoformat()}
+        if total:
+            item["content_chars"] = total
+        return item
     from memory_core.canonical import memory_doc
 
     doc = memory_doc(memory)
@@ -70,4 +93,7 @@ def render_text(item: dict[str, Any]) -> str:
         lines.append(f"   - why: {item['why']}")
     if item.get("project") and "line" not in item:
         lines.append(f"   - project: {item['project']}")
+    if item.get("content_chars"):
+        lines.append(f"   - cut: the first {SHOWN_CHARS:,} of {item['content_chars']:,} "
+                     f"characters (the full tier sends all)")
     return "\n".join(lines)

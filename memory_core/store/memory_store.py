@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import builtins
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import datetime
@@ -286,15 +286,19 @@ class MemoryStore(MemoryReads):
 
     def record_access(self, ids: Sequence[str], *, at: datetime | None = None,
                       reason: str | None = None, session_id: str | None = None,
-                      query: str | None = None) -> int:
+                      query: str | None = None, actor: str | None = None,
+                      metadata: Mapping[str, Any] | None = None,
+                      per_memory: Mapping[str, Mapping[str, Any]] | None = None) -> int:
         """Count one recall of each memory: access_count + 1, last_accessed_at = `at`, and a
-        `recall` event (with `session_id` and `query`).
+        `recall` event (with `session_id`, `query`, `actor`, the store's by default, and
+        `metadata` plus the memory's own `per_memory` entry beside its rank).
 
         Only `recall` calls this; searching and browsing never change access statistics.
         """
         with self.writing("record access"):
             return self._writes.record_access(ids, at=at, reason=reason,
-                                              session_id=session_id, query=query)
+                                              session_id=session_id, query=query, actor=actor,
+                                              metadata=metadata, per_memory=per_memory)
 
     def record_events(self, events: Iterable[Event]) -> int:
         """Append `events` (validated, put in this tenant) in one commit; returns how many."""

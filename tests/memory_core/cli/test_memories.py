@@ -176,3 +176,21 @@ def test_serve_starts_on_a_store_with_a_truncated_manifest(
     assert args[args.index("--store") + 1] == str(store)
     [line] = err.splitlines()[:-1]  # then "memlens is at http://..."
     assert line.startswith("warning: the store's memories table is damaged (")
+
+
+def test_show_cuts_a_long_memory_unless_full(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMLENS_EMBED_MODEL", "none")
+    store = str(tmp_path / "s")
+    lines = tmp_path / "in.ndjson"
+    lines.write_text(json.dumps({"id": "big", "content": "z" * 1_048_576}) + "\n",
+                     encoding="utf-8")
+    assert run(["--store", store, "add", "--file", str(lines)], capsys)[0] == 0
+    code, out, _ = run(["--store", store, "show", "big"], capsys)
+    assert code == 0 and len(out) < 5_000
+    assert f"content: {'z' * 1999}…\n" in out
+    assert "(content cut at 2,000 of 1,048,576 characters; `memlens show big --full` prints " \
+           "all)" in out
+    code, out, _ = run(["--store", store, "show", "big", "--full"], capsys)
+    assert code == 0 and f"content: {'z' * 1_048_576}\n" in out
