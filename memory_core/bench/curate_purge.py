@@ -97,7 +97,9 @@ def time_purge(store: MemoryStore, memories: int) -> PurgeTiming:
     compaction: list[float] = []
     verification: list[float] = []
     files: list[float] = []
+    # the compaction, and the removal of older versions that follows the purge's commit
     with time_calls(store.changes, "drop_old_versions", compaction), \
+            time_calls(store.bulk, "remove_old_versions", compaction), \
             time_calls(actions, "verify_purged", verification), \
             time_calls(verify, "files_check", files):
         start = time.perf_counter()
