@@ -78,28 +78,37 @@ def search(ctx: click.Context, query: str, preset_name: str, config_file: Any, l
               help="How much of each memory to print.")
 @click.option("--session", "session_id", callback=refuse_empty("to recall without a session"),
               help="Do not repeat memories already sent in this session (30 min TTL).")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=None,
+              help="Print at most this many tokens: whole memories are left out, lowest "
+                   "ranked first.")
 @ranking_options(RECALL_PRESET)
 @json_option("Print the items as JSON.")
 @click.pass_context
 def recall(ctx: click.Context, query: str, limit: int, record_type: str | None,
-           project_tag: str | None, tier: str, session_id: str | None, preset_name: str,
-           config_file: Any, as_json: bool) -> None:
+           project_tag: str | None, tier: str, session_id: str | None,
+           max_tokens: int | None, preset_name: str, config_file: Any, as_json: bool) -> None:
     """What an agent's recall tool returns: best memories, recorded as accessed."""
     from memory_core.retrieval.recall import recall as run_recall
 
     store = open_store(ctx, require_tenant=True)
     result = run_recall(store, query, limit, record_type, project_tag, tier=tier,
-                        session_id=session_id, config=ranking_of(preset_name, config_file))
+                        session_id=session_id, config=ranking_of(preset_name, config_file),
+                        max_tokens=max_tokens)
     if not result.session_recorded:
         echo(f"note: {store.uri} is read-only, so what this recall sent is not recorded for "
              f"session {shown(session_id)}; a later recall may send it again", err=True)
     if as_json:
         emit_json({"items": result.items, "skipped_as_sent": result.skipped_as_sent,
                    "degraded": result.degraded, "reasons": result.reasons,
-                   "session_recorded": result.session_recorded})
+                   "session_recorded": result.session_recorded,
+                   "recall_id": result.recall_id, "tokens": result.tokens,
+                   "dropped_for_budget": result.dropped_for_budget})
         return
     _warn_degraded(result)
     echo(result.text or "(nothing new to recall)")
+    if result.dropped_for_budget:
+        echo(f"{result.dropped_for_budget} more left out to stay within {max_tokens} tokens",
+             err=True)
 
 
 #: What `memory_core.cli` registers from this family.

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import builtins
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -191,9 +191,12 @@ class MemoryWrites:
 
     def record_access(self, ids: Sequence[str], *, at: datetime | None = None,
                       reason: str | None = None, session_id: str | None = None,
-                      query: str | None = None) -> int:
+                      query: str | None = None, actor: str | None = None,
+                      metadata: Mapping[str, Any] | None = None,
+                      per_memory: Mapping[str, Mapping[str, Any]] | None = None) -> int:
         """access_count + 1 and last_accessed_at = `at` for each existing memory of `ids`,
-        and one `recall` event each (its rank in `ids` in the event's metadata)."""
+        and one `recall` event each (by `actor`, the store's by default), whose metadata is
+        its rank in `ids`, `metadata` and its own entry of `per_memory`."""
         store = self._store
         current = store.get_many(ids)
         if not current:
@@ -213,8 +216,10 @@ class MemoryWrites:
             reason=reason, table_version=int(store.tables.memories.version),
         )
         store.event_log.append([
-            Event.new("recall", memory_id, tenant=store.tenant, actor=store.actor, at=when,
-                      session_id=session_id, query=query, metadata={"rank": rank})
+            Event.new("recall", memory_id, tenant=store.tenant, actor=actor or store.actor,
+                      at=when, session_id=session_id, query=query,
+                      metadata={"rank": rank, **(metadata or {}),
+                                **(per_memory or {}).get(memory_id, {})})
             for rank, memory_id in enumerate(dict.fromkeys(ids), start=1) if memory_id in current
         ])
         return len(ordered)
