@@ -87,7 +87,7 @@ def check(ctx: click.Context, repair: bool, yes: bool, sample: int, as_json: boo
         sys.exit(0 if report.clean else 1)
     if settings.read_only:
         raise ReadOnlyError.refusing(uri, "`memlens check --repair`")
-    plan = plan_repair(report, options)
+    plan = plan_repair(report, options, model_id=embedder.model_id)
     echo("the repair will:")
     for line in plan.preview():
         echo(f"  {line}")

@@ -128,9 +128,22 @@ def _events_after(uri: str, version: int | None, since: datetime,
     return sum(1 for t in at.to_pylist() if t is not None and t > since)
 
 
-def plan_repair(report: CheckReport, storage_options: dict[str, str] | None = None
-                ) -> RepairPlan:
-    """What repairing `report`'s store does (nothing is written)."""
+def _stored_model(uri: str, version: int | None,
+                  storage_options: dict[str, str] | None) -> str | None:
+    from memory_core.store.tables import vector_model_of
+
+    if version is None:
+        return None
+    try:
+        return vector_model_of(open_version(uri, version, storage_options).schema)[0]
+    except (KeyError, *LANCE_ERRORS):
+        return None
+
+
+def plan_repair(report: CheckReport, storage_options: dict[str, str] | None = None, *,
+                model_id: str | None = None) -> RepairPlan:
+    """What repairing `report`'s store does (nothing is written). Changed vectors are
+    re-embedded only by `model_id`, the model memlens embeds with, when it is the store's."""
     uri = report.uri
     restores = {t.name: (t.latest, t.good_version) for t in report.tables
                 if t.needs_restore and t.good_version is not None and t.latest is not None}
@@ -153,7 +166,11 @@ def plan_repair(report: CheckReport, storage_options: dict[str, str] | None = No
                   if w.table == MEMORIES and w.entry.action in REDOABLE}.values())
     memories = report.table(MEMORIES)
     problems = report.all_problems
+    stored = _stored_model(table_uri(uri, MEMORIES), memories.good_version if memories
+                           else None, storage_options)
+    embeds = model_id is not None and model_id == stored
     unfixable = tuple(p for p in problems if p.kind == "rows"
+                      or (p.kind == "vector" and not embeds)
                       or (p.kind == "version" and p.table not in restores)
                       or (p.kind == "lost" and p.file == "_versions" and "audit" in p.what
                           and not redo))
@@ -164,7 +181,7 @@ def plan_repair(report: CheckReport, storage_options: dict[str, str] | None = No
         undone=undone, events_after=events_after,
         indexes=dict(memories.damaged_indexes) if memories is not None else {},
         reembed=tuple(sorted({i for p in problems if p.kind == "vector"
-                              for i in p.memory_ids})),
+                              for i in p.memory_ids})) if embeds else (),
         redo=redo, unfixable=unfixable)
 
 
@@ -252,7 +269,9 @@ def apply_repair(plan: RepairPlan, *, settings: Settings, embedder: Embedder,
         lines += [f"moved the unreadable manifest aside: {m}" for m in moved]
         lines += [f"restored {n} to version {g} (as a new version)"
                   for n, (_, g) in sorted(plan.restores.items())]
-        store = MemoryStore.open(uri, embedder=embedder, read_only=False, settings=settings)
+        # vectors are re-embedded only by the store's own model (`plan_repair`)
+        store = MemoryStore.open(uri, embedder=embedder, read_only=False, settings=settings,
+                                 check_vectors=False)
         with store.writing(REPAIR):
             lines += _rebuild_indexes(store, plan.indexes)
             if plan.reembed:

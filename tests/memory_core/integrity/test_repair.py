@@ -31,7 +31,7 @@ def _repair(store: Path, tmp_path: Path) -> tuple[list[str], list[str]]:
     embedder = FakeEmbedder()
     report = check_store(str(store), embedder=embedder)
     assert not report.clean
-    plan = plan_repair(report)
+    plan = plan_repair(report, model_id=embedder.model_id)
     settings = Settings.from_env(store_uri=str(store), model_cache=tmp_path / "cache")
     done = apply_repair(plan, settings=settings, embedder=embedder)
     return plan.preview(), list(done.lines)
@@ -88,6 +88,14 @@ def test_a_lost_archive_is_applied_again(base: tuple[Path, dict[str, list[str]]]
     archived = MemoryStore.open(str(store), embedder=FakeEmbedder()).list(
         Filter(status=("archived",)), limit=None)
     assert sorted(m.id for m in archived) == sorted(ids["archived"])
+
+
+def test_vectors_are_not_embedded_again_by_another_model(
+        base: tuple[Path, dict[str, list[str]]], tmp_path: Path) -> None:
+    store = damaged_copy(base[0], tmp_path / "store", "vectors zeroed")
+    plan = plan_repair(check_store(str(store), embedder=None), model_id="other/model")
+    assert plan.reembed == () and plan.empty
+    assert [p.kind for p in plan.unfixable] == ["vector"]
 
 
 def test_zeroed_vectors_are_embedded_again(base: tuple[Path, dict[str, list[str]]],
