@@ -85,14 +85,19 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: bool) -> None:
     """Start the memlens web app (Streamlit) on this machine only (--host to share it),
     seeding an empty store with the demo first (unless --read-only: then the app has no
-    write control at all). It creates a missing store only to seed it (not with
-    --no-seed)."""
-    from memory_core.errors import StoreDamagedError
+    write control at all). It creates a missing store only to seed it; with --no-seed the
+    app starts without one (its Overview can create it)."""
+    from memory_core.errors import StoreDamagedError, StoreNotFoundError
 
     try:
         store: MemoryStore | None = open_store(ctx, create=not no_seed)
     except StoreDamagedError as exc:  # the app starts and shows the same line on its pages
         echo(f"warning: {exc}", err=True)
+        store = None
+    except StoreNotFoundError as exc:
+        if not no_seed:
+            raise
+        echo(f"note: {exc}; the app starts without it", err=True)
         store = None
     settings = settings_of(ctx)
     uri, tenant = (store.uri, store.tenant) if store else (settings.store_uri, settings.tenant)

@@ -28,7 +28,6 @@ NOT_CREATING: list[list[str]] = [
                                                                         "--yes"],
     ["undo", "b1", "--yes"], ["correct", "m1", "--verdict", "rejected"], ["cite", "m1"],
     ["link", "m1", "related_to", "m2"], ["index"], ["reembed"], ["drill"],
-    ["serve", "--no-seed"],
 ]
 
 
@@ -62,6 +61,20 @@ def test_a_missing_store_is_one_line_and_nothing_is_created(
     assert err == ("Error: there is no memlens store at ./typo; run `memlens init --store "
                    "./typo` to create one (only init, add and import create a store)\n")
     assert _created(home) == []  # no store folder, no cache, lock, session or map folder
+
+
+def test_serve_no_seed_starts_the_app_without_creating_the_store(
+        home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app says "No store here yet" itself, and its Overview can create it."""
+    import memory_core.cli.memories as memories
+
+    calls: list[list[str]] = []
+    monkeypatch.setattr(memories.subprocess, "call", lambda args, **_: calls.append(args) or 0)
+    code, _, err = run_cli(["--store", "./typo", "serve", "--no-seed"], capsys)
+    assert code == 0 and len(calls) == 1
+    assert "note: there is no memlens store at ./typo; run `memlens init --store ./typo`" in err
+    assert "the app starts without it" in err
+    assert _created(home) == []
 
 
 def test_an_empty_folder_stays_empty(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
