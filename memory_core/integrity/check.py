@@ -76,7 +76,7 @@ def check_store(uri: str, *, embedder: Embedder | None = None,
                                               f"memlens store"))
     tables = []
     for name in names:
-        tables.append(scan_table(uri, name, table_uri(uri, name), storage_options))
+        tables.append(scan_table(name, table_uri(uri, name), storage_options))
         advance()
     advance(len(TABLES) - len(names))
     by_name = {t.name: t for t in tables}

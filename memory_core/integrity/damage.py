@@ -80,7 +80,7 @@ def _scanned(uri: str, storage_options: dict[str, str] | None) -> Problem | None
     from memory_core.integrity.versions import table_uri
 
     for name in present_tables(uri, storage_options):
-        check = scan_table(uri, name, table_uri(uri, name), storage_options)
+        check = scan_table(name, table_uri(uri, name), storage_options)
         if check.problems:
             return check.problems[0]
     return None

@@ -129,7 +129,7 @@ def _version_problems(uri: str, ds: Any, cache: _FileCache) -> list[tuple[str, s
     return out
 
 
-def scan_table(store_uri: str, name: str, uri: str,
+def scan_table(name: str, uri: str,
                storage_options: dict[str, str] | None = None) -> TableCheck:
     """Check table `name` (at `uri`): its latest version's files, then older versions until
     one reads whole; the indexes of that version."""
