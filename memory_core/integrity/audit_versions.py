@@ -7,8 +7,9 @@ means version 6 is gone: a deleted manifest brought back the table as it was bef
 write (archived memories active again) and nothing else would notice. Each row says which
 versions it saw: `table_version` (the memories table's, or the edges table's for an edge
 write), a curation batch's `before.versions` (every table before it), a recovery's or a
-repair's versions after it. A `repair` row acknowledges the loss it found: rows before the
-newest repair are not held against the tables again.
+repair's versions after it. Only the newest rows are held against a table, back to the
+newest one it still holds (rows imported from another store carry its versions). A `repair`
+row acknowledges the loss it found: rows before the newest repair are not held again.
 """
 
 from __future__ import annotations
@@ -66,15 +67,22 @@ def claims(entry: AuditEntry) -> dict[str, int]:
 
 
 def lost_writes(entries: list[AuditEntry], newest: dict[str, int]) -> list[LostWrite]:
-    """The rows (after the newest repair) whose table no longer has the version they saw."""
+    """The newest rows (after the newest repair) whose table no longer has the version they
+    saw, back to the newest row whose version the table still has: rows older than that one
+    (audit rows imported from another store carry that store's versions) are not held
+    against this store's tables."""
     repairs = [i for i, e in enumerate(entries) if e.action == REPAIR]
     start = repairs[-1] if repairs else 0
     out = []
-    for entry in entries[start:]:
-        for table, version in claims(entry).items():
-            if table in newest and version > newest[table]:
-                out.append(LostWrite(entry, table, version, newest[table]))
-    return out
+    for table, version_now in newest.items():
+        for entry in reversed(entries[start:]):
+            seen = claims(entry).get(table)
+            if seen is None:
+                continue
+            if seen <= version_now:
+                break
+            out.append(LostWrite(entry, table, seen, version_now))
+    return sorted(out, key=lambda w: (w.entry.at, w.entry.id, w.table))
 
 
 def lost_problems(lost: list[LostWrite]) -> list[Problem]:
