@@ -7,10 +7,11 @@ lowest ranked first, until the text fits `max_tokens`, and records the access
 (access_count, last_accessed_at), which `search` never does.
 
 Each memory sent writes one `recall` event whose metadata lets the Agents page replay the
-call (`memory_core.agents.replay`): `recall_id`, `rank`, `score`, `decay`, `tier`, `limit`,
-`tokens`, `max_tokens`, `filter` (the effective `Filter.to_dict()`), `config`
-(`RankingConfig.to_dict()` plus its preset `name`) and `dropped_for_budget`. A recall that
-sends nothing writes no event (an event names a memory): it cannot be replayed.
+call (`memory_core.agents.replay`): `recall_id`, `rank`, `score`, `decay`, `usage`, `engines`
+(each engine's raw score), `tier`, `limit`, `tokens`, `max_tokens`, `filter` (the effective
+`Filter.to_dict()`), `config` (`RankingConfig.to_dict()` plus its preset `name`) and
+`dropped_for_budget`. A recall that sends nothing writes no event (an event names a
+memory): it cannot be replayed.
 """
 
 from __future__ import annotations
@@ -98,6 +99,14 @@ def render(hits: Sequence[Hit], tier: str) -> tuple[list[dict[str, Any]], str]:
     return items, "\n".join(render_text(i) for i in items)
 
 
+def _sent(hit: Hit) -> dict[str, Any]:
+    """What a recall event keeps of one hit: its score, decay prior, usage factor and each
+    engine's raw score (replay compares them with today's)."""
+    return {"score": hit.score, "decay": hit.decay,
+            "usage": hit.decay_factors.usage if hit.decay_factors else None,
+            "engines": {e: ev.score for e, ev in hit.engines.items()}}
+
+
 def recall(
     store: MemoryStore,
     query: str,
@@ -159,7 +168,7 @@ def recall(
                       "max_tokens": max_tokens,
                       "filter": chosen.filter.to_dict() if chosen.filter else None,
                       "config": config_doc(cfg), "dropped_for_budget": dropped},
-            per_memory={h.memory.id: {"score": h.score, "decay": h.decay} for h in hits})
+            per_memory={h.memory.id: _sent(h) for h in hits})
     if session_id is not None and dedup is not None and hits and not store.read_only:
         dedup.mark_sent(session_id, [(h.memory.id, h.memory.content_hash) for h in hits], now)
     items, _ = render(hits, tier)

@@ -210,9 +210,16 @@ class MemoryWrites:
             "last_accessed_at": pa.array([when] * len(ordered), pa.timestamp("us", tz="UTC")),
         })
         store.tables.memories.merge_insert(ROW_KEY).when_matched_update_all().execute(update)
+        after: dict[str, Any] = {
+            "access_count": {i: current[i].access_count + 1 for i in ordered}}
+        if metadata and metadata.get("recall_id"):
+            # ids only, never content: the row outlives a purge of what it names, and replay
+            # reads what the recall sent from it when the purge deleted the events
+            after.update(recall_id=metadata["recall_id"],
+                         ranked=[i for i in dict.fromkeys(ids) if i in current])
         store.append_audit(
             "recall", ordered,
-            after={"access_count": {i: current[i].access_count + 1 for i in ordered}},
+            after=after,
             reason=reason, table_version=int(store.tables.memories.version),
         )
         store.event_log.append([
