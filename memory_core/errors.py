@@ -66,6 +66,14 @@ class MemoryNotFoundError(MemlensError, KeyError):
         return str(self.args[0]) if self.args else "memory not found"
 
 
+class RecallNotFoundError(MemlensError, KeyError):
+    """No recall with that id was recorded in this tenant (a recall that sent nothing writes
+    no event, and a purge deletes the events of what it purges)."""
+
+    def __str__(self) -> str:  # KeyError would print the message quoted
+        return str(self.args[0]) if self.args else ""
+
+
 class ReadOnlyError(MemlensError):
     """The store was opened read-only (`--read-only` or MEMLENS_READ_ONLY), so writes are
     refused. Build it with `ReadOnlyError.refusing`, the one wording of the message."""
