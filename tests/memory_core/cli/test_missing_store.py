@@ -139,3 +139,23 @@ def test_a_missing_store_on_s3_creates_no_object_and_no_lock_folder(
         assert f"{s3_uri} holds no memlens store" in err
     assert s3_env.keys(S3_BUCKET, s3_uri.removeprefix(f"s3://{S3_BUCKET}/")) == []
     assert not (tmp_path / "cache").exists() or not os.listdir(tmp_path / "cache")
+
+
+@pytest.mark.slow
+def test_reads_of_a_store_on_s3_create_no_lock_folder(
+        s3_uri: str, s3_env: S3Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The lock and journal of a store on object storage live under the model cache; only a
+    write makes them."""
+    from memory_core.config import Settings
+
+    monkeypatch.setattr(memory_store, "load_embedder", lambda settings=None: FakeEmbedder())
+    writer = MemoryStore.open(settings=Settings.from_env(
+        store_uri=s3_uri, model_cache=tmp_path / "writer-cache"), embedder=FakeEmbedder())
+    writer.add([Memory.new("the token race was fixed", "decision", id="m1")])
+    monkeypatch.setenv("MEMLENS_MODEL_CACHE", str(tmp_path / "cache"))
+    for command in (["stats"], ["ls"], ["show", "m1"], ["export", str(tmp_path / "out")],
+                    ["audit"]):
+        code, _, err = run_cli(["--store", s3_uri, *command], capsys)
+        assert code == 0, err
+    assert not (tmp_path / "cache" / "locks").exists()
