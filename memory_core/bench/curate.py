@@ -128,16 +128,25 @@ class CurateBench:
 
 
 def _marked(table: Any, start: int, roles: dict[int, str]) -> Any:
-    """`table` (rows `start`...) with the project of each row in `roles` set, made active."""
+    """`table` (rows `start`...) with the project of each row in `roles` set, made active;
+    a memory to purge also gets a content of its own (the recombined texts repeat, and a
+    purged text that another memory still holds is a leak the verification reports)."""
     import pyarrow as pa
+
+    from memory_core.records import content_hash
 
     rows = [i for i in range(table.num_rows) if start + i in roles]
     if not rows:
         return table
     project, status = table["project"].to_pylist(), table["status"].to_pylist()
+    content, digest = table["content"].to_pylist(), table["content_hash"].to_pylist()
     for i in rows:
         project[i], status[i] = roles[start + i], "active"
-    for name, values in (("project", project), ("status", status)):
+        if roles[start + i].startswith(PURGE_PREFIX):
+            content[i] = f"{content[i]} (row {start + i} of {roles[start + i]})"
+            digest[i] = content_hash(content[i])
+    for name, values in (("project", project), ("status", status), ("content", content),
+                         ("content_hash", digest)):
         index = table.schema.get_field_index(name)
         table = table.set_column(index, table.schema.field(name),
                                  pa.array(values, table.schema.field(name).type))

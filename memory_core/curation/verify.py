@@ -5,17 +5,21 @@ edges and graph expansion, recall, recall sessions, map caches, a fresh export, 
 purge, every table version on disk, the audit's copies and the store's files. Each check says
 pass, fail, skip (cannot be checked here) or info (kept on purpose: a plain delete keeps the
 version history so that undo works; text another tenant holds too stays on disk with it).
+The searches run for a seeded sample of at most `SEARCHED` of the memories (each costs a few
+searches); every other check takes all of them, each reading its data once.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
+from memory_core.curation.byte_search import KEY, ByteNeedles
 from memory_core.curation.checks import FAIL, INFO, PASS, SKIP, Check, found
 from memory_core.curation.verify_disk import files_check, maps_check
 from memory_core.errors import CurationError, EmbedderUnavailableError
@@ -30,11 +34,12 @@ from memory_core.store import MemoryStore
 from memory_core.store.queries import full_text, nearest
 from memory_core.untrusted import shown
 
-if TYPE_CHECKING:
-    import polars as pl
-
 _WORD = re.compile(r"\w{3,}")
 _ANY_STATUS = Filter(status=STATUSES)
+#: The search checks (vector, BM25, graph expansion, recall) run a few searches per memory:
+#: they take a seeded sample of this many of the deleted memories. The exact checks (live
+#: table, edges, sessions, events, maps, export, versions, files) take every one of them.
+SEARCHED = 100
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,12 @@ class _Verifier:
         self.hashes = sorted({m.content_hash for m in known.values()})
         self.contents = [m.content for m in known.values()]
         self.tenant = f"tenant = {sql_string(store.tenant)}"
+        ordered = sorted(known.values(), key=lambda m: m.id)
+        #: the memories the search checks search for (all, or a sample: `SEARCHED`)
+        self.searched = (random.Random(0).sample(ordered, SEARCHED)
+                         if len(ordered) > SEARCHED else ordered)
+        self.sample = (f" (searched for {len(self.searched)} of the {len(ordered)}, a seeded "
+                       f"sample)" if len(ordered) > SEARCHED else "")
 
     def _is_ours(self, memory_ids: Sequence[str]) -> list[str]:
         """Of `memory_ids` (results of a search), those that are the deleted memories (by id
@@ -88,33 +99,60 @@ class _Verifier:
         return Check("live table", PASS, "no row has the id" +
                      (" or the content" if self.hashes else ""))
 
+    def _vectors(self) -> list[list[float]]:
+        """The searched memories' vectors: the stored one when it is of the store's model and
+        dimension, else their content embedded now."""
+        dimension = self.store.embedder.dimension
+        kept = {m.id: list(map(float, m.vector)) for m in self.searched
+                if m.vector is not None and len(m.vector) == dimension}
+        missing = [m for m in self.searched if m.id not in kept]
+        if missing:
+            vectors = self.store.embedder.embed([m.content for m in missing])
+            kept.update({m.id: list(map(float, v)) for m, v in zip(missing, vectors,
+                                                                    strict=True)})
+        return [kept[m.id] for m in self.searched]
+
     def vector(self) -> Check:
         if not self.contents:
             return Check("vector search", SKIP, "the content is not known any more")
         try:
-            vectors = self.store.embedder.embed(self.contents)
+            vectors = self._vectors()
         except EmbedderUnavailableError as exc:
             return Check("vector search", SKIP, f"no embedder: {exc}")
         where = self.store.predicate(_ANY_STATUS)
-        hits = [f.id for v in vectors for f in nearest(self.store, list(map(float, v)), where, 10)]
+        hits = [f.id for v in vectors for f in nearest(self.store, v, where, 10)]
         ours = self._is_ours(hits)
         if ours:
             return Check("vector search", FAIL, found(ours, "returned"))
-        return Check("vector search", PASS, "its own vector finds other memories only")
+        return Check("vector search", PASS, f"its own vector finds other memories "
+                                            f"only{self.sample}")
+
+    @staticmethod
+    def _words(content: str) -> list[str]:
+        """The first 40 distinct words (3+ word characters) of `content`, lower-cased."""
+        return list(dict.fromkeys(w.lower() for w in _WORD.findall(content)))[:40]
 
     @cached_property
-    def _texts(self) -> pl.Series:
-        """The tenant's contents, lower-cased, read once for every rarity count."""
+    def _frequencies(self) -> dict[str, int]:
+        """How many of the tenant's memories hold each word of the searched memories (as a
+        word), counted in one pass over the tenant's contents."""
         import polars as pl
 
+        wanted = sorted({w for m in self.searched for w in self._words(m.content)})
         column = self.store.scan(["content"], _ANY_STATUS)["content"]
-        return cast(pl.Series, pl.from_arrow(column)).str.to_lowercase()  # a column: a Series
+        texts = cast(pl.Series, pl.from_arrow(column)).str.to_lowercase()  # a column
+        words = (pl.DataFrame({"word": texts.str.extract_all(_WORD.pattern)})
+                 .with_row_index("row").explode("word")
+                 .filter(pl.col("word").is_in(wanted)).unique()
+                 .group_by("word").len())
+        counts = dict(zip(words["word"].to_list(), words["len"].to_list(), strict=True))
+        return {w: int(counts.get(w, 0)) for w in wanted}
 
     def rarest_words(self, content: str) -> str:
-        words = list(dict.fromkeys(w.lower() for w in _WORD.findall(content)))
-        if not words:
-            return ""
-        counts = {w: int(self._texts.str.contains(w, literal=True).sum()) for w in words[:40]}
+        """The 6 words of `content` the fewest of the tenant's memories hold (longest first
+        among equals): a BM25 query that finds it, were it still there."""
+        words = self._words(content)
+        counts = {w: self._frequencies.get(w, 0) for w in words}
         return " ".join(sorted(counts, key=lambda w: (counts[w], -len(w)))[:6])
 
     def bm25(self) -> Check:
@@ -125,7 +163,7 @@ class _Verifier:
         if not ensure_fts_index(self.store):
             return Check("BM25 search", SKIP, "the store has no full-text index (read-only)")
         where = self.store.predicate(_ANY_STATUS)
-        queries = [q for q in (self.rarest_words(c) for c in self.contents) if q]
+        queries = [q for q in (self.rarest_words(m.content) for m in self.searched) if q]
         hits = [f.id for q in queries for f in full_text(self.store, q, where, 10)]
         ours = self._is_ours(hits)
         if ours:
@@ -133,20 +171,21 @@ class _Verifier:
         # the words themselves are not quoted: after a purge they are deleted content
         words = len(queries[0].split()) if queries else 0
         return Check("BM25 search", PASS, f"a query of its {words} rarest words finds other "
-                                          f"memories only")
+                                          f"memories only{self.sample}")
 
     def _searches(self, name: str, preset_name: str) -> Check:
         if not self.contents:
             return Check(name, SKIP, "the content is not known any more")
         hits = []
-        for content in self.contents:
-            results = search(self.store, content, _ANY_STATUS, preset(preset_name), limit=10)
+        for memory in self.searched:
+            results = search(self.store, memory.content, _ANY_STATUS, preset(preset_name),
+                             limit=10)
             hits += [h.memory.id for h in results.hits]
         ours = self._is_ours(hits)
         if ours:
             return Check(name, FAIL, found(ours, "returned"))
         return Check(name, PASS, f"the {preset_name} ranking of its own content returns "
-                                 f"other memories only")
+                                 f"other memories only{self.sample}")
 
     def graph(self) -> list[Check]:
         edges = self.store.changes.edges_touching(self.ids)
@@ -186,8 +225,14 @@ class _Verifier:
         # `merged_from`, is a reference, not the memory)
         leaks = sorted({str(r.get(k)) for r in records for k in ("id", "source_id", "target_id")
                         if r.get(k) in wanted})
-        leaks += [c[:40] for c in self.contents if json.dumps(c)[1:-1] in text]
-        leaks += [f"content hash {h[:12]}" for h in self.hashes if json.dumps(h) in text]
+        # every content and hash looked for in one pass over the export (`ByteNeedles`)
+        needles = {json.dumps(c)[1:-1].encode(): c[:40] for c in self.contents}
+        needles |= {json.dumps(h).encode(): f"content hash {h[:12]}" for h in self.hashes}
+        data = text.encode("utf-8")
+        long = [n for n in needles if len(n) >= KEY]
+        held = ByteNeedles(long).found(data) if long else set()
+        leaks += [what for n, what in needles.items()
+                  if (n in held if len(n) >= KEY else n in data)]
         if leaks:
             return Check("fresh export", FAIL, found(leaks, "the export holds"))
         return Check("fresh export", PASS, "a new export of the tenant holds neither its id, "

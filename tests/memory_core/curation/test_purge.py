@@ -149,3 +149,17 @@ def test_a_purge_rewrites_big_data_files_too(store: MemoryStore) -> None:
     assert needle not in _store_bytes(store)
     assert {c.name: c.status for c in report.verification.checks}["files on disk"] == "pass"
     assert store.count() == 59
+
+
+def test_a_large_purge_searches_for_a_seeded_sample_and_checks_all_exactly(
+        corpus: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memory_core.curation import verify
+
+    monkeypatch.setattr(verify, "SEARCHED", 2)  # each searched memory costs a few searches
+    report = delete(corpus.store, corpus.ids[:3], purge=True)
+    assert report.verification is not None and report.verification.passed
+    details = {c.name: c.detail for c in report.verification.checks}
+    for name in ("vector search", "BM25 search", "graph expansion", "recall"):
+        assert "(searched for 2 of the 3, a seeded sample)" in details[name]
+    for name in ("live table", "fresh export", "table versions on disk", "files on disk"):
+        assert "sample" not in details[name]
