@@ -1,7 +1,8 @@
 """The `memlens` command: parse, call the engine, print (DESIGN.md section 8).
 
 One module per command family (`memories`, `curation`, `corrections`, `search`, `graph`,
-`decay`, `projection` (map), `maintenance`, `exchange`, `eval`, `tune`, `bench`, `check`),
+`decay`, `projection` (map), `maintenance`, `exchange`, `eval`, `tune`, `bench`, `check`,
+`mcp`),
 each listing its commands in `COMMANDS`; `options` holds what they share. User mistakes (every
 `MemlensError`, bad options) print one line on stderr and exit 1; data output has `--json`;
 long work shows a progress bar on stderr. Human-readable output goes through `options.echo`,
@@ -24,6 +25,7 @@ from memory_core.cli import (
     exchange,
     graph,
     maintenance,
+    mcp,
     memories,
     projection,
     search,
@@ -57,7 +59,7 @@ def cli(ctx: click.Context, store_uri: str | None, tenant: str | None) -> None:
 
 
 for _family in (memories, curation, corrections, search, graph, maintenance, exchange,
-                evaluation, tune, bench, decay, duplicates, projection, check):
+                evaluation, tune, bench, decay, duplicates, projection, check, mcp):
     for _command in _family.COMMANDS:
         cli.add_command(_command)
 

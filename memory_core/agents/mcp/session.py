@@ -1,0 +1,103 @@
+"""Who is calling: the actor and the MCP session of a tool call, and running it on the store.
+
+The store and tenant are fixed when the server starts. The actor of every write and event is
+`--agent` when given, else the client's name from the MCP initialize handshake. The session
+that keys recall's de-duplication (seed 003 ADR-003) is the streamable HTTP session
+(`Mcp-Session-Id`), or on stdio the server process itself (one client per process).
+
+Tool calls run in worker threads; one lock runs them one at a time on the store, which
+also makes setting the store's actor for the call safe (its audit rows name it).
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+
+from memory_core.errors import MemlensError
+from memory_core.store import MemoryStore
+from memory_core.untrusted import shown
+
+#: The actor when neither `--agent` nor the client's handshake names one.
+UNNAMED_CLIENT = "mcp-client"
+#: Longest actor name kept from a client's handshake.
+ACTOR_CHARS = 64
+SESSION_HEADER = "mcp-session-id"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The actor and the MCP session (None: a stateless HTTP request, no de-duplication)."""
+
+    actor: str
+    session_id: str | None
+
+
+def clean_name(name: object) -> str | None:
+    """A client-supplied name usable as an actor: printable, trimmed, at most
+    `ACTOR_CHARS`; None when nothing usable is left."""
+    if not isinstance(name, str):
+        return None
+    kept = "".join(c for c in name if c.isprintable()).strip()[:ACTOR_CHARS]
+    return kept or None
+
+
+class ToolState:
+    """The store a server serves, the fixed agent, and the lock tool calls run under."""
+
+    def __init__(self, store: MemoryStore, *, agent: str | None = None) -> None:
+        self.store = store
+        self.agent = agent
+        self.process_session = f"mcp-{uuid.uuid4().hex[:16]}"
+        self._lock = threading.Lock()
+
+    def caller(self, ctx: Context[Any, Any]) -> Caller:
+        """The actor and session of the call `ctx` belongs to."""
+        actor = self.agent
+        if actor is None:
+            params = ctx.session.client_params
+            actor = clean_name(params.client_info.name) if params else None
+        headers = ctx.headers
+        if headers is None:  # stdio: this process serves one client
+            session: str | None = self.process_session
+        else:
+            raw = headers.get(SESSION_HEADER)
+            session = f"mcp-{raw}" if raw else None
+        return Caller(actor or UNNAMED_CLIENT, session)
+
+    @contextmanager
+    def reading(self) -> Iterator[MemoryStore]:
+        """The store, one call at a time, for a read that has no caller (a resource)."""
+        with self._lock:
+            yield self.store
+
+    @contextmanager
+    def acting(self, caller: Caller) -> Iterator[MemoryStore]:
+        """The store with `caller` as its actor, one call at a time; memlens' errors
+        become tool errors (their text says what to do)."""
+        with self._lock:
+            before = self.store.actor
+            self.store.actor = caller.actor
+            try:
+                yield self.store
+            except MemlensError as exc:
+                raise ToolError(str(exc)) from exc
+            finally:
+                self.store.actor = before
+
+
+def refuse(message: str) -> ToolError:
+    """A tool error for a bad argument (nothing was written)."""
+    return ToolError(f"{message}; nothing was written")
+
+
+def bad_value(name: str, value: object, fix: str) -> ToolError:
+    """A tool error naming argument `name`, its value (shortened) and the fix."""
+    return ToolError(f"{name} {shown(value)} is not valid: {fix}")
