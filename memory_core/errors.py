@@ -180,6 +180,11 @@ class ObjectStorageUnreachableError(ObjectStorageError):
     timeout)."""
 
 
+class ObjectStorageStalledError(ObjectStorageUnreachableError):
+    """The object-storage endpoint accepted the connection but gave no answer within
+    MEMLENS_STORAGE_TIMEOUT seconds (a stopped or overloaded server)."""
+
+
 class ObjectStorageConfigError(ObjectStorageError):
     """An object-storage setting is malformed (an unparsable MEMLENS_STORAGE_OPTIONS item,
     AWS_ALLOW_HTTP not a boolean, a plain-http endpoint on another machine without

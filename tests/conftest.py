@@ -159,6 +159,17 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> None:
     monkeypatch.setenv("MEMLENS_MODEL_CACHE", str(model_cache))
 
 
+@pytest.fixture(autouse=True)
+def stores_unwatched_after() -> Iterator[None]:
+    """A test's stores on object storage stop being watched when it ends, as a command's do
+    (`stall_watch.forget`): a later test's long call is not timed against an endpoint that
+    test made up or has stopped since."""
+    yield
+    from memory_core.store import stall_watch
+
+    stall_watch.forget()
+
+
 @pytest.fixture(scope="session")
 def demo_store(tmp_path_factory: pytest.TempPathFactory) -> MemoryStore:
     """The demo corpus seeded once per run with the real offline model (read it, don't write)."""

@@ -17,6 +17,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from memory_core.errors import ObjectStorageStalledError
+from memory_core.store import stall_watch
+
 
 class LatestDataset:
     """A LanceDB table's Lance dataset, kept at the table's latest version."""
@@ -31,14 +34,11 @@ class LatestDataset:
         (callers then use LanceDB's own calls)."""
         table = self._table_of()
         with self._lock:
-            try:
-                if self._known is None or self._known[0] is not table:
-                    dataset = table.to_lance()
-                else:
-                    dataset = self._known[1]
-                    latest = int(dataset.latest_version)
-                    if latest != int(dataset.version):
-                        dataset = dataset.checkout_version(latest)
+            known = self._known
+            try:  # Lance's own calls: bounded like LanceDB's on object storage
+                dataset = stall_watch.bounded(lambda: _latest(table, known))
+            except ObjectStorageStalledError:
+                raise
             except Exception:  # noqa: BLE001 - no dataset: callers fall back
                 self._known = None
                 return None
@@ -54,3 +54,12 @@ class LatestDataset:
         """Forget the dataset; the next call opens it again from the table."""
         with self._lock:
             self._known = None
+
+
+def _latest(table: Any, known: tuple[Any, Any] | None) -> Any:
+    """`table`'s dataset at its latest version (`known`'s, checked out again if newer)."""
+    if known is None or known[0] is not table:
+        return table.to_lance()
+    dataset = known[1]
+    latest = int(dataset.latest_version)
+    return dataset.checkout_version(latest) if latest != int(dataset.version) else dataset

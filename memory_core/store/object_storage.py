@@ -21,6 +21,10 @@ environment                                storage option
 Other schemes (gs://, az://) get only `MEMLENS_STORAGE_OPTIONS`; LanceDB reads their own
 variables. A local folder gets none.
 
+A remote store is also watched (`stall_watch`): LanceDB's waits on it end when its endpoint
+(`endpoint_of`) has not answered for `MEMLENS_STORAGE_TIMEOUT` seconds (30 by default), and
+Ctrl-C stops them.
+
 `object_storage_error(exc)` recognises the failures a user can fix (no such bucket, refused
 credentials, an endpoint that does not answer) in LanceDB's error text and returns the
 `ObjectStorageError` to raise instead; anything else returns None and is left alone.
@@ -29,7 +33,7 @@ credentials, an endpoint that does not answer) in LanceDB's error text and retur
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
 from memory_core.config import Settings
@@ -40,6 +44,7 @@ from memory_core.errors import (
     ObjectStorageError,
     ObjectStorageUnreachableError,
 )
+from memory_core.store import stall_watch
 from memory_core.untrusted import shown
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -53,6 +58,9 @@ _S3_VARIABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("aws_secret_access_key", ("AWS_SECRET_ACCESS_KEY",)),
     ("aws_session_token", ("AWS_SESSION_TOKEN",)),
 )
+#: Storage options that name the endpoint, as object_store spells them.
+_ENDPOINT_OPTIONS = ("aws_endpoint", "aws_endpoint_url", "endpoint", "endpoint_url",
+                     "google_service_endpoint", "azure_storage_endpoint")
 
 
 def storage_options(uri: str, settings: Settings | None = None) -> dict[str, str] | None:
@@ -75,7 +83,29 @@ def storage_options(uri: str, settings: Settings | None = None) -> dict[str, str
         if allow is not None:
             options["allow_http"] = allow
     options.update(_extra_options(env.get("MEMLENS_STORAGE_OPTIONS", "")))
+    stall_watch.watch(uri, endpoint_of(uri, options), stall_watch.timeout_of(env))
     return options or None
+
+
+def endpoint_of(uri: str, options: Mapping[str, str]) -> str | None:
+    """The HTTP endpoint that serves the store at `uri` (None where it cannot be told).
+
+    >>> endpoint_of("s3://bucket/m", {"aws_region": "eu-west-1"})
+    'https://s3.eu-west-1.amazonaws.com'
+    """
+    given = next((options[k] for k in _ENDPOINT_OPTIONS if options.get(k)), None)
+    if given:
+        return given
+    scheme = urlsplit(uri).scheme
+    if scheme in ("s3", "s3a"):
+        region = options.get("aws_region") or options.get("region")
+        return f"https://s3.{region}.amazonaws.com" if region else "https://s3.amazonaws.com"
+    if scheme in ("gs", "gcs"):
+        return "https://storage.googleapis.com"
+    account = options.get("azure_storage_account_name") or options.get("account_name")
+    if scheme in ("az", "abfs", "abfss") and account:
+        return f"https://{account}.blob.core.windows.net"
+    return None
 
 
 def _allow_http(endpoint: str | None, flag: str | None) -> str | None:
@@ -116,10 +146,13 @@ def is_remote(uri: str) -> bool:
 
 # -- failures ------------------------------------------------------------------------------
 
-#: Text only the object-store layer of LanceDB writes (its error kinds, S3's XML errors).
-_OBJECT_STORE_MARKERS = ('store: "', "RetryError", "<Error><Code>", "Config error")
+#: Text only the object-store layer of LanceDB writes (its error kinds as LanceDB and as
+#: Lance print them, S3's XML errors).
+_OBJECT_STORE_MARKERS = ('store: "', "RetryError", "<Error><Code>", "Config error",
+                         "Generic S3 error", "Generic GCS error", "Generic MicrosoftAzure error")
 _BUCKET = re.compile(r"<BucketName>([^<]+)</BucketName>")
-_REQUEST_URL = re.compile(r"uri: Some\((https?://[^/?)\s]+)")
+#: The request's URL, as LanceDB's errors give it and as Lance's do.
+_REQUEST_URL = re.compile(r"(?:uri: Some\(|Error performing [A-Z]+ )(https?://[^/?)\s]+)")
 _REGION_CODES = ("AuthorizationHeaderMalformed", "PermanentRedirect", "IncorrectEndpoint")
 _AUTH_CODES = ("InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "ExpiredToken",
                "InvalidToken", "InvalidClientTokenId", "status: 403", "Forbidden")
@@ -132,12 +165,14 @@ def object_storage_error(exc: BaseException, uri: str | None = None
                          ) -> ObjectStorageError | None:
     """The `ObjectStorageError` a LanceDB or object-store failure means, or None.
 
-    `uri` is the store's URI, for the message; the endpoint and bucket are read from the
-    error itself where it names them.
+    `uri` is the store's URI, for the message (by default the one store on object storage
+    in use, if there is one); the endpoint and bucket are read from the error itself where it
+    names them.
     """
     text = "\n".join(_messages(exc))
     if not any(marker in text for marker in _OBJECT_STORE_MARKERS):
         return None  # not the object store's: a local file, a bug
+    uri = uri or stall_watch.only_uri()
     where = f" for {shown(uri)}" if uri else ""
     endpoint = _endpoint(text)
     at = f" at {shown(endpoint)}" if endpoint else ""

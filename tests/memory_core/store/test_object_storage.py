@@ -110,6 +110,31 @@ def test_lance_failures_become_errors_that_say_what_to_do() -> None:
     assert "at 'http://10.1.2.3:9000' does not answer (connection refused)" in str(down)
 
 
+def test_an_outage_as_lance_itself_words_it_is_an_unreachable_endpoint() -> None:
+    """Lance (not LanceDB) prints object_store's errors as "Generic S3 error: ...": a server
+    that died during a write gave this, and a traceback."""
+    died = object_storage_error(RuntimeError(
+        "lance error: LanceError(IO): Generic S3 error: Error performing list request: Error "
+        "performing GET http://127.0.0.1:42051/mem?list-type=2&prefix=p%2Fmemories.lance%2F"
+        "_versions%2F in 438.7ms, after 3 retries, max_retries: 3, retry_timeout: 180s  - "
+        "HTTP error: error sending request, /root/.cargo/registry/src/lance-io-13.0.0/src/"
+        "object_store.rs:1506:92"), "s3://mem/p")
+    assert isinstance(died, ObjectStorageUnreachableError)
+    assert str(died).startswith("the object store at 'http://127.0.0.1:42051' does not answer "
+                                "(no answer) for 's3://mem/p'; check AWS_ENDPOINT_URL")
+
+
+def test_a_watched_store_gives_its_endpoint_and_the_uri_the_errors_name() -> None:
+    from memory_core.store import stall_watch
+
+    options({"AWS_ENDPOINT_URL": "http://127.0.0.1:9000"}, "s3://mem/p")
+    assert stall_watch.only_uri() == "s3://mem/p"
+    down = object_storage_error(OSError(LANCE + "error sending request"))
+    assert down is not None and "for 's3://mem/p'" in str(down)
+    assert options({"AWS_REGION": "eu-west-1"}, "s3://mem/q") == {"aws_region": "eu-west-1"}
+    assert stall_watch.only_uri() is None  # two stores: the error cannot tell which
+
+
 def test_a_bucket_in_another_region_says_to_set_aws_region() -> None:
     moved = object_storage_error(OSError(
         LANCE + 'Status { status: 400, body: Some("<Error><Code>AuthorizationHeaderMalformed'
