@@ -66,8 +66,13 @@ for _family in (memories, curation, corrections, search, graph, maintenance, exc
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning user mistakes into one line and exit code 1."""
-    with warnings_to_terminal(), one_line_errors():
-        # without standalone mode click returns ctx.exit() codes instead of exiting
-        code = cli.main(args=argv, prog_name="memlens", standalone_mode=False)
-        if isinstance(code, int) and code:
-            sys.exit(code)
+    from memory_core.store import stall_watch
+
+    try:
+        with warnings_to_terminal(), one_line_errors():
+            # without standalone mode click returns ctx.exit() codes instead of exiting
+            code = cli.main(args=argv, prog_name="memlens", standalone_mode=False)
+            if isinstance(code, int) and code:
+                sys.exit(code)
+    finally:
+        stall_watch.forget()  # the stores this command opened are no longer waited on
