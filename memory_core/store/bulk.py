@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 KEEP_VERSIONS = timedelta(days=36_500)
 
 
+#: Why `restore` kept a table it could have restored: another table cannot be.
+KEPT_ALONG = "kept with the other tables, so that they stay consistent"
+
+
 @dataclass(frozen=True)
 class Restored:
     """What `BulkTables.restore` did: the tables put back, and those it kept as they are
@@ -42,7 +46,12 @@ class Restored:
     def describe(self) -> str:
         """One line: what was put back and what was kept, and why."""
         parts = [f"{', '.join(self.restored) or 'no table'} restored to the versions before it"]
-        parts += [f"{name} kept at its latest version: {why}" for name, why in self.kept.items()]
+        along = [name for name, why in self.kept.items() if why == KEPT_ALONG]
+        parts += [f"{name} kept at its latest version: {why}" for name, why in self.kept.items()
+                  if why != KEPT_ALONG]
+        if along:
+            parts.append(f"{', '.join(along)} kept at their latest versions too, so that the "
+                         f"tables stay consistent")
         return "; ".join(parts)
 
 
@@ -127,16 +136,17 @@ class BulkTables:
     def restore(self, versions: dict[str, int], *, written_before: float | None = None
                 ) -> Restored:
         """Put each table named in `versions` back to that version when it moved (LanceDB
-        keeps the versions in between).
+        keeps the versions in between), all of them or none.
 
-        A table whose version is gone from disk, lacks files, or (committed after
-        `written_before`, when the versions were recorded) belongs to a table made again
-        since, is kept at its latest version: restoring it would commit a version that
-        cannot be read. The result says which tables were put back and which were kept.
+        When one table's version cannot be read any more (gone from disk, lacking files,
+        or, committed after `written_before` when the versions were recorded, another
+        table's made again since), every table is kept at its latest version: restoring it
+        would commit a version that cannot be read, and restoring only the others would
+        mix the write's before and after. The result says which were put back or kept.
         """
         self._store.check_writable("restore")
         named = self._store.tables.named()
-        out = Restored()
+        moved, out, blocked = {}, Restored(), False
         for name, version in versions.items():
             table = named.get(name)
             if table is None:
@@ -147,9 +157,14 @@ class BulkTables:
                 continue
             why = why_not_restorable(table, version, written_before=written_before)
             if why is not None:
-                out.kept[name] = why
-                continue
-            table.restore(version)
+                out.kept[name], blocked = why, True
+            moved[name] = version
+        if blocked:
+            for name in sorted(moved.keys() - out.kept.keys()):
+                out.kept[name] = KEPT_ALONG
+            return out
+        for name, version in moved.items():
+            named[name].restore(version)
             out.restored.append(name)
         self._store.forget_caches()
         return out

@@ -103,8 +103,9 @@ class WriteGuard:
         """Put back the tables of a dead writer's journal; whether any table changed or was
         kept against the journal (both are audited)."""
         outcome = self._store.bulk.restore(entry.versions, written_before=entry.started_at)
-        self.recovered = (f"an interrupted write ({entry.describe()}) was rolled back: "
-                          f"{outcome.describe()}")
+        done = "was not rolled back" if outcome.kept and not outcome.restored else \
+            "was rolled back"
+        self.recovered = f"an interrupted write ({entry.describe()}) {done}: {outcome.describe()}"
         return bool(outcome.restored or outcome.kept)
 
     def interrupted_write(self) -> str | None:
