@@ -13,6 +13,19 @@ if TYPE_CHECKING:
     # What `__getattr__` loads lazily, spelled out for mypy and editors (`X as X` marks a
     # re-export); a test keeps this block and `_EXPORTS` naming the same names from the
     # same modules.
+    from memory_core.agents.activity import Activity as Activity
+    from memory_core.agents.activity import ActivityEntry as ActivityEntry
+    from memory_core.agents.activity import SessionSummary as SessionSummary
+    from memory_core.agents.activity import activity as activity
+    from memory_core.agents.memory_use import MemoryUse as MemoryUse
+    from memory_core.agents.memory_use import MemoryUseRow as MemoryUseRow
+    from memory_core.agents.memory_use import memory_use as memory_use
+    from memory_core.agents.recalls import PastRecall as PastRecall
+    from memory_core.agents.recalls import find_recall as find_recall
+    from memory_core.agents.recalls import past_recalls as past_recalls
+    from memory_core.agents.replay import Difference as Difference
+    from memory_core.agents.replay import Replay as Replay
+    from memory_core.agents.replay import replay as replay
     from memory_core.canonical import memory_doc as memory_doc
     from memory_core.causal import CAUSAL as CAUSAL
     from memory_core.causal import Contradiction as Contradiction
@@ -96,6 +109,7 @@ if TYPE_CHECKING:
     from memory_core.errors import ObjectStorageUnreachableError as ObjectStorageUnreachableError
     from memory_core.errors import QuerySetError as QuerySetError
     from memory_core.errors import ReadOnlyError as ReadOnlyError
+    from memory_core.errors import RecallNotFoundError as RecallNotFoundError
     from memory_core.errors import SchemaVersionError as SchemaVersionError
     from memory_core.errors import StoreDamagedError as StoreDamagedError
     from memory_core.errors import StoreLocationError as StoreLocationError
@@ -162,6 +176,7 @@ if TYPE_CHECKING:
     from memory_core.records import content_hash as content_hash
     from memory_core.reembed import fill_pending as fill_pending
     from memory_core.reembed import switch_model as switch_model
+    from memory_core.retrieval.budget import count_tokens as count_tokens
     from memory_core.retrieval.config import BM25_CONTEXTS as BM25_CONTEXTS
     from memory_core.retrieval.config import DEFAULT_PRESET as DEFAULT_PRESET
     from memory_core.retrieval.config import FUSIONS as FUSIONS
@@ -210,6 +225,7 @@ if TYPE_CHECKING:
     from memory_core.untrusted import for_terminal as for_terminal
     from memory_core.untrusted import shown as shown
     from memory_core.untrusted import visible as visible
+    from memory_core.viz.agents import activity_chart as activity_chart
     from memory_core.viz.decay import age_scatter as age_scatter
     from memory_core.viz.decay import composite_histogram as composite_histogram
     from memory_core.viz.decay import curves_chart as curves_chart
@@ -232,6 +248,10 @@ if TYPE_CHECKING:
 
 #: module -> the names it exports through `memory_core` (loaded on first use).
 _BY_MODULE: dict[str, str] = {
+    "memory_core.agents.activity": "Activity ActivityEntry activity SessionSummary",
+    "memory_core.agents.memory_use": "memory_use MemoryUse MemoryUseRow",
+    "memory_core.agents.recalls": "find_recall past_recalls PastRecall",
+    "memory_core.agents.replay": "Difference replay Replay",
     "memory_core.canonical": "memory_doc",
     "memory_core.causal": (
         "CAUSAL Contradiction contradictions Finding Fork graph_health GraphEdge GraphHealth "
@@ -254,7 +274,7 @@ _BY_MODULE: dict[str, str] = {
         "BucketNotFoundError CurationConflictError CurationError DiffError "
         "EmbedderUnavailableError ExportFormatError GraphError ImportConflictError "
         "InvalidConfigError InvalidFilterError InvalidMapParamsError InvalidRecordError MapError "
-        "MemlensError MemoryNotFoundError MigrationError ModelMismatchError "
+        "MemlensError MemoryNotFoundError MigrationError ModelMismatchError RecallNotFoundError "
         "ObjectStorageAuthError ObjectStorageConfigError ObjectStorageError "
         "ObjectStorageUnreachableError QuerySetError ReadOnlyError SchemaVersionError "
         "StoreDamagedError StoreLocationError StoreNotAllowedError StoreNotFoundError "
@@ -288,6 +308,7 @@ _BY_MODULE: dict[str, str] = {
         "BM25_CONTEXTS DEFAULT_PRESET FUSIONS MAX_BEAM MAX_CONTEXT_WINDOW MAX_FANOUT MAX_HOPS "
         "NORMALISATIONS preset PRESETS RankingConfig"
     ),
+    "memory_core.retrieval.budget": "count_tokens",
     "memory_core.retrieval.recall": "recall RecallResult",
     "memory_core.retrieval.results": "Hit SearchResults",
     "memory_core.retrieval.search": "search",
@@ -302,6 +323,7 @@ _BY_MODULE: dict[str, str] = {
     "memory_core.store.index_health": "index_fix_command index_health IndexHealth",
     "memory_core.store.indexes": "ensure_indexes IndexReport vector_index_recall",
     "memory_core.untrusted": "for_html for_terminal shown visible",
+    "memory_core.viz.agents": "activity_chart",
     "memory_core.viz.decay": (
         "age_scatter composite_histogram curves_chart rank_shift_chart timeline_chart"
     ),
