@@ -20,11 +20,13 @@ from memory_core.errors import MemlensError, StoreDamagedError
 if TYPE_CHECKING:
     from memory_core.integrity.findings import Problem
 
+#: Words of Lance's messages about a file it cannot decode (lower case): the store is read
+#: whole to find which (a missing or cut file is found without reading).
+UNDECODABLE = ("corrupt file", "magic number", "failed to fill whole buffer",
+               "does not appear to be a lance file", "bits_per_offset")
 #: Words of Lance's messages about files it cannot read (lower case).
-DAMAGE_WORDS = ("lanceerror(io)", "lance error: not found", "not found: ", "file size is too small",
-                "corrupt file", "magic number", "failed to fill whole buffer",
-                "does not appear to be a lance file", "bits_per_offset", "invalid user input",
-                "external error", "lance error")
+DAMAGE_WORDS = ("lanceerror(io)", "not found: ", "file size is too small", *UNDECODABLE,
+                "invalid user input", "external error", "lance error")
 _PATH = re.compile(r"(?P<table>[A-Za-z0-9_-]+)\.lance/(?P<file>[^\s,'\"]+)")
 _OPENED: dict[str, dict[str, str] | None] = {}
 _OPENED_GUARD = threading.Lock()
@@ -37,15 +39,20 @@ def remember_store(uri: str, storage_options: dict[str, str] | None = None) -> N
         _OPENED[uri] = storage_options
 
 
+def _messages(exc: BaseException) -> str:
+    """The messages of `exc` and of what it wraps, lower case."""
+    texts: list[str] = []
+    seen: BaseException | None = exc
+    while seen is not None and len(texts) < 10:
+        texts.append(str(seen).lower())
+        seen = seen.__cause__ or seen.__context__
+    return "\n".join(texts)
+
+
 def _from_lance(exc: BaseException) -> bool:
     """Whether `exc` (or what it wraps) reads like Lance failing on a file."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        text = str(seen).lower()
-        if any(word in text for word in DAMAGE_WORDS):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
+    text = _messages(exc)
+    return any(word in text for word in DAMAGE_WORDS)
 
 
 def _fix(uri: str | None) -> str:
@@ -73,14 +80,16 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _scanned(uri: str, storage_options: dict[str, str] | None) -> Problem | None:
-    """The first file problem of the store at `uri` (a scan without the row checks)."""
+def _scanned(uri: str, storage_options: dict[str, str] | None, *, deep: bool
+             ) -> Problem | None:
+    """The first file problem of the store at `uri` (a scan without the row checks; files
+    read whole only when `deep`)."""
     from memory_core.integrity.check import present_tables
     from memory_core.integrity.scan import scan_table
     from memory_core.integrity.versions import table_uri
 
     for name in present_tables(uri, storage_options):
-        check = scan_table(name, table_uri(uri, name), storage_options)
+        check = scan_table(name, table_uri(uri, name), storage_options, deep=deep)
         if check.problems:
             return check.problems[0]
     return None
@@ -104,9 +113,12 @@ def store_damage(exc: BaseException, uri: str | None = None,
                        uri or _named_store(str(exc), stores), file)
     if uri is not None:
         stores = {uri: storage_options, **stores}
+    # a query's own mistake can read like Lance's IO errors: only a decoding failure is
+    # worth reading the whole store for
+    deep = any(word in _messages(exc) for word in UNDECODABLE)
     for store_uri, options in stores.items():
         try:
-            problem = _scanned(store_uri, options)
+            problem = _scanned(store_uri, options, deep=deep)
         except (OSError, ValueError, RuntimeError):
             continue
         if problem is not None:

@@ -40,10 +40,12 @@ def short(exc: BaseException) -> str:
 
 @dataclass
 class _FileCache:
-    """What reading each file found, so that older versions sharing it are not re-read."""
+    """What reading each file found, so that older versions sharing it are not re-read;
+    `deep` off measures files without reading them (a quick look after an error)."""
 
     failures: dict[str, str] = field(default_factory=dict)
     good: set[str] = field(default_factory=set)
+    deep: bool = True
 
 
 def open_version(uri: str, version: int | None,
@@ -90,7 +92,7 @@ def _check_fragment(uri: str, fragment: Any, cache: _FileCache) -> list[tuple[st
         problem = _size_problem(uri, relative, recorded)
         if problem:
             found.append((relative, problem))
-    if not found:
+    if not found and cache.deep:
         try:
             _read_fragment(fragment)
         except LANCE_ERRORS as exc:
@@ -129,10 +131,11 @@ def _version_problems(uri: str, ds: Any, cache: _FileCache) -> list[tuple[str, s
     return out
 
 
-def scan_table(name: str, uri: str,
-               storage_options: dict[str, str] | None = None) -> TableCheck:
+def scan_table(name: str, uri: str, storage_options: dict[str, str] | None = None, *,
+               deep: bool = True) -> TableCheck:
     """Check table `name` (at `uri`): its latest version's files, then older versions until
-    one reads whole; the indexes of that version."""
+    one reads whole; the indexes of that version. Without `deep`, files are looked at (there,
+    of the size their manifest records) but not read, and indexes are not checked."""
     try:
         listed = manifests(uri, storage_options)
     except LANCE_ERRORS as exc:
@@ -142,7 +145,7 @@ def scan_table(name: str, uri: str,
         return TableCheck(name, None, None,
                           problems=(Problem(name, "_versions", "no manifest: the table "
                                                                "has no version left"),))
-    cache = _FileCache()
+    cache = _FileCache(deep=deep)
     problems: list[Problem] = []
     broken: list[str] = []
     latest = listed[0].version
@@ -175,10 +178,10 @@ def scan_table(name: str, uri: str,
             break
     indexes: dict[str, str] = {}
     if good_ds is not None:
-        for index_name, column, file, what in damaged_indexes(uri, good_ds):
+        for index_name, column, file, what in damaged_indexes(uri, good_ds) if deep else ():
             indexes[index_name] = column
             problems.append(Problem(name, file, what, kind="index"))
-    elif listed:
+    else:
         problems.append(Problem(name, "", "no version of the table reads whole"))
     return TableCheck(
         name, latest, good.version if good else None,

@@ -37,3 +37,12 @@ def test_an_error_without_a_path_is_placed_by_scanning_the_store(tmp_path: Path)
     assert damage is not None and damage.table == "audit"
     assert damage.file.startswith("_versions/") and damage.file.endswith(".manifest")
     assert "manifest of version 5 unreadable: file size is too small" in str(damage)
+
+
+def test_a_query_mistake_worded_like_lance_on_a_sound_store_is_left_alone(
+        tmp_path: Path) -> None:
+    build_base(tmp_path / "sound")
+    remember_store(str(tmp_path / "sound"))
+    exc = ValueError("lance error: Invalid user input: cannot parse the predicate, "
+                     "/root/.cargo/lance-datafusion/src/planner.rs:1:1")
+    assert store_damage(exc) is None
