@@ -46,4 +46,5 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("app_pages/graph.py", "Graph", ":material/hub:"),
     PageSpec("app_pages/map.py", "Map", ":material/scatter_plot:"),
     PageSpec("app_pages/decay.py", "Decay", ":material/hourglass_bottom:"),
+    PageSpec("app_pages/agents.py", "Agents", ":material/smart_toy:"),
 )

@@ -43,6 +43,7 @@ KEY_ELEMENTS = {
     "graph": 'role=tab[name="Contradictions queue"]',
     "map": '[data-testid="stPlotlyChart"]',
     "decay": 'role=tab[name="At risk"]',
+    "agents": 'role=tab[name="Recall replay"]',
 }
 
 
@@ -169,12 +170,36 @@ def decay_ranking_impact(visit: Visit, demo_copy: DemoCopy) -> None:
     visit.screenshot("decay-impact")
 
 
+def replay_after_an_archive(visit: Visit, demo_copy: DemoCopy) -> None:
+    """An agent recalls; one memory it was sent is archived; the Agents page replays the
+    recall (the newest, picked first) and says the memory left, by whom and in which batch.
+    The memory is restored afterwards, so Curate's task sees the store as it was."""
+    from memory_core import archive, recall, restore
+
+    store = demo_copy.open()
+    sent = recall(store, QUERY, limit=3, actor="e2e-agent", session_id="e2e")
+    gone = sent.items[0]["id"]
+    report = archive(store, [gone], reason="e2e: replay explains this")
+    try:
+        visit.open("/agents")
+        page = visit.page
+        visit.act(page.get_by_role("tab", name="Recall replay").click)
+        panel = page.get_by_role("tabpanel", name="Recall replay")
+        expect(panel.get_by_text(re.compile(r"e2e-agent"))).not_to_have_count(0)
+        why = panel.locator('[data-testid="stMarkdownContainer"]', has_text="archived since")
+        expect(why.first).to_contain_text(gone)
+        expect(why.first).to_contain_text(f"in batch {report.batch_id}")
+        visit.screenshot("agents-replay")
+    finally:
+        restore(store, [gone], reason="e2e: put back for the next tasks")
+
+
 #: The task done on each page after its checks (every page needs one).
 TASKS: dict[str, Callable[[Visit, DemoCopy], None]] = {
     "overview": menu_and_favicon, "search": search_and_why, "ranking_lab": lab_comparison,
     "export_diff": the_archived_memory_in_the_diff, "curate": archive_then_undo,
     "graph": graph_around_a_memory, "map": map_query_and_clusters_to_curate,
-    "decay": decay_ranking_impact,
+    "decay": decay_ranking_impact, "agents": replay_after_an_archive,
 }
 #: The pages in the router's order, but Curate (whose task writes) last.
 ORDER = sorted(PAGES, key=lambda spec: spec.url_path == "curate")
