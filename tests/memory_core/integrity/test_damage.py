@@ -12,6 +12,14 @@ from memory_core.integrity.damage import remember_store, store_damage
 from tests.memory_core.integrity.damaged import build_base, damaged_copy
 
 
+@pytest.fixture(autouse=True)
+def no_stores_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stores other tests opened are not this test's."""
+    import memory_core.integrity.damage as damage
+
+    monkeypatch.setattr(damage, "_OPENED", {})
+
+
 def test_an_error_naming_a_table_file_names_that_table() -> None:
     exc = RuntimeError("lance error: Not found: tmp/s/edges.lance/data/0101.lance, "
                        "/root/.cargo/registry/src/lance-io-13.0.0/src/local.rs:273:40")
