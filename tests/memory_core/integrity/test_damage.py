@@ -12,6 +12,13 @@ from memory_core.integrity.damage import remember_store, store_damage
 from tests.memory_core.integrity.damaged import build_base, damaged_copy
 
 
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("damage") / "base"
+    build_base(path)
+    return path
+
+
 @pytest.fixture(autouse=True)
 def no_stores_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
     """The stores other tests opened are not this test's."""
@@ -36,9 +43,9 @@ def test_other_errors_are_left_alone(exc: BaseException) -> None:
     assert store_damage(exc) is None
 
 
-def test_an_error_without_a_path_is_placed_by_scanning_the_store(tmp_path: Path) -> None:
-    build_base(tmp_path / "base")
-    store = damaged_copy(tmp_path / "base", tmp_path / "store", "audit manifest truncated")
+def test_an_error_without_a_path_is_placed_by_scanning_the_store(base: Path,
+                                                                 tmp_path: Path) -> None:
+    store = damaged_copy(base, tmp_path / "store", "audit manifest truncated")
     remember_store(str(store))
     damage = store_damage(RuntimeError("lance error: LanceError(IO): file size is too small, "
                                        "/root/.cargo/lance-io/src/utils.rs:172:20"))
@@ -48,9 +55,8 @@ def test_an_error_without_a_path_is_placed_by_scanning_the_store(tmp_path: Path)
 
 
 def test_a_query_mistake_worded_like_lance_on_a_sound_store_is_left_alone(
-        tmp_path: Path) -> None:
-    build_base(tmp_path / "sound")
-    remember_store(str(tmp_path / "sound"))
+        base: Path) -> None:
+    remember_store(str(base))
     exc = ValueError("lance error: Invalid user input: cannot parse the predicate, "
                      "/root/.cargo/lance-datafusion/src/planner.rs:1:1")
     assert store_damage(exc) is None
