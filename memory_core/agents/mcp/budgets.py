@@ -42,16 +42,16 @@ class Budget:
 RECALL_MAX_TOKENS = 2000
 
 BUDGETS: dict[str, Budget] = {
-    "memory_overview": Budget(ORCHESTRATION, 600),
+    "memory_overview": Budget(ORCHESTRATION, 400),
     "recall": Budget(DISCOVERY, 700),
     "herd_recall": Budget(DISCOVERY, 700),
-    "remember": Budget(SURGICAL, 120, writes=True),
-    "cite": Budget(SURGICAL, 80, writes=True),
+    "remember": Budget(SURGICAL, 100, writes=True),
+    "cite": Budget(SURGICAL, 50, writes=True),
     "correct": Budget(SURGICAL, 200, writes=True),
     "supersede": Budget(SURGICAL, 120, writes=True),
-    "why": Budget(EXPLORATION, 700),
-    "related": Budget(EXPLORATION, 700),
-    "get_memory": Budget(DETAIL, 1200),
+    "why": Budget(EXPLORATION, 1200),
+    "related": Budget(EXPLORATION, 1100),
+    "get_memory": Budget(DETAIL, 1600),
 }
 
 

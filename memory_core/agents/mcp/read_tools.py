@@ -91,14 +91,12 @@ def related_text(store: Any, memory_id: str, depth: int) -> str:
     for node in others:
         links = [e for e in near.edges if node.id in (e.source_id, e.target_id)]
         best = max(links, key=lambda e: e.decayed_strength, default=None)
-        how = ""
-        if best is not None:
-            arrow = "->" if best.source_id == node.id else "<-"
-            how = f"{best.relation} {arrow} {best.decayed_strength:.2f}, "
+        how = "" if best is None else f"via {best.relation} {best.decayed_strength:.2f}, "
         text = node.content.strip().splitlines()[0] if node.content.strip() else ""
         text = text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + "…"
         status = "" if node.status == "active" else f" ({node.status})"
-        lines.append(f"  {node.hops} hop, {how}{node.id} [{node.memory_type}]{status} {text}")
+        hops = f"{node.hops} hop{'s' if node.hops > 1 else ''}"
+        lines.append(f"  {hops}, {how}{node.id} [{node.memory_type}]{status} {text}")
     if near.left_out:
         lines.append(f"  +{near.left_out} more (call related on one of these)")
     return "\n".join(lines)

@@ -24,7 +24,7 @@ from memory_core.retrieval.tiers import render_text
 
 #: Tokens kept for the header line, and for each memory's id in front of it (a uuid4 is at
 #: most 37 tokens for the shipped tokenizer).
-HEADER_TOKENS = 120
+HEADER_TOKENS = 100
 ID_TOKENS = 38
 #: Characters of a degraded search's reasons kept in the header.
 REASON_CHARS = 160

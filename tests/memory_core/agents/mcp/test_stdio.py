@@ -102,7 +102,7 @@ def test_every_tool_answers_and_bad_arguments_write_nothing(two_tenants):
     assert out["correct bad"][0] and "replaces" in out["correct bad"][1]
     assert not out["supersede"][0] and out["supersede"][1].startswith(f"superseded {acme[2]} by ")
     assert out["why"][1].startswith(acme[0]) and "led to it" in out["why"][1]
-    assert new_id in out["related"][1] and "supports" in out["related"][1]
+    assert new_id in out["related"][1] and "via supports" in out["related"][1]
     assert f"id: {acme[0]}" in out["get"][1] and "edges: 1" in out["get"][1]
     assert out["limit 0"][0] and "greater than or equal to 1" in out["limit 0"][1]
     assert CONTENTS[0][0] in out["resource"][1]
