@@ -53,3 +53,22 @@ def test_bad_settings_are_named() -> None:
         check_fts_settings({"stemmer": True})
     with pytest.raises(InvalidConfigError, match="stem must be a bool"):
         check_fts_settings({"stem": "yes"})
+
+
+def test_a_build_that_fails_half_way_leaves_no_index_without_its_settings(
+        store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build is one write step (issue 42, item 8): an index whose settings could not be
+    recorded is rolled back, so no later rebuild tokenises it differently."""
+    from memory_core.store import tokenisation
+    from memory_core.store.queries import has_fts_index
+
+    store.add([Memory.new("the pipeline deploys nightly", "fact")])
+
+    def broken(table: object, settings: object) -> None:
+        raise OSError("disk gone while recording the settings")
+
+    monkeypatch.setattr(tokenisation, "record_fts", broken)
+    with pytest.raises(OSError, match="disk gone"):
+        build_fts_index(store, FTS_COLUMN, {"stem": False})
+    store.tables.memories.checkout_latest()
+    assert not has_fts_index(store) and recorded_fts(store.tables.memories) is None
