@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from memory_core.embedding import UnavailableEmbedder
@@ -101,3 +103,25 @@ def test_read_only_store_without_full_text_index_says_bm25_is_off(
     found = engine_candidates(reader, QUERY, Filter(), preset("hybrid"), 10)
     assert list(found.rankings) == ["vector"] and found.reasons == (BM25_OFF,)
     assert "memlens index" in BM25_OFF
+
+
+@pytest.mark.parametrize("name", ["hybrid", "bm25"])
+def test_a_damaged_full_text_index_turns_bm25_off_with_the_reason(
+        tmp_path: Path, name: str) -> None:
+    """Issue 42: with the index's files gone, search failed with Lance's traceback; now BM25
+    is off, the reason says how to rebuild it, and the vector engine answers alone."""
+    import shutil
+
+    from memory_core.retrieval.candidates import engine_candidates
+    from tests.memory_core.integrity.damaged import build_base
+
+    folder = tmp_path / "store"
+    build_base(folder)
+    for index in (folder / "memories.lance" / "_indices").iterdir():
+        shutil.rmtree(index)
+    store = MemoryStore.open(str(folder), embedder=FakeEmbedder())
+    found = engine_candidates(store, "deploy server", Filter(), preset(name), 20)
+    assert list(found.rankings) == ["vector"] and len(found.rankings["vector"]) == 20
+    [reason] = found.reasons
+    assert reason.startswith("BM25 is off: the full-text index is damaged (")
+    assert reason.endswith("does not read); run `memlens check --repair` to rebuild it")
