@@ -27,10 +27,14 @@ from memory_core.errors import InvalidConfigError
 from memory_core.retrieval.config import DEFAULT_PRESET
 
 if TYPE_CHECKING:
-    from memory_core.evaluation import SearchSpace, TuneResult
+    from memory_core.evaluation import Query, SearchSpace, TuneResult
 
 #: How many configs the table lists (best mean first); --json has them all.
 LISTED_CONFIGS = 5
+#: How many queries of a larger set are tuned on unless --sample says otherwise: with the
+#: default grid's 12 configs, 12,000 searches (minutes, not hours), and enough queries that
+#: the fold means differ by chance by about 0.01.
+DEFAULT_SAMPLE = 1000
 
 
 def _space(handle: Any) -> SearchSpace | None:
@@ -84,6 +88,24 @@ def _print(result: TuneResult, label: str, out: Path | None) -> None:
         echo("\nwrite the chosen config with --out FILE (memlens search/eval --config FILE)")
 
 
+def _queries(ctx: click.Context, path: Path, size: int, seed: int) -> list[Query]:
+    """The queries to tune on: all of the set, or a seeded sample of `size` (said on
+    stderr, with how to have more)."""
+    from click.core import ParameterSource
+
+    from memory_core.evaluation.queryset import sample_queries
+
+    with progress_bar("reading queries", unit="query") as bar:
+        sample = sample_queries(path, size, seed=seed, progress=bar)
+    if sample.sampled:
+        capped = ctx.get_parameter_source("sample_size") == ParameterSource.DEFAULT
+        why = (f"tune caps a set at {size:,} queries unless told: --sample N tunes on N, "
+               f"--sample 0 on every query" if capped else "--sample 0 tunes on every query")
+        echo(f"{path} holds {sample.total:,} queries; tuning on a sample of "
+             f"{len(sample.queries):,} drawn with seed {seed} ({why})", err=True)
+    return sample.queries
+
+
 @click.command(name="tune")
 @store_options
 @click.option("--queries", "queries_path", required=True, metavar="FILE",
@@ -100,7 +122,11 @@ def _print(result: TuneResult, label: str, out: Path | None) -> None:
 @click.option("--folds", default=5, show_default=True, type=click.IntRange(min=2),
               help="k of k-fold cross-validation.")
 @click.option("--seed", default=0, show_default=True, type=int,
-              help="Seed of the shuffle that deals the queries into folds.")
+              help="Seed of the shuffle that deals the queries into folds, and of --sample.")
+@click.option("--sample", "sample_size", default=DEFAULT_SAMPLE, show_default=True,
+              type=click.IntRange(min=0), metavar="N",
+              help="Tune on a sample of N queries of a larger set, drawn with --seed "
+                   "(0: every query).")
 @click.option("--metric", default="ndcg@10", show_default=True,
               help="What to maximise: recall, precision, hit_rate, ndcg, mrr or map @K.")
 @click.option("--as-of", "as_of", metavar="DATE", callback=parse_as_of,
@@ -110,27 +136,33 @@ def _print(result: TuneResult, label: str, out: Path | None) -> None:
 @json_option("Print the result as one JSON document.")
 @click.pass_context
 def tune_command(ctx: click.Context, queries_path: Path, preset_name: str | None,
-                 config_file: Any, space_file: Any, folds: int, seed: int, metric: str,
-                 as_of: datetime | None, out: Path | None, as_json: bool) -> None:
+                 config_file: Any, space_file: Any, folds: int, seed: int, sample_size: int,
+                 metric: str, as_of: datetime | None, out: Path | None, as_json: bool
+                 ) -> None:
     """Choose ranking knobs for this store by k-fold cross-validation on a query set.
 
     Every config of the search space is run once on every query. The queries are shuffled
     into --folds folds; for each fold the config with the best mean on the other folds is
     chosen and scored on the held-out fold, next to the starting config on the same fold.
     The held-out mean ± sd is what tuning is worth on queries it has not seen; the config
-    written to --out is the best on all queries.
+    written to --out is the best on all queries. A set of more than --sample queries is
+    tuned on a seeded sample of them; the time it will take is estimated first.
     """
-    from memory_core.evaluation import default_space, load_queries, tune
-    from memory_core.evaluation.tune import metric_cut
+    from memory_core.evaluation import default_space, tune
+    from memory_core.evaluation.tune import check_tunable, metric_cut
+    from memory_core.evaluation.tune_estimate import estimate
 
     label, base = (pick_ranking(preset_name, config_file, both="--preset or --config")
                    or default_ranking())
     space = _space(space_file) or default_space(base)
-    metric_cut(metric)  # a typo fails before any search
-    queries = load_queries(queries_path)
+    cut = metric_cut(metric)  # a typo fails before any search
+    queries = _queries(ctx, queries_path, sample_size, seed)
     store = open_store(ctx, require_tenant=True)
-    total = len(space.expand(base).candidates) * len(queries)
-    with progress_bar("tuning", total=total, unit="search") as bar:
+    check_tunable(store, queries, folds)
+    configs = len(space.expand(base).candidates)
+    echo(estimate(store, queries, base, configs=configs, depth=cut, now=as_of).line(),
+         err=True)
+    with progress_bar("tuning", total=configs * len(queries), unit="search") as bar:
         result = tune(store, queries, space=space, base=base, folds=folds, seed=seed,
                       metric=metric, now=as_of, progress=bar)
     for reason in result.reasons[:3]:

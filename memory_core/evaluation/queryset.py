@@ -13,7 +13,8 @@ Blank lines are skipped. Every mistake is reported with the file and line it is 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import random
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -128,20 +129,75 @@ def load_queries(path: str | Path) -> list[Query]:
     bad line: not JSON, a missing or empty qid/query, grades that are not integers >= 1, an
     unknown filter field, a repeated qid.
     """
+    queries = list(_parsed(Path(path)))
+    if not queries:
+        raise QuerySetError(f"{path} holds no queries; write one JSON object a line")
+    return queries
+
+
+@dataclass(frozen=True)
+class QuerySample:
+    """Queries drawn from a query set: `queries` (in file order) of the `total` it holds."""
+
+    queries: list[Query]
+    total: int
+
+    @property
+    def sampled(self) -> bool:
+        """Whether some of the set's queries were left out."""
+        return len(self.queries) < self.total
+
+
+def sample_queries(path: str | Path, size: int | None, *, seed: int = 0,
+                   progress: Callable[[int], None] | None = None) -> QuerySample:
+    """A sample of `size` queries of the query set at `path`, drawn with
+    `random.Random(seed).sample` from its non-blank lines; every query when the set holds no
+    more than `size` or `size` is None or 0.
+
+    The file is read twice, a line at a time: once to count its queries, once to parse the
+    sampled lines only, so a set of millions costs the memory of the sample. The lines left
+    out are counted, not checked (`load_queries` checks every one). `progress(1)` is called
+    per line read.
+    """
     path = Path(path)
+    total = 0
+    for _ in _lines(path):
+        total += 1
+        if progress is not None:
+            progress(1)
+    if not total:
+        raise QuerySetError(f"{path} holds no queries; write one JSON object a line")
+    if not size or size >= total:
+        return QuerySample(queries=load_queries(path), total=total)
+    if size < 0:
+        raise QuerySetError(f"a sample of {size} queries is not possible; give a size >= 1, "
+                            f"or 0 for every query")
+    chosen = frozenset(random.Random(seed).sample(range(total), size))
+    return QuerySample(queries=list(_parsed(path, chosen.__contains__)), total=total)
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, line) of each non-blank line, streamed."""
     try:
-        # split on "\n" only: str.splitlines would also split inside a JSON string at
-        # U+2028 and other separators that canonical (unescaped) JSON may hold; utf-8-sig
-        # drops the byte-order mark Windows editors write first
-        lines = path.read_text(encoding="utf-8-sig").split("\n")
+        # split on "\n" only (newline="\n"): splitting also at U+2028 and the other
+        # separators canonical (unescaped) JSON may hold in a string would cut a line in
+        # two; utf-8-sig drops the byte-order mark Windows editors write first
+        with path.open(encoding="utf-8-sig", newline="\n") as lines:
+            for number, line in enumerate(lines, 1):
+                if line.strip():
+                    yield number, line
     except OSError as exc:
         raise QuerySetError(f"cannot read the query set {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise QuerySetError(f"{path} is not UTF-8 text: {exc.reason}") from exc
-    queries: list[Query] = []
+
+
+def _parsed(path: Path, keep: Callable[[int], bool] | None = None) -> Iterator[Query]:
+    """The queries of `path` in file order: those whose index among its non-blank lines
+    `keep` accepts (every one without `keep`). A qid must not repeat among them."""
     first_line: dict[str, int] = {}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
+    for index, (number, line) in enumerate(_lines(path)):
+        if keep is not None and not keep(index):
             continue
         where = f"{path}:{number}"
         try:
@@ -153,10 +209,7 @@ def load_queries(path: str | Path) -> list[Query]:
             raise _fail(where, f"qid {shown(query.qid)} repeats the one on line "
                                f"{first_line[query.qid]}; give every query its own qid")
         first_line[query.qid] = number
-        queries.append(query)
-    if not queries:
-        raise QuerySetError(f"{path} holds no queries; write one JSON object a line")
-    return queries
+        yield query
 
 
 def write_queries(path: str | Path, queries: Iterable[Query]) -> int:

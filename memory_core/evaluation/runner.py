@@ -91,11 +91,14 @@ def run_queries(
     depth: int = 10,
     progress: Progress | None = None,
     now: datetime | None = None,
+    keep_hits: bool = True,
 ) -> RetrievalRun:
     """Search every query with its own filter under `config`, keeping the top `depth` hits.
 
     `now` fixes the clock of the decay rerank so that two configs are compared on the same
-    day (default: now). `progress(1)` is called after each query.
+    day (default: now). `progress(1)` is called after each query. Without `keep_hits` the
+    run keeps the ranked ids and scores only (`tune` needs no more, and the hits of a large
+    set, memories and all, are most of its memory).
     """
     if depth < 1:
         raise InvalidConfigError(f"depth must be >= 1, got {depth}")
@@ -106,7 +109,8 @@ def run_queries(
     reasons: dict[str, None] = {}
     for q in queries:
         results = search(store, q.query, q.filter, config, limit=depth, now=now)
-        hits[q.qid] = tuple(results)
+        if keep_hits:
+            hits[q.qid] = tuple(results)
         ranked[q.qid] = tuple((h.memory.id, h.score) for h in results)
         reasons.update(dict.fromkeys(results.reasons))
         if progress is not None:

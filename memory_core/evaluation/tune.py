@@ -183,10 +183,13 @@ def _searching(store: MemoryStore) -> MemoryStore:
     return view
 
 
-def _check_queries(queries: Sequence[Query], folds: int) -> None:
+def check_tunable(store: MemoryStore, queries: Sequence[Query], folds: int) -> None:
+    """Refuse what `tune` would refuse before any search: no queries, fewer queries than
+    folds, repeated qids, no query with a relevant memory in the store's tenant."""
     if not queries:
         raise InvalidConfigError("tuning needs a query set with at least one query")
     assign_folds([q.qid for q in queries], folds, seed=0)  # raises for bad folds / qids
+    check_reachable(store, queries)
 
 
 def tune(
@@ -212,8 +215,7 @@ def tune(
     cut = metric_cut(metric)
     base = base or preset(DEFAULT_PRESET)
     grid = (space or default_space(base)).expand(base)
-    _check_queries(queries, folds)
-    check_reachable(store, queries)
+    check_tunable(store, queries, folds)
     now = now or utcnow()
     searching = _searching(store)
     values: list[Mapping[str, float]] = []
@@ -221,7 +223,7 @@ def tune(
     unreachable: tuple[str, ...] = ()
     for candidate in grid.candidates:
         run = run_queries(searching, queries, candidate.config, depth=cut, progress=progress,
-                          now=now)
+                          now=now, keep_hits=False)
         ranked = {qid: run.ids(qid) for qid in run.ranked}
         values.append(score_queries(queries, ranked, (cut,))[metric])
         reasons.update(dict.fromkeys(run.reasons))

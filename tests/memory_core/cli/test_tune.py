@@ -4,6 +4,7 @@ without a model (BM25 and the graph), and one-line errors for mistakes."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -116,3 +117,50 @@ def test_a_bad_space_is_one_line(home: Path, space: str, message: str,
     (home / "space.json").write_text(space, encoding="utf-8")
     code, out, err = run(ARGS, capsys)
     assert code == 1 and err.startswith(message) and len(err.strip().splitlines()) == 1
+
+
+# -- a large query set: sampled, estimated, with progress -----------------------------------
+
+def test_a_set_larger_than_sample_is_tuned_on_a_seeded_sample(
+        home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run([*ARGS, "--sample", "3", "--seed", "1"], capsys)
+    assert code == 0, err
+    assert ("q.ndjson holds 4 queries; tuning on a sample of 3 drawn with seed 1 (--sample 0 "
+            "tunes on every query)") in err.splitlines()
+    assert out.startswith("tuned hybrid on 3 queries: 2 configs, 2 folds (seed 1)")
+    code, out, err = run([*ARGS, "--sample", "0"], capsys)
+    assert code == 0 and "holds 4 queries" not in err and "tuned hybrid on 4 queries" in out
+
+
+def test_the_default_cap_says_how_to_raise_it(home: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from memory_core.cli.tune import tune_command
+
+    [sample] = [p for p in tune_command.params if p.name == "sample_size"]
+    monkeypatch.setattr(sample, "default", 2)  # the real cap, 1,000, on a set of 4
+    code, out, err = run(ARGS, capsys)
+    assert code == 0, err
+    assert ("q.ndjson holds 4 queries; tuning on a sample of 2 drawn with seed 0 (tune caps a "
+            "set at 2 queries unless told: --sample N tunes on N, --sample 0 on every query)"
+            ) in err.splitlines()
+    assert "tuned hybrid on 2 queries" in out
+
+
+def test_the_time_is_estimated_before_tuning(home: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(ARGS, capsys)
+    assert code == 0, err
+    [line] = [x for x in err.splitlines() if x.startswith("estimated ")]
+    assert re.fullmatch(r"estimated \d+ s: 8 searches \(2 configs x 4 queries\) at [\d,]+ ms "
+                        r"each \(timed on 3\)", line), line
+
+
+def test_progress_is_shown_on_a_terminal(home: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # tqdm draws on terminals only
+    code, _, err = run(ARGS, capsys)
+    assert code == 0, err
+    assert "\rreading queries: " in err  # the count only, at first: no total to read to
+    assert re.search(r"\rtuning: +0%\|[^|]*\| 0/8 \[", err), err  # then as it goes

@@ -17,6 +17,7 @@ from memory_core.evaluation import (
     select_tags,
     write_queries,
 )
+from memory_core.evaluation.queryset import sample_queries
 from memory_core.filters import Filter
 from memory_core.seeding import DEMO_QUERIES, demo_dir
 
@@ -166,3 +167,61 @@ def test_a_repeated_tag_counts_a_query_once(tmp_path: Path) -> None:
     result = result_from_run(queries, RetrievalRun.from_ranked({"q1": ["m"]}), ks=(1,))
     row = result.by_tag.filter(result.by_tag["metric"] == "recall@1").to_dicts()[0]
     assert (row["n"], row["mean"]) == (2, 0.5)  # q1 found m, q2 found nothing
+
+
+# -- samples of a large set ----------------------------------------------------------------
+
+def _numbered(tmp_path: Path, count: int) -> Path:
+    """`count` queries q0..q{count-1}, with a blank line after every tenth."""
+    lines = []
+    for n in range(count):
+        lines.append(json.dumps({"qid": f"q{n}", "query": f"query {n}", "relevant": {"m": 1}}))
+        if n % 10 == 9:
+            lines.append("")
+    return _write(tmp_path, *lines)
+
+
+def test_a_sample_is_the_seeded_choice_among_the_queries_in_file_order(tmp_path: Path) -> None:
+    import random
+
+    path = _numbered(tmp_path, 50)
+    sample = sample_queries(path, 10, seed=3)
+    assert sample.total == 50 and sample.sampled
+    # the documented rule: random.Random(seed).sample of the non-blank lines' indices
+    assert [q.qid for q in sample.queries] == [
+        f"q{n}" for n in sorted(random.Random(3).sample(range(50), 10))]
+    assert sample_queries(path, 10, seed=3) == sample
+    assert sample_queries(path, 10, seed=4).queries != sample.queries
+    whole = sample_queries(path, 50, seed=3)
+    assert not whole.sampled and whole.queries == load_queries(path)
+    assert sample_queries(path, 0).queries == load_queries(path)  # 0: every query
+
+
+def test_a_sample_reads_only_its_lines_as_queries(tmp_path: Path) -> None:
+    path = _write(tmp_path, json.dumps(GOOD), "not json")
+    assert [q.qid for q in sample_queries(path, 1, seed=1).queries] == ["q1"]  # index 0
+    with pytest.raises(QuerySetError, match=r"queries\.ndjson:2: not JSON"):
+        sample_queries(path, 1, seed=0)  # index 1: the bad line is in the sample
+    with pytest.raises(QuerySetError, match="holds no queries"):
+        sample_queries(_write(tmp_path, "", " "), 5)
+
+
+@pytest.mark.slow
+def test_sampling_a_huge_set_costs_the_memory_of_the_sample(tmp_path: Path) -> None:
+    import tracemalloc
+
+    path = tmp_path / "huge.ndjson"
+    with path.open("w", encoding="utf-8") as out:
+        for n in range(200_000):
+            out.write(f'{{"qid": "q{n}", "query": "why were the tests slow {n}", '
+                      f'"relevant": {{"m{n}": 1}}, "tags": ["paraphrase"]}}\n')
+    tracemalloc.start()
+    try:
+        sample = sample_queries(path, 100, seed=0)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert sample.total == 200_000 and len(sample.queries) == 100
+    # the whole set as Query objects is some 170 MB (`load_queries`), the file 22 MB; the
+    # sample's peak was 0.12 MB
+    assert peak < 5_000_000, peak

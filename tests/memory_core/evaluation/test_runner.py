@@ -69,6 +69,8 @@ def test_run_keeps_every_query_ranked_ids_and_hits(store: MemoryStore,
     assert first.memory.vector is None  # hits keep no vectors
     assert run.ranked["refresh"][0] == (first.memory.id, first.score)
     assert run.unreachable == ("ghost",)
+    lean = run_queries(store, queries, preset("bm25"), depth=3, now=NOW, keep_hits=False)
+    assert lean.ranked == run.ranked and lean.hits == {}  # what tune keeps of a large set
 
 
 def test_evaluate_config_scores_found_and_missing_queries(store: MemoryStore,
