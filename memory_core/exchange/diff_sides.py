@@ -119,7 +119,9 @@ def _raw_lines(path: Path, body_sha256: str) -> pl.DataFrame:
             except UnicodeDecodeError as exc:
                 raise ExportFormatError(f"{path}: line {number} is not UTF-8 text") from exc
             refuse_lone_surrogates(line, number, path)
-            lines.append(without_vector(line))
+            # only a memory line's top-level vector: an event's metadata may hold a
+            # "vector" key too (a recall's per-engine scores)
+            lines.append(without_vector(line) if line.startswith(_MEMORY_START) else line)
     if digest.hexdigest() != body_sha256:
         raise ExportFormatError(f"{path}: body sha256 does not match the manifest's; the "
                                 f"file is truncated or was edited")
