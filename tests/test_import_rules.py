@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("store", frozenset({"store"})),
     ("engines", frozenset({"retrieval", "decay", "graph", "exchange", "adapters", "reembed",
                            "stats", "demo", "curation", "causal", "decay_analysis",
-                           "projection", "distributed"})),
+                           "projection", "distributed", "integrity"})),
     ("evaluation", frozenset({"evaluation", "bench", "viz", "agents"})),
     ("edge", frozenset({"cli", "seeding"})),
 )

@@ -18,8 +18,8 @@ from memory_core.cli.options import (
     store_options,
 )
 from memory_core.integrity.check import check_steps
-from memory_core.integrity.findings import CheckReport
 from memory_core.integrity.rows import DEFAULT_SAMPLE
+from memory_core.store.files.findings import CheckReport
 
 if TYPE_CHECKING:
     from memory_core.embedding import Embedder

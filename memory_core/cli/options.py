@@ -21,11 +21,11 @@ import click
 from memory_core.config import Settings
 from memory_core.errors import InvalidConfigError, MemlensError
 from memory_core.filters import Filter
-from memory_core.integrity.damage import store_damage
 from memory_core.records import Memory
 from memory_core.retrieval.config import DEFAULT_PRESET, PRESETS, RankingConfig, preset
 from memory_core.store import MemoryStore
 from memory_core.store.disk_full import full_disk_anywhere
+from memory_core.store.files.damage import store_damage
 from memory_core.store.object_storage import object_storage_error
 from memory_core.untrusted import for_terminal, one_line, shown
 

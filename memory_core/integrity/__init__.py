@@ -8,9 +8,9 @@ into one `StoreDamagedError` line for every other command.
 """
 
 from memory_core.integrity.check import check_store
-from memory_core.integrity.damage import store_damage
-from memory_core.integrity.findings import CheckReport, Problem, TableCheck
 from memory_core.integrity.repair import RepairPlan, RepairResult, apply_repair, plan_repair
+from memory_core.store.files.damage import store_damage
+from memory_core.store.files.findings import CheckReport, Problem, TableCheck
 
 __all__ = ["CheckReport", "Problem", "RepairPlan", "RepairResult", "TableCheck",
            "apply_repair", "check_store", "plan_repair", "store_damage"]

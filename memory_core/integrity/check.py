@@ -11,37 +11,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from memory_core.integrity.audit_versions import audit_entries, lost_problems, lost_writes
-from memory_core.integrity.findings import CheckReport, Problem, TableCheck
 from memory_core.integrity.rows import DEFAULT_SAMPLE, row_problems
-from memory_core.integrity.scan import LANCE_ERRORS, open_version, scan_table, short
-from memory_core.integrity.versions import local_path, table_uri
-from memory_core.schema import AUDIT, EDGES, EVENTS, MEMORIES
+from memory_core.schema import AUDIT, MEMORIES
+from memory_core.store.files.findings import LANCE_ERRORS, CheckReport, Problem, TableCheck, short
+from memory_core.store.files.scan import TABLES, open_version, present_tables, scan_table
+from memory_core.store.files.versions import table_uri
 
 if TYPE_CHECKING:
     from memory_core.embedding import Embedder
-
-#: The tables of a store, in the order they are checked and reported.
-TABLES = (MEMORIES, EDGES, AUDIT, EVENTS)
-
-
-def present_tables(uri: str, storage_options: dict[str, str] | None = None) -> list[str]:
-    """The store's tables that exist (events is absent from a schema v1 store)."""
-    out = []
-    for name in TABLES:
-        path = local_path(table_uri(uri, name))
-        if path is not None:
-            if path.is_dir():
-                out.append(name)
-            continue
-        try:
-            open_version(table_uri(uri, name), None, storage_options)
-        except LANCE_ERRORS as exc:
-            if "not found" not in str(exc).lower() and "does not exist" not in str(exc):
-                out.append(name)  # there, but damaged: the scan says how
-        else:
-            out.append(name)
-    return out
-
 
 def _model_of(ds: object) -> str:
     from memory_core.store.tables import vector_model_of

@@ -36,11 +36,11 @@ from memory_core.integrity.audit_versions import (
     claims,
     lost_writes,
 )
-from memory_core.integrity.findings import CheckReport, Problem
-from memory_core.integrity.scan import LANCE_ERRORS, open_version
-from memory_core.integrity.versions import local_path, table_uri
 from memory_core.records import AuditEntry
 from memory_core.schema import AUDIT, EVENTS, MEMORIES
+from memory_core.store.files.findings import LANCE_ERRORS, CheckReport, Problem
+from memory_core.store.files.scan import open_version
+from memory_core.store.files.versions import local_path, table_uri
 
 if TYPE_CHECKING:
     from memory_core.config import Settings

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from memory_core.integrity.findings import Problem
 from memory_core.records import content_hash
 from memory_core.schema import MEMORIES
+from memory_core.store.files.findings import Problem
 
 if TYPE_CHECKING:
     from memory_core.embedding import Embedder

@@ -166,7 +166,7 @@ def _bm25_ranking(job: Future[list[Candidate]]) -> tuple[Candidate, ...] | str:
     """BM25's ranking, or why it is off: a full-text index whose files are missing or
     unreadable degrades search as a missing model does (`memlens check --repair` rebuilds
     it); any other damage is the store's and raises."""
-    from memory_core.integrity.damage import store_damage
+    from memory_core.store.files.damage import store_damage
 
     try:
         return tuple(job.result())

@@ -248,7 +248,7 @@ def open_tables(
     object storage that cannot be reached raises an `ObjectStorageError` saying what to fix,
     and a table whose files Lance cannot read a `StoreDamagedError` (`memlens check`).
     """
-    from memory_core.integrity.damage import remember_store, store_damage
+    from memory_core.store.files.damage import remember_store, store_damage
 
     _check_location(uri, create=create)
     try:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from memory_core.errors import MemlensError, StoreDamagedError
 
 if TYPE_CHECKING:
-    from memory_core.integrity.findings import Problem
+    from memory_core.store.files.findings import Problem
 
 #: Words of Lance's messages about a file it cannot decode (lower case): the store is read
 #: whole to find which (a missing or cut file is found without reading).
@@ -84,9 +84,8 @@ def _scanned(uri: str, storage_options: dict[str, str] | None, *, deep: bool
              ) -> Problem | None:
     """The first file problem of the store at `uri` (a scan without the row checks; files
     read whole only when `deep`)."""
-    from memory_core.integrity.check import present_tables
-    from memory_core.integrity.scan import scan_table
-    from memory_core.integrity.versions import table_uri
+    from memory_core.store.files.scan import present_tables, scan_table
+    from memory_core.store.files.versions import table_uri
 
     for name in present_tables(uri, storage_options):
         check = scan_table(name, table_uri(uri, name), storage_options, deep=deep)
@@ -105,7 +104,7 @@ def store_damage(exc: BaseException, uri: str | None = None,
         stores = dict(reversed(_OPENED.items()))
     match = _PATH.search(str(exc))
     if match and match["table"] in ("memories", "edges", "audit", "events"):
-        from memory_core.integrity.scan import short
+        from memory_core.store.files.scan import short
 
         file = match["file"]
         what = "missing" if "not found" in str(exc).lower() else short(exc)

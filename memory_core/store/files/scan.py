@@ -15,29 +15,21 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memory_core.integrity.findings import Problem, TableCheck
-from memory_core.integrity.indexes import damaged_indexes
-from memory_core.integrity.versions import Manifest, local_path, manifests, version_hint
+from memory_core.schema import AUDIT, EDGES, EVENTS, MEMORIES
+from memory_core.store.files.findings import LANCE_ERRORS, Problem, TableCheck, short
+from memory_core.store.files.indexes import damaged_indexes
+from memory_core.store.files.versions import (
+    Manifest,
+    local_path,
+    manifests,
+    table_uri,
+    version_hint,
+)
 
 log = logging.getLogger(__name__)
 
 #: Rows per batch when a fragment is read whole (bounds the memory a check takes).
 BATCH_ROWS = 8192
-#: What a Lance read raises on a damaged file (pylance wraps Rust errors in these).
-LANCE_ERRORS = (OSError, ValueError, RuntimeError)
-
-
-def short(exc: BaseException) -> str:
-    """Lance's error in a few words: its first line, without the Rust source location."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    for cut in (", /root/", ", /rustc/", ", /home/", ", /build/"):
-        text = text.split(cut)[0]
-    for wrapper in ("lance error: ", "LanceError(IO): ", "External error: ",
-                    "Invalid user input: ", "Generic LocalFileSystem error: "):
-        text = text.replace(wrapper, "")
-    return text[:160]
-
-
 @dataclass
 class _FileCache:
     """What reading each file found, so that older versions sharing it are not re-read;
@@ -206,3 +198,26 @@ def _version_time(uri: str, manifest: Manifest, ds: Any) -> datetime | None:
     except LANCE_ERRORS:
         return None
     return None
+
+
+#: The tables of a store, in the order they are checked and reported.
+TABLES = (MEMORIES, EDGES, AUDIT, EVENTS)
+
+
+def present_tables(uri: str, storage_options: dict[str, str] | None = None) -> list[str]:
+    """The store's tables that exist (events is absent from a schema v1 store)."""
+    out = []
+    for name in TABLES:
+        path = local_path(table_uri(uri, name))
+        if path is not None:
+            if path.is_dir():
+                out.append(name)
+            continue
+        try:
+            open_version(table_uri(uri, name), None, storage_options)
+        except LANCE_ERRORS as exc:
+            if "not found" not in str(exc).lower() and "does not exist" not in str(exc):
+                out.append(name)  # there, but damaged: the scan says how
+        else:
+            out.append(name)
+    return out

@@ -13,6 +13,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+#: What a Lance read raises on a damaged file (pylance wraps Rust errors in these).
+LANCE_ERRORS = (OSError, ValueError, RuntimeError)
+
+
+def short(exc: BaseException) -> str:
+    """Lance's error in a few words: its first line, without the Rust source location."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    for cut in (", /root/", ", /rustc/", ", /home/", ", /build/"):
+        text = text.split(cut)[0]
+    for wrapper in ("lance error: ", "LanceError(IO): ", "External error: ",
+                    "Invalid user input: ", "Generic LocalFileSystem error: "):
+        text = text.replace(wrapper, "")
+    return text[:160]
+
+
 #: What a problem needs: a restore, an index rebuild, re-embedding, or a person.
 KINDS = ("version", "index", "vector", "rows", "lost")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory_core.integrity.versions import version_of
+from memory_core.store.files.versions import version_of
 
 
 def test_manifest_names_give_their_version() -> None:

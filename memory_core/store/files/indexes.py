@@ -10,10 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from memory_core.integrity.versions import local_path
-
-#: What a Lance read raises on a damaged file.
-LANCE_ERRORS = (OSError, ValueError, RuntimeError)
+from memory_core.store.files.findings import LANCE_ERRORS, short
+from memory_core.store.files.versions import local_path
 
 
 def _probe(ds: Any, index: dict[str, Any]) -> None:
@@ -35,8 +33,6 @@ def _indexes(ds: Any) -> list[dict[str, Any]]:
 
 def damaged_indexes(uri: str, ds: Any) -> Iterator[tuple[str, str, str, str]]:
     """(index name, column, file, what is wrong) for each index of `ds` that does not read."""
-    from memory_core.integrity.scan import short
-
     folder = local_path(uri)
     try:
         indexes = _indexes(ds)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.errors import StoreDamagedError
-from memory_core.integrity.damage import remember_store, store_damage
+from memory_core.store.files.damage import remember_store, store_damage
 from tests.memory_core.integrity.damaged import build_base, damaged_copy
 
 
@@ -22,7 +22,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(autouse=True)
 def no_stores_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
     """The stores other tests opened are not this test's."""
-    import memory_core.integrity.damage as damage
+    import memory_core.store.files.damage as damage
 
     monkeypatch.setattr(damage, "_OPENED", {})
 
