@@ -1,10 +1,11 @@
 """`memlens check`: a store's tables read whole and held against what they must satisfy,
 and `--repair` (DESIGN.md section 2's version history is what it restores from).
 
-`check_store` scans every table (manifests, data files, deletion files, indexes), the
-memories' content and vectors and the audit against the versions; `plan_repair` and
-`apply_repair` put the store right; `store_damage` turns Lance's errors on a damaged file
-into one `StoreDamagedError` line for every other command.
+`check_store` scans every table (manifests, data files, deletion files, indexes: the store
+layer's `memory_core.store.files`), the memories' content and vectors and the audit against
+the versions; `plan_repair` and `apply_repair` put the store right. `store_damage` (from
+`store.files.damage`) turns Lance's errors on a damaged file into one `StoreDamagedError`
+line for every other command.
 """
 
 from memory_core.integrity.check import check_store

@@ -1,5 +1,5 @@
-"""`check_store`: every table of a store scanned (scan.py), the memories' rows checked
-(rows.py) and the audit held against the tables' versions (audit_versions.py).
+"""`check_store`: every table of a store scanned (`store.files.scan`), the memories' rows
+checked (rows.py) and the audit held against the tables' versions (audit_versions.py).
 
 It reads the files with Lance directly and opens no `MemoryStore`: a damaged store cannot be
 opened, and checking must not write (no recovery, no index built, no table created).
