@@ -1,4 +1,4 @@
-"""`memlens bench ingest | search | exchange | curate | graph | decay | map | pages`:
+"""`memlens bench ingest | search | exchange | curate | graph | decay | map | pages | mcp`:
 benchmarks that print figures and ratios."""
 
 from __future__ import annotations
@@ -183,6 +183,25 @@ def decay_bench(memories: int, events: int, as_json: bool) -> None:
 
     result = run_decay_bench(memories, events=events)
     _report(result, as_json)
+
+
+@bench.command(name="mcp")
+@click.option("--store", "store_uri", metavar="URI",
+              help="Benchmark a copy of this store (default: the demo corpus, seeded into a "
+                   "temporary folder).")
+@click.option("--seconds", default=60.0, show_default=True, type=click.FloatRange(min=1),
+              help="How long the four concurrent clients run.")
+@click.option("--queries", type=click.IntRange(min=1),
+              help="Use only the first N demo queries.")
+@json_option("Print every figure, its target and its ratio as JSON.")
+def mcp_bench(store_uri: str | None, seconds: float, queries: int | None, as_json: bool
+              ) -> None:
+    """`memlens mcp` through a real stdio client: recall round trip vs in-process recall(),
+    remember, start to first answer, and four clients at once (one writing), vs the
+    targets."""
+    from memory_core.bench.mcp import run_mcp_bench
+
+    _report(run_mcp_bench(store_uri, seconds=seconds, queries=queries), as_json)
 
 
 @bench.command(name="map")

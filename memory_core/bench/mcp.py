@@ -1,0 +1,255 @@
+"""`memlens bench mcp`: the MCP server measured through a real stdio client on the demo store.
+
+Targets (issue 38): a `recall` round trip p95 within in-process `recall()` p95 + 15 ms (the
+same arguments and session de-duplication); `remember` p95 <= 100 ms, embedding included;
+from spawning `memlens mcp` to its first answered tool call <= 3 s; four clients for a
+while (60 s by default, after a warm-up call each), one writing and three recalling: no
+errors, no lost writes (every id `remember` returned is in the store afterwards), and each
+kind's p95 reported.
+
+The store is a copy of the one given (default: the demo corpus seeded into a temporary
+folder), so the benchmark's writes and recall events never touch it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from memory_core.bench.targets import target_figures, target_line
+
+RECALL_OVERHEAD_MS = 15.0
+REMEMBER_TARGET_MS = 100.0
+START_TARGET_S = 3.0
+#: Remembers timed one after another (each a new text, so each is embedded and written).
+REMEMBERS = 30
+
+
+def p95(values: list[float]) -> float:
+    """The 95th percentile (nearest rank) of `values`, 0 when there are none.
+
+    >>> p95([float(i) for i in range(1, 101)])
+    95.0
+    """
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[max(0, -(-len(ordered) * 95 // 100) - 1)]
+
+
+@dataclass(frozen=True)
+class McpBench:
+    """Figures of one run (milliseconds unless named otherwise)."""
+
+    memories: int
+    queries: int
+    in_process_recall_p95_ms: float
+    recall_p95_ms: float
+    remember_p95_ms: float
+    start_s: float
+    clients_s: float
+    clients_recalls: int
+    clients_remembers: int
+    clients_recall_p95_ms: float
+    clients_remember_p95_ms: float
+    errors: int
+    lost_writes: int
+
+    def ratios(self) -> dict[str, float]:
+        """Each figure over its target (<= 1 meets it)."""
+        allowed = self.in_process_recall_p95_ms + RECALL_OVERHEAD_MS
+        return {"recall": self.recall_p95_ms / allowed,
+                "remember": self.remember_p95_ms / REMEMBER_TARGET_MS,
+                "start": self.start_s / START_TARGET_S}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every figure, its ratio to the target and whether it meets it, as plain data."""
+        targets = {"recall": (self.in_process_recall_p95_ms + RECALL_OVERHEAD_MS) / 1000,
+                   "remember": REMEMBER_TARGET_MS / 1000, "start": START_TARGET_S}
+        return {**asdict(self), **target_figures(targets, self.ratios()),
+                "clients_ok": self.errors == 0 and self.lost_writes == 0}
+
+    def lines(self) -> list[str]:
+        """The figures as text lines, each with its target and ratio."""
+        r = self.ratios()
+        allowed = self.in_process_recall_p95_ms + RECALL_OVERHEAD_MS
+
+        def ms(label: str, value: float, target: float, ratio: float) -> str:
+            verdict = "PASS" if ratio <= 1.0 else "FAIL"
+            return (f"{label:<34}{value:8.1f} ms  (target <= {target:.1f} ms, ratio "
+                    f"{ratio:.2f}) {verdict}")
+
+        ok = "PASS" if self.errors == 0 and self.lost_writes == 0 else "FAIL"
+        return [
+            f"memlens mcp on {self.memories:,} memories, {self.queries} queries, stdio",
+            f"{'in-process recall() p95':<34}{self.in_process_recall_p95_ms:8.1f} ms",
+            ms("recall round trip p95", self.recall_p95_ms, allowed, r["recall"]),
+            ms("remember p95 (embedding included)", self.remember_p95_ms, REMEMBER_TARGET_MS,
+               r["remember"]),
+            target_line("start to first answered call", self.start_s, r["start"],
+                        START_TARGET_S, width=34),
+            f"4 clients for {self.clients_s:.0f} s: {self.clients_recalls} recalls (p95 "
+            f"{self.clients_recall_p95_ms:.1f} ms), {self.clients_remembers} remembers (p95 "
+            f"{self.clients_remember_p95_ms:.1f} ms), {self.errors} errors, "
+            f"{self.lost_writes} lost writes {ok}",
+        ]
+
+
+def _server(store: str) -> Any:
+    from mcp.client.stdio import StdioServerParameters
+
+    return StdioServerParameters(command=sys.executable,
+                                 args=["-m", "memory_core.cli", "mcp", "--store", store],
+                                 env=dict(os.environ))
+
+
+class _Client:
+    """One stdio session with a `memlens mcp` process, timing its calls."""
+
+    def __init__(self, store: str, name: str) -> None:
+        self.store, self.name = store, name
+        self.errors: list[str] = []
+
+    async def timed(self, session: Any, tool: str, args: dict[str, Any]) -> tuple[float, str]:
+        start = time.perf_counter()
+        result = await session.call_tool(tool, args)
+        elapsed = (time.perf_counter() - start) * 1000
+        text = "\n".join(getattr(c, "text", "") for c in result.content)
+        if result.is_error:
+            self.errors.append(f"{tool}: {text[:200]}")
+        return elapsed, text
+
+
+async def _session(store: str, name: str, work: Any) -> Any:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+    from mcp_types import Implementation
+
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(_server(store), errlog=errlog) as (read, write):
+            async with ClientSession(read, write, read_timeout_seconds=300,
+                                     client_info=Implementation(name=name, version="1")) as s:
+                await s.initialize()
+                return await work(s)
+
+
+def _in_process_p95(store_uri: str, queries: list[str]) -> tuple[int, float]:
+    from memory_core.agents.mcp.budgets import RECALL_MAX_TOKENS
+    from memory_core.agents.mcp.recall_tools import HEADER_TOKENS, ID_TOKENS
+    from memory_core.filters import Filter
+    from memory_core.retrieval.recall import recall
+    from memory_core.store import MemoryStore
+
+    store = MemoryStore.open(store_uri)
+    inner = RECALL_MAX_TOKENS - HEADER_TOKENS - ID_TOKENS * 5
+    session = f"bench-{uuid.uuid4().hex[:8]}"
+    recall(store, queries[0], 5, tier="compact", session_id=session, scope=Filter(),
+           max_tokens=inner)  # warm-up: indexes and caches, as the server's first call
+    times = []
+    for query in queries:
+        start = time.perf_counter()
+        recall(store, query, 5, tier="compact", session_id=session, scope=Filter(),
+               max_tokens=inner)
+        times.append((time.perf_counter() - start) * 1000)
+    return store.count(), p95(times)
+
+
+async def _single(store: str, queries: list[str]) -> tuple[float, float, float, list[str]]:
+    client = _Client(store, "bench")
+    spawned = time.perf_counter()
+
+    async def work(s: Any) -> tuple[float, float, float]:
+        await client.timed(s, "recall", {"query": queries[0]})
+        started = time.perf_counter() - spawned
+        recalls = [(await client.timed(s, "recall", {"query": q}))[0] for q in queries]
+        remembers = [(await client.timed(s, "remember", {
+            "content": f"bench memory {uuid.uuid4().hex}: keep MCP answers short",
+            "type": "lesson"}))[0] for _ in range(REMEMBERS)]
+        return started, p95(recalls), p95(remembers)
+
+    started, recall_p95, remember_p95 = await _session(store, "bench", work)
+    return started, recall_p95, remember_p95, client.errors
+
+
+async def _clients(store: str, queries: list[str], seconds: float
+                   ) -> tuple[list[float], list[float], list[str], list[str]]:
+    recalls: list[float] = []
+    remembers: list[float] = []
+    written: list[str] = []
+    errors: list[str] = []
+    ready = anyio.Event()
+    started = [0]
+
+    async def writer(s: Any) -> None:
+        client = _Client(store, "writer")
+        await client.timed(s, "remember", {  # warm-up: the model and the store loaded
+            "content": f"concurrent warm-up {uuid.uuid4().hex}", "type": "fact"})
+        started[0] += 1
+        if started[0] == 4:
+            ready.set()
+        await ready.wait()
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            ms, text = await client.timed(s, "remember", {
+                "content": f"concurrent memory {uuid.uuid4().hex}", "type": "fact"})
+            remembers.append(ms)
+            if text.startswith("remembered "):
+                written.append(text.split()[1])
+        errors.extend(client.errors)
+
+    async def reader(s: Any) -> None:
+        client = _Client(store, "reader")
+        await client.timed(s, "recall", {"query": queries[-1]})  # warm-up
+        started[0] += 1
+        if started[0] == 4:
+            ready.set()
+        await ready.wait()
+        end, n = time.perf_counter() + seconds, 0
+        while time.perf_counter() < end:
+            recalls.append((await client.timed(s, "recall", {
+                "query": queries[n % len(queries)]}))[0])
+            n += 1
+        errors.extend(client.errors)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(_session, store, "writer", writer)
+        for n in range(3):
+            group.start_soon(_session, store, f"reader-{n}", reader)
+    return recalls, remembers, written, errors
+
+
+def run_mcp_bench(store_uri: str | None = None, *, seconds: float = 60.0,
+                  queries: int | None = None) -> McpBench:
+    """Run every measurement on a copy of `store_uri` (default: the demo corpus)."""
+    from memory_core.evaluation import load_queries
+    from memory_core.seeding import demo_dir
+    from memory_core.store import MemoryStore
+
+    texts = [q.query for q in load_queries(demo_dir() / "queries.ndjson")][:queries]
+    with tempfile.TemporaryDirectory(prefix="memlens-bench-mcp-") as folder:
+        copy = str(Path(folder) / "store")
+        if store_uri is None:
+            from memory_core.seeding import seed_from_export
+
+            seed_from_export(MemoryStore.open(copy))
+        else:
+            shutil.copytree(store_uri, copy)
+        memories, in_process = _in_process_p95(copy, texts)
+        start_s, recall_p95, remember_p95, errors = anyio.run(_single, copy, texts)
+        recalls, remembers, written, more = anyio.run(_clients, copy, texts, seconds)
+        present = MemoryStore.open(copy, read_only=True).get_many(written)
+        return McpBench(
+            memories=memories, queries=len(texts), in_process_recall_p95_ms=in_process,
+            recall_p95_ms=recall_p95, remember_p95_ms=remember_p95, start_s=start_s,
+            clients_s=seconds, clients_recalls=len(recalls), clients_remembers=len(remembers),
+            clients_recall_p95_ms=p95(recalls), clients_remember_p95_ms=p95(remembers),
+            errors=len(errors) + len(more), lost_writes=len(written) - len(present))
