@@ -153,10 +153,12 @@ def wait(future: concurrent.futures.Future[Any]) -> Any:
     """The result of `future`, waited for in slices (Ctrl-C is raised between two); raises
     `ObjectStorageStalledError` when no watched endpoint has answered within its bound."""
     global _interrupted
-    with _lock:
-        started = time.monotonic()
-        lives = [_Liveness(w, heard=started, bound=_bound(w)) for w in _watches.values()]
+    started = time.monotonic()
     try:
+        if concurrent.futures.wait([future], timeout=SLICE).done:
+            return future.result()  # most calls: no watch to set up
+        with _lock:
+            lives = [_Liveness(w, heard=started, bound=_bound(w)) for w in _watches.values()]
         while not concurrent.futures.wait([future], timeout=SLICE).done:
             now = time.monotonic()
             for life in lives:
@@ -166,7 +168,8 @@ def wait(future: concurrent.futures.Future[Any]) -> Any:
                     _silent.update(life.watch.uri for life in lives)
                 raise _stalled(lives[0], interrupted=_interrupted)
     except KeyboardInterrupt:
-        _interrupted = _interrupted or bool(lives)
+        with _lock:
+            _interrupted = _interrupted or bool(_watches)
         raise
     return future.result()
 
