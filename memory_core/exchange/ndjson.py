@@ -179,10 +179,13 @@ class ExportWriter:
 
     def close(self) -> None:
         """Remove the temporary body file (the export, if committed, stays)."""
-        if not self._body.closed:
-            self._body.close()
-        if os.path.exists(self._body_name):
-            os.unlink(self._body_name)
+        try:
+            # on a full disk closing flushes the buffer and fails again: remove it anyway
+            if not self._body.closed:
+                self._body.close()
+        finally:
+            if os.path.exists(self._body_name):
+                os.unlink(self._body_name)
 
 
 def body_lines(

@@ -124,3 +124,23 @@ def test_a_killed_exports_body_is_swept_by_the_next_export_there(tmp_path: Path)
         writer.write("memory", '{"id":"n"}')
         writer.commit()
     assert sorted(p.name for p in target.parent.iterdir()) == ["y.ndjson"]
+
+
+def test_an_export_onto_a_full_disk_leaves_no_temp_file(filled: MemoryStore, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+    import io
+
+    from memory_core.exchange import ndjson
+
+    class FullDisk(io.FileIO):
+        def write(self, data: object) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    # the body file as `os.fdopen` makes it, on a disk with no room left: a small buffer, so
+    # the export's writes reach the disk, and closing it (flushing the rest) fails again
+    monkeypatch.setattr(ndjson.os, "fdopen", lambda fd, mode, buffering=-1:
+                        io.BufferedWriter(FullDisk(fd, "wb"), buffer_size=1024))
+    with pytest.raises(OSError, match="No space left"):
+        export_store(filled, tmp_path / "out" / "x.ndjson")
+    assert list((tmp_path / "out").iterdir()) == []
