@@ -7,8 +7,9 @@ while (60 s by default, after a warm-up call each), one writing and three recall
 errors, no lost writes (every id `remember` returned is in the store afterwards), and each
 kind's p95 reported.
 
-The store is a copy of the one given (default: the demo corpus seeded into a temporary
-folder), so the benchmark's writes and recall events never touch it.
+The store is a copy of the one given (`memlens bench mcp` seeds the demo corpus into a
+temporary folder unless given `--store`), so the benchmark's writes and recall events never
+touch it; the queries are the demo query set's.
 """
 
 from __future__ import annotations
@@ -227,28 +228,21 @@ async def _clients(store: str, queries: list[str], seconds: float
     return recalls, remembers, written, errors
 
 
-def run_mcp_bench(store_uri: str | None = None, *, seconds: float = 60.0,
-                  queries: int | None = None) -> McpBench:
-    """Run every measurement on a copy of `store_uri` (default: the demo corpus)."""
-    from memory_core.evaluation import load_queries
-    from memory_core.seeding import demo_dir
+def run_mcp_bench(store_uri: str, queries: list[str], *, seconds: float = 60.0) -> McpBench:
+    """Run every measurement on a copy of the store at `store_uri`, recalling `queries`."""
     from memory_core.store import MemoryStore
 
-    texts = [q.query for q in load_queries(demo_dir() / "queries.ndjson")][:queries]
+    if not queries:
+        raise ValueError("the MCP benchmark needs at least one query")
     with tempfile.TemporaryDirectory(prefix="memlens-bench-mcp-") as folder:
         copy = str(Path(folder) / "store")
-        if store_uri is None:
-            from memory_core.seeding import seed_from_export
-
-            seed_from_export(MemoryStore.open(copy))
-        else:
-            shutil.copytree(store_uri, copy)
-        memories, in_process = _in_process_p95(copy, texts)
-        start_s, recall_p95, remember_p95, errors = anyio.run(_single, copy, texts)
-        recalls, remembers, written, more = anyio.run(_clients, copy, texts, seconds)
+        shutil.copytree(store_uri, copy)
+        memories, in_process = _in_process_p95(copy, queries)
+        start_s, recall_p95, remember_p95, errors = anyio.run(_single, copy, queries)
+        recalls, remembers, written, more = anyio.run(_clients, copy, queries, seconds)
         present = MemoryStore.open(copy, read_only=True).get_many(written)
         return McpBench(
-            memories=memories, queries=len(texts), in_process_recall_p95_ms=in_process,
+            memories=memories, queries=len(queries), in_process_recall_p95_ms=in_process,
             recall_p95_ms=recall_p95, remember_p95_ms=remember_p95, start_s=start_s,
             clients_s=seconds, clients_recalls=len(recalls), clients_remembers=len(remembers),
             clients_recall_p95_ms=p95(recalls), clients_remember_p95_ms=p95(remembers),

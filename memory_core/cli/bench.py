@@ -199,9 +199,20 @@ def mcp_bench(store_uri: str | None, seconds: float, queries: int | None, as_jso
     """`memlens mcp` through a real stdio client: recall round trip vs in-process recall(),
     remember, start to first answer, and four clients at once (one writing), vs the
     targets."""
-    from memory_core.bench.mcp import run_mcp_bench
+    import tempfile
+    from pathlib import Path
 
-    _report(run_mcp_bench(store_uri, seconds=seconds, queries=queries), as_json)
+    from memory_core.bench.mcp import run_mcp_bench
+    from memory_core.evaluation import load_queries
+    from memory_core.seeding import demo_dir, seed_from_export
+    from memory_core.store import MemoryStore
+
+    texts = [q.query for q in load_queries(demo_dir() / "queries.ndjson")][:queries]
+    with tempfile.TemporaryDirectory(prefix="memlens-demo-") as folder:
+        if store_uri is None:
+            store_uri = str(Path(folder) / "store")
+            seed_from_export(MemoryStore.open(store_uri))
+        _report(run_mcp_bench(store_uri, texts, seconds=seconds), as_json)
 
 
 @bench.command(name="map")

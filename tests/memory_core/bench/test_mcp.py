@@ -25,7 +25,8 @@ def test_the_bench_reports_every_figure_against_its_target(tmp_path: Path,
     path = tmp_path / "store"
     seed(path, "default", [("the memory store is LanceDB", "decision"),
                            ("agents recall before they decide", "lesson")])
-    result = run_mcp_bench(str(path), seconds=2, queries=3)
+    queries = ["memory store", "what do agents do first", "LanceDB"]
+    result = run_mcp_bench(str(path), queries, seconds=2)
     assert isinstance(result, McpBench)
     assert (result.errors, result.lost_writes) == (0, 0)
     assert result.clients_remembers >= 1 and result.clients_recalls >= 3

@@ -25,7 +25,8 @@ COMMANDS = {"init", "serve", "stats", "add", "ls", "show", "search", "recall", "
             "supersede", "merge", "delete", "undo", "audit", "verify-deleted", "why", "link",
             "unlink", "graph", "graph health", "graph export", "bench graph", "bench decay",
             "correct", "cite", "events", "decay", "decay at-risk", "decay show",
-            "decay impact", "decay what-if", "tune", "duplicates", "map", "bench map", "check"}
+            "decay impact", "decay what-if", "tune", "duplicates", "map", "bench map", "check",
+            "mcp", "bench mcp"}
 
 
 def _commands(group: click.Group, prefix: tuple[str, ...] = ()
