@@ -114,6 +114,10 @@ def test_every_tool_answers_and_bad_arguments_write_nothing(two_tenants):
     assert (mine.agent, mine.memory_type, mine.embedding_status) == (
         "claude-code", "preference", "pending")
     assert store.audit_query(actor="claude-code", action="remember")
+    recall_id = out["recall"][1].split()[1].rstrip(":")
+    sent = [e for e in store.events(kinds=["recall"]) if e.metadata.get("recall_id") == recall_id]
+    assert sorted(e.metadata["rank"] for e in sent) == [1, 2]
+    assert all(isinstance(e.metadata["score"], float) for e in sent)
     kinds = {(e.event_kind, e.actor) for e in store.events()}
     assert {("cite", "claude-code"), ("correct", "claude-code"),
             ("recall", "claude-code")} <= kinds
