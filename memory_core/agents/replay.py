@@ -202,28 +202,29 @@ def _explain(store: MemoryStore, recall: PastRecall, memory_id: str, then_rank: 
             return Difference(memory_id, "session", then_rank, now_rank,
                               f"held back then: already sent in session {recall.session_id} "
                               f"at {held:%H:%M:%S} UTC (replay does not de-duplicate)")
-    reasons = []
+    reasons: list[tuple[str, str]] = []  # (change, why), the most telling first
     if ctx.config_changes:
         knobs = ", ".join(f"{k} {a!r} -> {b!r}" for k, a, b in ctx.config_changes[:4])
-        reasons.append(f"the ranking config changed ({knobs})")
-    if d_then is not None and d_now is not None and abs(d_then - d_now) > 1e-6:
-        reasons.append(f"decay moved it: x{d_then:.3f} then, x{d_now:.3f} now")
-    engines = ctx.engine_changes(memory_id)
-    if engines:
-        reasons.append("engine scores changed: " + ", ".join(engines))
+        reasons.append(("config", f"the ranking config changed ({knobs})"))
     if then_rank is not None and now_rank is None and ctx.budget_cut(memory_id):
-        reasons.append("left out now to stay within the token budget")
+        reasons.append(("budget", "left out now to stay within the token budget"))
     freed = [i for i in ctx.then_ids[: (then_rank or len(ctx.then_ids) + 1) - 1]
              if i not in ctx.now_ids]
-    if then_rank is None and freed:
-        reasons.append(f"moved up: {', '.join(freed)}, sent then above it, is not sent now")
+    if freed and (then_rank is None or (now_rank is not None and now_rank < then_rank)):
+        reasons.append(("moved", f"moved up: {', '.join(freed)}, sent then above it, is "
+                                  f"not sent now"))
     pushed = [i for i in ctx.added if i in ctx.now_ids[: (now_rank or len(ctx.now_ids) + 1) - 1]]
     if pushed and (now_rank is None or (then_rank is not None and now_rank > then_rank)):
-        reasons.append(f"pushed down by memories added since: {', '.join(pushed)}")
-    change = ("config" if ctx.config_changes else "decay" if reasons and "decay" in reasons[0]
-              else "engines" if engines else "moved")
+        reasons.append(("moved", f"pushed down by memories added since: {', '.join(pushed)}"))
+    if d_then is not None and d_now is not None and abs(d_then - d_now) > 1e-6:
+        reasons.append(("decay", f"decay moved it: x{d_then:.3f} then, x{d_now:.3f} now"))
+    engines = ctx.engine_changes(memory_id)
+    if engines:
+        reasons.append(("engines", "engine scores changed: " + ", ".join(engines)))
+    change = reasons[0][0] if reasons else "moved"
+    reasons_text = [why for _, why in reasons]
     return Difference(memory_id, change, then_rank, now_rank,
-                      "; ".join(reasons) or "ranked differently with the same config and "
+                      "; ".join(reasons_text) or "ranked differently with the same config and "
                       "decay (scores of other memories changed)", decay_then=d_then,
                       decay_now=d_now)
 
