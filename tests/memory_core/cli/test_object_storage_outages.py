@@ -48,6 +48,8 @@ def _seeded(server: FaultyS3Server, tmp_path: Path, monkeypatch: pytest.MonkeyPa
             capsys: pytest.CaptureFixture[str]) -> str:
     """A fresh store on the server holding one memory (written in this process)."""
     uri = f"s3://{BUCKET}/{uuid.uuid4().hex[:10]}"
+    for name in [n for n in os.environ if n.startswith("AWS_")]:
+        monkeypatch.delenv(name)  # none of the shell's: this server's only
     for name, value in _env(server, tmp_path / "cache").items():
         if name.startswith(("AWS_", "MEMLENS_")):
             monkeypatch.setenv(name, value)
