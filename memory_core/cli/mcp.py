@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import click
@@ -43,7 +44,9 @@ def mcp(ctx: click.Context, agent: str | None, use_http: bool, host: str, port: 
     elif token_file is not None:
         raise click.UsageError("--token-file goes with --http", ctx=ctx)
     store = open_store(ctx, create=not read_only)
-    server = build_server(ToolState(store, agent=agent), read_only=store.read_only)
+    state = ToolState(store, agent=agent)
+    server = build_server(state, read_only=store.read_only)
+    threading.Thread(target=state.warm_up, name="memlens-mcp-warm-up", daemon=True).start()
     mode = "read-only" if store.read_only else "read-write"
     if use_http:
         shown_host = f"[{host}]" if ":" in host else host

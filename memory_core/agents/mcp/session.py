@@ -11,6 +11,7 @@ also makes setting the store's actor for the call safe (its audit rows name it).
 
 from __future__ import annotations
 
+import logging
 import threading
 import uuid
 from collections.abc import Iterator
@@ -24,6 +25,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from memory_core.errors import MemlensError
 from memory_core.store import MemoryStore
 from memory_core.untrusted import shown
+
+log = logging.getLogger(__name__)
 
 #: The actor when neither `--agent` nor the client's handshake names one.
 UNNAMED_CLIENT = "mcp-client"
@@ -71,6 +74,16 @@ class ToolState:
             raw = headers.get(SESSION_HEADER)
             session = f"mcp-{raw}" if raw else None
         return Caller(actor or UNNAMED_CLIENT, session)
+
+    def warm_up(self) -> None:
+        """Load the embedding model and the store's first read while the client connects
+        (run in a thread at start): the first recall or remember then does not pay them."""
+        with self._lock:
+            try:
+                self.store.embedder.embed(["warm up"])
+                self.store.count()
+            except MemlensError as exc:  # the tools say it again, each time it matters
+                log.info("warm-up of the MCP server failed: %s", exc)
 
     @contextmanager
     def reading(self) -> Iterator[MemoryStore]:
