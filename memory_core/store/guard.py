@@ -57,8 +57,12 @@ class WriteGuard:
             except BaseException:
                 self._cleanup_at_commit = False
                 outcome = self._store.bulk.restore(before, written_before=started)
-                if outcome.restored or outcome.kept:
+                # a clean rollback is what the caller's own error implies ("nothing was
+                # written"), so only a table that could not be put back is a warning
+                if outcome.kept:
                     log.warning("%s failed; %s", action, outcome.describe())
+                elif outcome.restored:
+                    log.info("%s failed; %s", action, outcome.describe())
                 self.lock.clear_journal()
                 raise
             if self._cleanup_at_commit:

@@ -116,6 +116,8 @@ def test_a_full_disk_is_one_line_and_the_store_is_as_before(
     assert code == 1
     said = [line for line in err.splitlines() if line.startswith("Error")]
     assert len(said) == 1 and "Traceback" not in err, err
+    # the rollback behind "nothing was ..." is not a second line
+    assert "restored to the versions before it" not in err, err
     match = ONE_LINE.fullmatch(said[0])
     assert match is not None, said[0]
     assert (match["store"], match["command"], match["outcome"]) == (str(held), command,
@@ -194,6 +196,8 @@ def test_a_real_full_disk(small_disk: Path, tmp_path: Path, env: None,
     assert code == 1
     said = [line for line in err.splitlines() if line.startswith("Error")]
     assert len(said) == 1 and "Traceback" not in err, err
+    # the rollback behind "nothing was ..." is not a second line
+    assert "restored to the versions before it" not in err, err
     match = ONE_LINE.fullmatch(said[0])
     assert match is not None and match["command"] == command, said[0]
     assert int(match["mb"]) >= 1
