@@ -109,7 +109,8 @@ def maps_check(store: MemoryStore, ids: Sequence[str], known: Mapping[str, Memor
     cache = ProjectionCache(Settings.from_env().map_cache)
     folders = cache.of_store(store.uri, store.tenant)
     if not folders:
-        return Check("map caches", PASS, f"no map of this store is cached in {cache.folder}")
+        # the folder is not named: the report is shown on the app's pages too
+        return Check("map caches", PASS, "no map of this store is cached")
     owners = needles_of(known)
     search = ByteNeedles(owners) if owners else None
 
@@ -124,8 +125,8 @@ def maps_check(store: MemoryStore, ids: Sequence[str], known: Mapping[str, Memor
         return Check("map caches", PASS, f"none of the {len(folders)} cached map(s) of this "
                                          f"store holds it")
     if purged:
-        return Check("map caches", FAIL, found(holding, f"cached map(s) in {cache.folder} "
-                                                        f"still hold it"))
+        return Check("map caches", FAIL, found(holding, "cached map(s) under "
+                                                        "MEMLENS_MODEL_CACHE still hold it"))
     return Check("map caches", INFO, f"{len(holding)} cached map(s) of earlier versions still "
                                      f"hold it (never shown again: the table has a new "
                                      f"version); `delete --purge` removes them")
