@@ -26,6 +26,7 @@ from typing import Any
 
 import anyio
 
+from memory_core.agents.mcp.event_loop import run_sync
 from memory_core.bench.targets import target_figures, target_line
 
 RECALL_OVERHEAD_MS = 15.0
@@ -238,8 +239,8 @@ def run_mcp_bench(store_uri: str, queries: list[str], *, seconds: float = 60.0) 
         copy = str(Path(folder) / "store")
         shutil.copytree(store_uri, copy)
         memories, in_process = _in_process_p95(copy, queries)
-        start_s, recall_p95, remember_p95, errors = anyio.run(_single, copy, queries)
-        recalls, remembers, written, more = anyio.run(_clients, copy, queries, seconds)
+        start_s, recall_p95, remember_p95, errors = run_sync(_single, copy, queries)
+        recalls, remembers, written, more = run_sync(_clients, copy, queries, seconds)
         present = MemoryStore.open(copy, read_only=True).get_many(written)
         return McpBench(
             memories=memories, queries=len(queries), in_process_recall_p95_ms=in_process,

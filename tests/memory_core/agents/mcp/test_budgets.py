@@ -7,11 +7,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from mcp.client import Client
 
 from memory_core.agents.mcp import BUDGETS, ToolState, build_server
+from memory_core.agents.mcp.event_loop import run_sync
 from memory_core.evaluation import load_queries
 from memory_core.retrieval.budget import count_tokens
 from memory_core.seeding import demo_dir
@@ -66,14 +66,14 @@ def test_every_answer_is_within_the_budget_its_description_states(demo_copy: Mem
             await run("supersede", old_id=ids[3], content="A replacement memory", why="moved")
             return "\n".join(descriptions.values())
 
-    descriptions = anyio.run(scenario)
+    descriptions = run_sync(scenario)
     assert errors == []
     assert set(most) == set(BUDGETS)
     for name, tokens in most.items():
         assert tokens <= BUDGETS[name].tokens, (name, tokens)
         assert f"answer <= {BUDGETS[name].tokens} tokens]" in descriptions
     # a smaller budget is kept too: whole memories left out, and the answer says so
-    small = anyio.run(_recall_within, store, queries[0], 450)
+    small = run_sync(_recall_within, store, queries[0], 450)
     assert count_tokens(small) <= 450 and "left out to stay within max_tokens" in small
 
 

@@ -13,6 +13,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import Implementation
 
+from memory_core.agents.mcp.event_loop import run_sync
 from memory_core.agents.mcp.http import read_token
 from memory_core.errors import InvalidConfigError
 from tests.memory_core.agents.mcp.clients import call, free_port, http_server, seed
@@ -62,7 +63,7 @@ def test_http_needs_the_token_and_keeps_sessions_apart(tmp_path: Path) -> None:
                 group.start_soon(one, "agent-b")
             return out
 
-        sessions = anyio.run(two_clients)
+        sessions = run_sync(two_clients)
     assert (missing.status_code, wrong.status_code, right.status_code) == (401, 401, 200)
     assert "bearer" in missing.text
     for tools, first, again in sessions:

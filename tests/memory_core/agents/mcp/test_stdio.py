@@ -11,6 +11,7 @@ import anyio
 import pytest
 
 from memory_core.agents.mcp import BUDGETS, read_tool_names
+from memory_core.agents.mcp.event_loop import run_sync
 from memory_core.filters import Filter
 from tests.memory_core.agents.mcp.clients import MEMLENS, call, env, open_store, seed, stdio_session
 
@@ -77,7 +78,7 @@ def test_every_tool_answers_and_bad_arguments_write_nothing(two_tenants):
             out["resource"] = (False, resource.contents[0].text)  # type: ignore[union-attr]
         return out
 
-    out = anyio.run(scenario)
+    out = run_sync(scenario)
     assert sorted(out["names"][1].split()) == sorted(BUDGETS)
     for name, budget in BUDGETS.items():
         assert f"[L{budget.layer.number} " in out["descriptions"][1]
@@ -132,7 +133,7 @@ def test_read_only_serves_only_the_read_tools(two_tenants):
             return (names, await call(s, "remember", content="x", type="fact"),
                     await call(s, "recall", query="memory store"))
 
-    names, remember, recall = anyio.run(scenario)
+    names, remember, recall = run_sync(scenario)
     assert sorted(names) == sorted(read_tool_names())
     assert remember[0] and "remember" in remember[1]
     assert not recall[0] and recall[1].startswith("recall")
@@ -153,7 +154,7 @@ def test_tenant_a_never_sees_tenant_b_even_given_its_ids(two_tenants):
                     await call(s, "remember", content="link", type="fact",
                                links=[{"to": other, "kind": "supports"}])]
 
-    recall, *refused = anyio.run(scenario)
+    recall, *refused = run_sync(scenario)
     assert "Globex" not in recall[1] and other not in recall[1]
     for is_error, text in refused:
         assert is_error and "no memory with id" in text
@@ -170,8 +171,8 @@ def test_recall_deduplicates_within_a_session_not_across_sessions(two_tenants):
             return ((await call(s, "recall", query="memory store", limit=2))[1],
                     (await call(s, "recall", query="memory store", limit=2))[1])
 
-    first, again = anyio.run(one_session)
-    later, _ = anyio.run(one_session)
+    first, again = run_sync(one_session)
+    later, _ = run_sync(one_session)
     sent = [line.split()[0] for line in first.splitlines()[1:] if not line.startswith(" ")]
     assert len(sent) == 2
     assert "held back as already sent in this session" in again
@@ -192,7 +193,7 @@ def test_an_archive_while_the_server_runs_shows_in_the_next_recall(two_tenants):
             assert done.returncode == 0, done.stderr
             return left, (await call(s, "recall", query="memory store", limit=5))[1]
 
-    archived, after = anyio.run(scenario)
+    archived, after = run_sync(scenario)
     assert archived not in after
 
 
@@ -221,6 +222,6 @@ def test_concurrent_clients_lose_no_write(two_tenants):
             group.start_soon(reader, "reader-1")
             group.start_soon(reader, "reader-2")
 
-    anyio.run(scenario)
+    run_sync(scenario)
     assert errors == []
     assert open_store(path, "acme").count(Filter(memory_type="lesson")) == 8
