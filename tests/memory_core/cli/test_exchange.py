@@ -124,8 +124,10 @@ def test_bad_import_line_is_named_and_nothing_is_written(
     target = str(tmp_path / "t")
     code, _, err = run(["--store", target, "import", str(path)], capsys)
     assert code == 1 and "does not match the manifest" in err
-    code, out, _ = run(["--store", target, "stats", "--json"], capsys)
-    assert json.loads(out)["memories"] == 0
+    # an import refused before its first record creates no store at all
+    assert not Path(target).exists()
+    code, out, err = run(["--store", target, "stats", "--json"], capsys)
+    assert code == 1 and out == "" and "there is no memlens store" in err
 
 
 def test_diff_warns_when_the_sides_hold_different_tenants(
