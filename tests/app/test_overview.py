@@ -90,7 +90,8 @@ def test_app_py_routes_to_every_page_script_and_only_to_those() -> None:
     assert routed == scripts == {"app_pages/overview.py", "app_pages/search.py",
                                  "app_pages/ranking_lab.py", "app_pages/export_diff.py",
                                  "app_pages/curate.py", "app_pages/graph.py",
-                                 "app_pages/decay.py", "app_pages/map.py"}
+                                 "app_pages/decay.py", "app_pages/map.py",
+                                 "app_pages/agents.py"}
 
 
 @pytest.mark.model  # the Search page embeds its default query with the real model

@@ -1,6 +1,7 @@
 """A store whose memories are XSS payloads in every field a page shows (content, tags,
 project, agent, metadata, why; the tenant too), a 1 MB memory, RTL, zero-width and NUL
-characters; and in its exports folder, an export whose JSON escapes lone surrogates.
+characters; an agent's recall, citation and correction whose agent, session, query and
+note are payloads; and in its exports folder, an export whose JSON escapes lone surrogates.
 
 Embedded with the real model: the app opens stores with it and refuses another model's."""
 
@@ -16,8 +17,11 @@ from memory_core import (
     Memory,
     MemoryStore,
     Settings,
+    cite,
+    correct,
     default_exports_dir,
     export_store,
+    recall,
 )
 from tests.payloads import (
     HOSTILE,
@@ -102,6 +106,14 @@ def build(folder: Path, model_cache: Path) -> HostileStore:
                      Edge.new(markdown.id, xss.id, "derived_from"),
                      Edge.new(big.id, rtl.id, "caused"),
                      *(Edge.new(m.id, xss.id, "supports") for m in memories[5:8])])
+    # an agent named by a payload recalls with a payload query in a payload session, cites
+    # and corrects (before the export, so the diff's one change stays the edit below): the
+    # Agents page shows these, and the memories they name
+    session = f"s {SCRIPT}"
+    recall(store, f"{TOPIC} {XSS}", session_id=session, actor=IMG_ONERROR)
+    cite(store, [xss.id], session_id=session, query=f"cited {XSS}", actor=IMG_ONERROR)
+    correct(store, markdown.id, "modified", note=f"note {XSS}", actor=IMG_ONERROR,
+            session_id=session)
     exports = default_exports_dir(store.uri)
     export_store(store, exports / BEFORE_EXPORT)
     # after the export, the XSS memory changes: the diff's side-by-side view shows both

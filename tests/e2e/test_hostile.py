@@ -25,7 +25,7 @@ from tests.e2e.browser import Visit, open_visit
 from tests.e2e.chromium import PLAYWRIGHT_MISSING
 from tests.e2e.hostile_store import BEFORE_EXPORT, TOPIC, HostileStore, build
 from tests.e2e.server import serving
-from tests.payloads import SCRIPT, XSS
+from tests.payloads import IMG_ONERROR, SCRIPT, XSS
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext
@@ -166,10 +166,26 @@ def decay(visit: Visit, hostile: HostileStore) -> None:
     visit.type_in("Query", TOPIC)
 
 
+def agents(visit: Visit, hostile: HostileStore) -> None:
+    """The agent, its session, its recall's query and its correction's note are payloads:
+    the caption names the agent, memory use lists what it recalled, and the replay of its
+    recall shows the query (in the picker and the caption) and what it sent, as text."""
+    page = visit.page
+    shows_as_text(visit, IMG_ONERROR)
+    visit.act(page.get_by_role("tab", name="Memory use").click)
+    use = page.get_by_role("tabpanel", name="Memory use")
+    expect(use.locator('[data-testid="stDataFrame"]').first).to_be_visible()
+    visit.act(page.get_by_role("tab", name="Recall replay").click)
+    replay = page.get_by_role("tabpanel", name="Recall replay")
+    expect(replay.get_by_text(SCRIPT, exact=False).first).to_be_visible()
+    expect(replay.locator('[data-testid="stDataFrame"]').first).to_be_visible()
+
+
 #: What to do on each page beyond opening it (every page needs an entry).
 ACTIONS: dict[str, Callable[[Visit, HostileStore], None]] = {
     "overview": overview, "search": search, "ranking_lab": lambda visit, hostile: None,
     "export_diff": export_diff, "curate": curate, "graph": graph, "map": map_, "decay": decay,
+    "agents": agents,
 }
 
 

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 
+from memory_core.agents.recalls import past_recalls
 from memory_core.cli import cli
 from memory_core.curation import audit_batches
 from memory_core.exchange.ndjson import write_export
@@ -73,6 +74,11 @@ READS: dict[str, Argv] = {
                            *AS_OF, "--json"]],
     "tune": lambda s, o: [["tune", "--queries", _queries(s, o), "--folds", "2", "--space",
                            _space(o), *AS_OF, "--json"]],
+    "check": lambda s, o: [["check", "--sample", "4", "--json"], ["check"]],
+    "agents": lambda s, o: [["agents", "--json"], ["agents", "--recalls", "--json"],
+                            ["agents", "--use", "--days", "3650", "--json"], ["agents"]],
+    "replay": lambda s, o: [["replay", str(past_recalls(s)[0].recall_id), "--json"],
+                            ["replay", str(past_recalls(s)[0].recall_id)]],
 }
 
 
@@ -131,6 +137,10 @@ TENANT_FREE = {
     "index": "indexes are built over the whole table, every tenant's rows alike",
     **{f"bench {name}": "builds synthetic stores of its own" for name in (
         "curate", "decay", "exchange", "graph", "ingest", "map", "search")},
+    "mcp": "a long-running server (stdio or HTTP) for agents: its tools' tenant scope is "
+           "checked in tests/memory_core/agents/mcp/test_stdio.py",
+    "bench mcp": "benchmarks a copy of the store (default: the demo corpus seeded in a "
+                 "temporary folder) and prints timings and counts, no record",
     "bench pages": "renders the pages (their tenant scope: test_tenants_pages.py) and prints "
                    "timings and counts, no record",
 }
@@ -185,7 +195,8 @@ def test_reads_show_only_the_tenants_records(two: TwoTenants, tenant: str, comma
     text = "\n".join(shown + files)
     assert MARK[other(tenant)] not in text
     assert solo_id(other(tenant)) not in text
-    if command not in ("graph health", "decay what-if", "eval", "tune", "diff"):
+    # these print figures or findings, no record (check reads every tenant's files alike)
+    if command not in ("graph health", "decay what-if", "eval", "tune", "diff", "check"):
         assert MARK[tenant] in text  # the tenant's own records are there: the check bites
 
 

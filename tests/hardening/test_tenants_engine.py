@@ -26,6 +26,7 @@ from tests.hardening.isolation import assert_only_own, text_of, two_tenants, use
 from tests.hardening.tenants import IDS, MARK, NOW, OWN_ID, TENANTS, TwoTenants, other, solo_id
 
 ALL = Filter(status=STATUSES)
+A_, B_ = TENANTS
 
 
 def _queries(tenant: str) -> list[Query]:
@@ -60,6 +61,11 @@ def _map(store: MemoryStore) -> Any:
 def _embedders(store: MemoryStore) -> Any:
     return mc.evaluate_embedders(store, _queries(store.tenant), mc.preset("vector"),
                                  None, store.embedder, names=("same", "again"))
+
+
+def _recall_id(store: MemoryStore) -> str:
+    """The id of the tenant's recall (tests/hardening/tenants.py records one per tenant)."""
+    return str(mc.past_recalls(store)[0].recall_id)
 
 
 #: name -> what the API returns for a store of one tenant (`out`: a folder for files).
@@ -110,8 +116,12 @@ READS: dict[str, Callable[[MemoryStore, Path], Any]] = {
                                  space=mc.SearchSpace({"weight_bm25": (1.0, 2.0)})),
     "verify_deleted": lambda s, _: mc.verify_deleted(s, [OWN_ID]),
     "preview": lambda s, _: mc.preview(s, "edit", OWN_ID, content="new launch code text"),
+    "activity": lambda s, _: mc.activity(s),
+    "memory_use": lambda s, _: mc.memory_use(s, days=3650, limit=50, now=NOW),
+    "past_recalls": lambda s, _: mc.past_recalls(s),
+    "find_recall": lambda s, _: _with_memories(s, mc.find_recall(s, _recall_id(s))),
+    "replay": lambda s, _: mc.replay(s, _recall_id(s), now=NOW),
 }
-A_, B_ = TENANTS
 
 #: Public functions that take a store and change it: test_tenants_writes.py covers them.
 WRITES = frozenset({
@@ -181,6 +191,12 @@ def test_the_other_tenants_own_id_is_not_found(two: TwoTenants, tenant: str) -> 
     assert store.edges(memory_id=theirs) == []
     with pytest.raises(mc.CurationError, match="never in tenant"):
         mc.verify_deleted(store, [theirs])
+    their_recall = _recall_id(two.open(other(tenant)))
+    assert their_recall != _recall_id(store)
+    with pytest.raises(mc.RecallNotFoundError):
+        mc.find_recall(store, their_recall)
+    with pytest.raises(mc.RecallNotFoundError):
+        mc.replay(store, their_recall, now=NOW)
 
 
 def test_same_ids_hold_each_tenants_own_version(two: TwoTenants) -> None:

@@ -21,7 +21,8 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 #: Ranking Lab and Export Diff need a query set or export files first: their tenant scope
 #: is driven in tests/app/test_tenant_scope.py.
 SHOWS_OWN = {"app_pages/overview.py", "app_pages/search.py", "app_pages/curate.py",
-             "app_pages/decay.py", "app_pages/map.py", "app_pages/graph.py"}
+             "app_pages/decay.py", "app_pages/map.py", "app_pages/graph.py",
+             "app_pages/agents.py"}
 
 
 def _protos(node: Any) -> Iterator[str]:
@@ -61,7 +62,7 @@ def app_on(two: TwoTenants, monkeypatch: pytest.MonkeyPatch) -> TwoTenants:
 
 def test_every_page_is_visited() -> None:
     assert {p.script for p in PAGES} >= SHOWS_OWN
-    assert len(PAGES) == 8, "a new page: check SHOWS_OWN and that it is visited below"
+    assert len(PAGES) == 9, "a new page: check SHOWS_OWN and that it is visited below"
 
 
 @pytest.mark.parametrize("tenant", TENANTS)

@@ -23,7 +23,8 @@ def test_the_pages_are_the_apps() -> None:
 
     assert set(page_names()) == {Path(p.script).stem for p in PAGES}
     assert check_pages(()) == TARGET_PAGES == ("overview", "search")
-    with pytest.raises(ValueError, match="unknown page.s. ovreview; the pages are: curate, "):
+    with pytest.raises(ValueError,
+                       match="unknown page.s. ovreview; the pages are: agents, curate, "):
         check_pages(["ovreview"])
 
 
