@@ -58,6 +58,9 @@ class McpBench:
     recall_p95_ms: float
     remember_p95_ms: float
     start_s: float
+    #: a fresh Python importing LanceDB and the MCP SDK alone, in the same run: the part of
+    #: the start that no server code can make faster
+    imports_s: float
     clients_s: float
     clients_recalls: int
     clients_remembers: int
@@ -99,6 +102,9 @@ class McpBench:
                r["remember"]),
             target_line("start to first answered call", self.start_s, r["start"],
                         START_TARGET_S, width=34),
+            f"  {'of which importing lancedb + mcp':<32}{self.imports_s:8.2f} s  (a fresh "
+            f"Python, measured in this run: {self.imports_s / START_TARGET_S:.2f} of the "
+            f"target)",
             f"4 clients for {self.clients_s:.0f} s: {self.clients_recalls} recalls (p95 "
             f"{self.clients_recall_p95_ms:.1f} ms), {self.clients_remembers} remembers (p95 "
             f"{self.clients_remember_p95_ms:.1f} ms), {self.errors} errors, "
@@ -229,6 +235,20 @@ async def _clients(store: str, queries: list[str], seconds: float
     return recalls, remembers, written, errors
 
 
+def import_floor_s() -> float:
+    """Seconds a fresh Python takes to import LanceDB and the MCP SDK (the best of two), the
+    floor under `memlens mcp`'s start on this machine."""
+    import subprocess
+
+    code = "import lancedb, mcp.server.mcpserver"
+    best = float("inf")
+    for _ in range(2):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        best = min(best, time.perf_counter() - began)
+    return best
+
+
 def run_mcp_bench(store_uri: str, queries: list[str], *, seconds: float = 60.0) -> McpBench:
     """Run every measurement on a copy of the store at `store_uri`, recalling `queries`."""
     from memory_core.store import MemoryStore
@@ -245,6 +265,7 @@ def run_mcp_bench(store_uri: str, queries: list[str], *, seconds: float = 60.0) 
         return McpBench(
             memories=memories, queries=len(queries), in_process_recall_p95_ms=in_process,
             recall_p95_ms=recall_p95, remember_p95_ms=remember_p95, start_s=start_s,
+            imports_s=import_floor_s(),
             clients_s=seconds, clients_recalls=len(recalls), clients_remembers=len(remembers),
             clients_recall_p95_ms=p95(recalls), clients_remember_p95_ms=p95(remembers),
             errors=len(errors) + len(more), lost_writes=len(written) - len(present))
