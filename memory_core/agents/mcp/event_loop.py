@@ -12,11 +12,11 @@ T = TypeVar("T")
 
 
 def _loop_running_here() -> bool:
-    import sniffio
+    import asyncio
 
     try:
-        sniffio.current_async_library()
-    except sniffio.AsyncLibraryNotFoundError:
+        asyncio.get_running_loop()
+    except RuntimeError:  # asyncio's own way to say no loop runs in this thread
         return False
     return True
 
