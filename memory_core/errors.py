@@ -141,6 +141,17 @@ class VersionGoneError(CurationConflictError):
     """A table version an undo needs is no longer on disk (a purge removes older versions)."""
 
 
+class ImpactError(CurationError):
+    """An impact preview cannot run: no queries to measure with (no saved query set, no
+    recall events), a store on object storage (no scratch copy), or an interrupted write."""
+
+
+class ReceiptError(MemlensError):
+    """A deletion receipt cannot be written or checked: the file is not a memlens receipt,
+    was altered, or names another tenant or purge than the store holds; or the path given
+    for a new receipt cannot take it."""
+
+
 class GraphError(MemlensError, ValueError):
     """A graph request or edge is not valid: an unknown relation, a depth or hop count out
     of range, a self loop, an edge already there."""

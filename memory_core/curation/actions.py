@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from memory_core.curation.batch import run
+from memory_core.curation.lineage import with_derived_ids
 from memory_core.curation.plan import Plan, Selection, select
 from memory_core.curation.purge import PURGE_NOTE, finish_purge, verify_purged
 from memory_core.curation.report import CurationReport
@@ -291,6 +292,7 @@ def _move_edges(store: MemoryStore, plan: Plan, mapping: dict[str, str],
 
 
 def delete(store: MemoryStore, selection: Selection, *, purge: bool = False,
+           with_derived: Sequence[str] | bool = False,
            reason: str | None = None, dry_run: bool = False,
            expect: CurationReport | None = None) -> CurationReport:
     """Delete memories and their edges.
@@ -302,15 +304,24 @@ def delete(store: MemoryStore, selection: Selection, *, purge: bool = False,
     rebuilt and **every older version of the store's tables is removed from disk** (so no
     earlier change can be undone either). The report carries a `verify_deleted` result.
     Copies outside the store (export files, backups) are not touched.
+
+    `with_derived` follows lineage (`memory_core.curation.lineage.derived_closure`): True
+    takes every memory derived from the selection, a list of ids the ones of them to take (the
+    others stay as they are); they go in the same batch, so one purge (or one undo) covers all.
     """
     action = "purge" if purge else "delete"
 
     def build() -> Plan:
         chosen = select(store, selection, what=action)
+        derived = with_derived_ids(store, list(chosen), with_derived)
+        if derived:
+            chosen.update(select(store, derived, what=action))
         plan = Plan(action, list(chosen), purge=purge)
         plan.before.update(chosen)
         for edge in store.changes.edges_touching(list(chosen)):
             plan.edges_before[edge.id] = edge
+        if with_derived is not False:
+            plan.notes.append(f"derived memories taken along: {len(derived)}")
         if purge:
             plan.notes.append(PURGE_NOTE)
         else:
