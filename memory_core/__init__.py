@@ -49,6 +49,9 @@ if TYPE_CHECKING:
     from memory_core.causal import unlink as unlink
     from memory_core.causal import write_graph as write_graph
     from memory_core.config import Settings as Settings
+    from memory_core.consolidation.overlay import OVERLAY_CLASSES as OVERLAY_CLASSES
+    from memory_core.consolidation.overlay import consolidation_overlay as consolidation_overlay
+    from memory_core.consolidation.overlay import overlay_counts as overlay_counts
     from memory_core.curation import EDITABLE as EDITABLE
     from memory_core.curation import PURGE_NOTE as PURGE_NOTE
     from memory_core.curation import AuditBatch as AuditBatch
@@ -259,6 +262,7 @@ _BY_MODULE: dict[str, str] = {
         "supersession_chain SupersessionChain unlink write_graph"
     ),
     "memory_core.config": "Settings",
+    "memory_core.consolidation.overlay": "consolidation_overlay overlay_counts OVERLAY_CLASSES",
     "memory_core.curation": (
         "archive audit_batches AuditBatch cite correct CurationReport delete edit EDITABLE merge "
         "merge_many preview PURGE_NOTE restore supersede undo Verification verify_deleted"

@@ -27,6 +27,7 @@ from memory_core import (
     Projection,
     QueryPlacement,
     cluster_layout,
+    consolidation_overlay,
     decay_frame,
     near_duplicates,
     place_query,
@@ -112,6 +113,14 @@ def get_composite(uri: str, tenant: str, stamp: tuple[tuple[str, int], ...], flt
     version (a recall or a cite moves the composite without touching the memories)."""
     frame = decay_frame(get_store(uri, tenant), flt, as_of=as_of)
     return frame.select("id", "composite")
+
+
+@st.cache_data(show_spinner="Finding consolidation candidates…", max_entries=16)
+def get_consolidation(uri: str, tenant: str, stamp: tuple[tuple[str, int], ...],
+                      ids: tuple[str, ...]) -> dict[str, str]:
+    """Each of `ids` as consolidated, candidate or neither; `stamp` is every table's version
+    (a rejection or an edge moves the answer without touching the memories)."""
+    return consolidation_overlay(get_store(uri, tenant), list(ids))
 
 
 @st.cache_data(show_spinner="Placing the query…", max_entries=32)

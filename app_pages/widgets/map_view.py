@@ -16,6 +16,7 @@ from app_pages.widgets.map_data import (
     MapKey,
     get_clusters,
     get_composite,
+    get_consolidation,
     get_duplicates,
     get_placement,
     get_projection,
@@ -35,6 +36,7 @@ from memory_core import (
     Projection,
     QueryPlacement,
     map_figure,
+    overlay_counts,
     with_colour_columns,
 )
 
@@ -49,6 +51,8 @@ class Overlays:
     composite: pl.DataFrame | None
     pairs: pl.DataFrame | None
     placement: QueryPlacement | None
+    #: memory id -> consolidated, candidate or neither (when the points are coloured by it)
+    consolidation: dict[str, str] | None = None
 
 
 def load_map(store: MemoryStore, flt: Filter, params: MapParams) -> Projection | None:
@@ -78,15 +82,20 @@ def _shown_on_error(compute: Callable[[], T]) -> T | None:
 
 def overlays(store: MemoryStore, projection: Projection, flt: Filter, view: View) -> Overlays:
     """Clusters (always: the labels, the table and the picker use them), the decay
-    composite when the points are coloured by it, near-duplicate pairs when their toggle is
-    on, and the query's placement when one is typed."""
+    composite or the consolidation classes when the points are coloured by them,
+    near-duplicate pairs when their toggle is on, and the query's placement when one is
+    typed."""
     key: MapKey = map_key(store, flt, projection.params)
     stamp = versions(store)
     clusters = _shown_on_error(lambda: get_clusters(key, view.min_cluster, projection.frame))
-    composite = pairs = placement = None
+    composite = pairs = placement = consolidation = None
     if view.colour == "composite":
         composite = _shown_on_error(
             lambda: get_composite(store.uri, store.tenant, stamp, flt, today()))
+    if view.colour == "consolidation":
+        ids = tuple(projection.frame["id"].to_list())
+        consolidation = _shown_on_error(
+            lambda: get_consolidation(store.uri, store.tenant, stamp, ids))
     if view.duplicates:
         pairs = _shown_on_error(
             lambda: get_duplicates(store.uri, store.tenant, store.version, flt,
@@ -94,7 +103,7 @@ def overlays(store: MemoryStore, projection: Projection, flt: Filter, view: View
     if view.query:
         placement = _shown_on_error(
             lambda: get_placement(key, stamp, flt, view.query, view.k, projection))
-    return Overlays(clusters, composite, pairs, placement)
+    return Overlays(clusters, composite, pairs, placement, consolidation)
 
 
 def draw(projection: Projection, view: View, extra: Overlays) -> Mapping[str, Any]:
@@ -102,11 +111,13 @@ def draw(projection: Projection, view: View, extra: Overlays) -> Mapping[str, An
     state."""
     colour = view.colour
     if colour == "cluster" and extra.clusters is None or (
-            colour == "composite" and extra.composite is None):
+            colour == "composite" and extra.composite is None) or (
+            colour == "consolidation" and extra.consolidation is None):
         colour = "memory_type"
     frame = with_colour_columns(
         projection.frame, as_of=today(), decay=extra.composite,
-        clusters=extra.clusters.assignments if extra.clusters is not None else None)
+        clusters=extra.clusters.assignments if extra.clusters is not None else None,
+        consolidation=extra.consolidation)
     labels = extra.clusters.table if view.labels and extra.clusters is not None else None
     fig = map_figure(frame, colour=colour, labels=labels, links=extra.pairs,
                      query=extra.placement)
@@ -130,6 +141,12 @@ def caption(projection: Projection, extra: Overlays) -> None:
                  else "fitted by this server")
     parts += list(projection.notes)
     st.caption(md(" · ".join(parts)))
+    if extra.consolidation is not None:
+        counts = overlay_counts(extra.consolidation)
+        st.caption(md(f"Consolidation: {counts['candidate']} in a candidate still to review "
+                      f"(orange; Curate → Consolidate lists them), {counts['consolidated']} "
+                      f"consolidated (a reflection or its source), {counts['neither']} "
+                      f"neither"))
     placement = extra.placement
     if placement is not None:
         off = len(placement.hit_ids) - len(placement.hits_on_map)

@@ -27,10 +27,16 @@ if TYPE_CHECKING:
 MAP_COLOURS: dict[str, str] = {
     "memory_type": "Type", "project": "Project", "agent": "Agent", "status": "Status",
     "importance": "Importance", "cluster": "Cluster", "age_days": "Age (days)",
-    "composite": "Decay composite",
+    "composite": "Decay composite", "consolidation": "Consolidation",
 }
 #: Colour choices drawn on a continuous scale (one trace, a colour bar) with its scale.
 CONTINUOUS: dict[str, str] = {"age_days": "Viridis", "composite": "RdYlGn"}
+#: Colour choices whose categories have fixed colours, listed in the legend in this order and
+#: drawn in the reverse (the first on top): candidates (still to review) stand out in orange,
+#: consolidated memories in green, the rest faded grey.
+FIXED: dict[str, dict[str, str]] = {
+    "consolidation": {"candidate": "#ff7f0e", "consolidated": "#2ca02c", "neither": "#c7c7c7"},
+}
 #: Columns a layout frame has (`Projection.frame` of the map engine).
 LAYOUT_COLUMNS = ("id", "x", "y", "memory_type", "project", "agent", "status", "importance",
                   "created_at", "content")
@@ -111,11 +117,14 @@ def hover_text(frame: pl.DataFrame) -> list[str]:
 
 def with_colour_columns(frame: pl.DataFrame, *, as_of: datetime | None = None,
                         decay: pl.DataFrame | None = None,
-                        clusters: pl.DataFrame | None = None) -> pl.DataFrame:
+                        clusters: pl.DataFrame | None = None,
+                        consolidation: Mapping[str, str] | None = None) -> pl.DataFrame:
     """`frame` (a layout) with what the colour choices beyond its own fields need:
     `age_days` (days from creation to `as_of`, now when None), `composite` from `decay` (a
-    `decay_frame`: id, composite; null where missing) and `cluster`, `cluster_label` from
-    `clusters` (the engine's `Clusters.assignments`; -1 and "noise" where missing)."""
+    `decay_frame`: id, composite; null where missing), `cluster`, `cluster_label` from
+    `clusters` (the engine's `Clusters.assignments`; -1 and "noise" where missing) and
+    `consolidation` from `consolidation` (`consolidation_overlay`: id -> consolidated,
+    candidate or neither; "neither" where missing)."""
     import polars as pl
 
     now = as_of or datetime.now(UTC)
@@ -129,6 +138,10 @@ def with_colour_columns(frame: pl.DataFrame, *, as_of: datetime | None = None,
                .join(clusters.select("id", "cluster", "cluster_label"), on="id", how="left")
                .with_columns(pl.col("cluster").fill_null(-1),
                              pl.col("cluster_label").fill_null("noise")))
+    if consolidation is not None:
+        out = out.with_columns(pl.col("id").replace_strict(
+            dict(consolidation), default="neither", return_dtype=pl.String)
+            .alias("consolidation"))
     return out
 
 
@@ -150,6 +163,9 @@ def _categories(frame: pl.DataFrame, by: str) -> list[tuple[Any, str, pl.DataFra
         groups.append((key, for_html(name), part))
     if by == "cluster":
         return sorted(groups, key=lambda g: (g[0] == -1, g[0]))
+    if by in FIXED:
+        order = list(FIXED[by])
+        return sorted(groups, key=lambda g: -order.index(g[0]) if g[0] in order else 1)
     return sorted(groups, key=lambda g: (-g[2].height, str(g[0])))
 
 
@@ -170,13 +186,17 @@ def _points(fig: go.Figure, frame: pl.DataFrame, by: str) -> None:
                     "colorbar": {"title": {"text": MAP_COLOURS[by]}, "thickness": 12}}))
         return
     groups = _categories(frame, by)
-    colours = palette(len(groups))
+    fixed = FIXED.get(by)
+    colours = ([fixed.get(str(value), NOISE_COLOUR) for value, _, _ in groups] if fixed
+               else palette(len(groups)))
     legend = len(groups) <= LEGEND_MAX
-    for (value, name, part), colour in zip(groups, colours, strict=True):
-        noise = by == "cluster" and value == -1
+    listed = list(fixed or ())  # the legend's order where it is not the drawing's
+    for rank, ((value, name, part), colour) in enumerate(zip(groups, colours, strict=True)):
+        noise = by == "cluster" and value == -1 or bool(fixed) and colour == NOISE_COLOUR
         fig.add_trace(go.Scattergl(
             x=part["x"].to_numpy(), y=part["y"].to_numpy(), mode="markers", name=name,
             showlegend=legend,
+            legendrank=listed.index(value) if value in listed else 1000 + rank,
             customdata=part["id"].to_list(), hovertext=hover_text(part),
             hovertemplate="%{hovertext}<extra></extra>",
             marker={"color": NOISE_COLOUR if noise else colour, "size": size,
@@ -293,7 +313,7 @@ def map_figure(frame: pl.DataFrame, *, colour: str = "memory_type",
     Traceback (most recent call last):
     ...
     ValueError: cannot colour the map by 'x': choose one of memory_type, project, agent, \
-status, importance, cluster, age_days, composite
+status, importance, cluster, age_days, composite, consolidation
     """
     import plotly.graph_objects as go
 

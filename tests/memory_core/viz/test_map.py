@@ -106,6 +106,21 @@ def test_colour_columns_join_decay_and_clusters_by_id() -> None:
     assert by_cluster[1].marker.color == NOISE_COLOUR  # noise last, grey
 
 
+def test_consolidation_colours_candidates_orange_on_top_and_listed_first() -> None:
+    overlay = {"d1": "candidate", "d2": "candidate", "f1": "consolidated", "h1": "neither"}
+    frame = with_colour_columns(_layout(), as_of=NOW, consolidation=overlay)
+    assert frame["consolidation"].to_list() == ["candidate", "candidate", "neither",
+                                                "consolidated", "neither"]  # d3: missing
+    traces = _memory_traces(map_figure(frame, colour="consolidation"))
+    # drawn neither, consolidated, candidate: the candidates on top of the rest
+    assert [t.name for t in traces] == ["neither", "consolidated", "candidate"]
+    assert [t.legendrank for t in traces] == [2, 1, 0]  # the legend lists candidates first
+    colours = _colour_of(map_figure(frame, colour="consolidation"))
+    assert colours["d1"] == "#ff7f0e" and colours["f1"] == "#2ca02c"
+    assert colours["h1"] == colours["d3"] == NOISE_COLOUR
+    assert traces[0].marker.opacity < traces[2].marker.opacity  # neither fades
+
+
 def test_unknown_or_missing_colour_is_refused_naming_the_choices() -> None:
     with pytest.raises(ValueError, match="choose one of memory_type, project"):
         map_figure(_layout(), colour="mood")
