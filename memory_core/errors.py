@@ -74,6 +74,15 @@ class RecallNotFoundError(MemlensError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class CandidateNotFoundError(MemlensError, KeyError):
+    """No current consolidation candidate has that id: its members changed, one of them was
+    consolidated, or it was rejected; list the current ones with `memlens consolidate
+    suggest`."""
+
+    def __str__(self) -> str:  # KeyError would print the message quoted
+        return str(self.args[0]) if self.args else "consolidation candidate not found"
+
+
 class ReadOnlyError(MemlensError):
     """The store was opened read-only (`--read-only` or MEMLENS_READ_ONLY), so writes are
     refused. Build it with `ReadOnlyError.refusing`, the one wording of the message."""
