@@ -1,6 +1,7 @@
 """Curation: edit, archive, restore, supersede, merge, delete (optionally purge), undo,
 previews and `verify_deleted` (DESIGN.md section 13); corrections and citations (`correct`,
-`cite`: seed 003 ADR-005, DESIGN.md section 11). No Streamlit here."""
+`cite`: seed 003 ADR-005, DESIGN.md section 11); reflections (`consolidate`, seed 004). No
+Streamlit here."""
 
 from memory_core.curation.actions import (
     EDITABLE,
@@ -13,6 +14,7 @@ from memory_core.curation.actions import (
     supersede,
 )
 from memory_core.curation.cite import cite
+from memory_core.curation.consolidate import consolidate
 from memory_core.curation.correct import correct
 from memory_core.curation.history import AuditBatch, audit_batches, undone_batches
 from memory_core.curation.learning import KINDS as CORRECTION_KINDS
@@ -27,6 +29,6 @@ from memory_core.curation.verify import Check, Verification, verify_deleted
 __all__ = [
     "CORRECTION_KINDS", "EDITABLE", "PURGE_NOTE", "VERDICTS", "AuditBatch", "Check",
     "CurationReport", "EdgeChange", "FieldChange", "Selection", "Verification", "archive",
-    "audit_batches", "cite", "correct", "delete", "edit", "merge", "merge_many", "preview",
-    "restore", "supersede", "undo", "undone_batches", "verify_deleted",
+    "audit_batches", "cite", "consolidate", "correct", "delete", "edit", "merge", "merge_many",
+    "preview", "restore", "supersede", "undo", "undone_batches", "verify_deleted",
 ]

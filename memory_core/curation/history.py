@@ -15,7 +15,7 @@ from memory_core.store import MemoryStore
 
 #: Actions `undo` can reverse.
 UNDOABLE = frozenset({"edit", "archive", "restore", "supersede", "merge", "delete", "correct",
-                      "link", "unlink", "undo"})
+                      "link", "unlink", "undo", "consolidate"})
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from memory_core.curation import actions
+from memory_core.curation.consolidate import consolidate
 from memory_core.curation.report import CurationReport
 from memory_core.curation.undo import undo
 from memory_core.errors import CurationError
@@ -15,13 +16,13 @@ ACTIONS: dict[str, Callable[..., CurationReport]] = {
     "edit": actions.edit, "archive": actions.archive, "restore": actions.restore,
     "supersede": actions.supersede, "merge": actions.merge,
     "merge_many": actions.merge_many, "delete": actions.delete,
-    "undo": undo,
+    "undo": undo, "consolidate": consolidate,
 }
 
 
 def preview(store: MemoryStore, action: str, *args: Any, **kwargs: Any) -> CurationReport:
-    """What `action` (edit, archive, restore, supersede, merge, delete, undo) would change,
-    field by field, with nothing written: `preview(store, "archive", ids)`."""
+    """What `action` (edit, archive, restore, supersede, merge, delete, undo, consolidate)
+    would change, field by field, with nothing written: `preview(store, "archive", ids)`."""
     if action not in ACTIONS:
         raise CurationError(f"unknown curation action {action!r}; use one of: "
                             f"{', '.join(ACTIONS)}")

@@ -1,0 +1,158 @@
+"""`consolidate`: a reflection written from several memories (seed 004), as one curation batch.
+
+The batch creates a `reflection` memory whose metadata says how it was made (`method`:
+manual, rule_based or llm_synthesis, and the `model` for the last), how many sources it has
+(`source_count`), how well they support it (`strength`, `memory_core.consolidation.strength`
+over the sources' cohesion) and which sources at which content (`sources`: id and content
+hash, so a later change to one is seen: `memory_core.consolidation.evidence`), plus one
+`derived_from` edge from the reflection to each source (seed 004's `consolidates`). The
+sources may be archived in the same batch. Previewed with `dry_run`, confirmed with
+`expect=`, audited and undone like every other curation action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from memory_core.consolidation.cohesion import cohesion
+from memory_core.consolidation.strength import strength
+from memory_core.curation.actions import _as_tags, _embedded, _refuse_duplicate
+from memory_core.curation.batch import run
+from memory_core.curation.plan import Plan, select
+from memory_core.curation.report import CurationReport
+from memory_core.errors import CurationError
+from memory_core.records import Edge, Memory, utcnow
+from memory_core.store import MemoryStore
+from memory_core.untrusted import shown
+
+#: How a reflection was written (seed 004 `method`).
+METHODS = ("manual", "rule_based", "llm_synthesis")
+#: Fields of the new reflection a caller may set (the rest are the batch's own).
+FIELDS = ("tags", "why", "project", "repo", "agent", "session_id", "importance")
+#: The fewest sources a reflection consolidates.
+MIN_SOURCES = 2
+
+
+def _check(members: Sequence[str], content: str, method: str, model: str | None,
+           fields: dict[str, Any]) -> list[str]:
+    """The member ids, once each, in order; every argument that makes no reflection is
+    one clear error, before anything is read."""
+    if isinstance(members, str):
+        members = [members]
+    ids = list(dict.fromkeys(members))
+    if len(ids) < MIN_SOURCES:
+        raise CurationError(f"a reflection consolidates at least {MIN_SOURCES} memories; "
+                            f"{len(ids)} {'was' if len(ids) == 1 else 'were'} given: "
+                            f"select more sources")
+    if not isinstance(content, str) or not content.strip():
+        raise CurationError("the reflection's content is empty; write what the sources "
+                            "show together")
+    if method not in METHODS:
+        raise CurationError(f"unknown consolidation method {shown(method)}; use one of: "
+                            f"{', '.join(METHODS)}")
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        raise CurationError("the model name is empty; give it or leave it out")
+    unknown = sorted(set(fields) - set(FIELDS))
+    if unknown:
+        raise CurationError(f"a reflection cannot be given {shown(unknown[0])}; settable "
+                            f"fields: {', '.join(FIELDS)}")
+    if "tags" in fields:
+        fields["tags"] = _as_tags(fields["tags"])
+    return ids
+
+
+def _common(sources: Sequence[Memory], name: str) -> Any:
+    """The value every source has for field `name`, else None."""
+    values = {getattr(m, name) for m in sources}
+    return values.pop() if len(values) == 1 else None
+
+
+def support(sources: Sequence[Memory]) -> tuple[float | None, float | None]:
+    """(cohesion, strength) of `sources`: the cohesion of the vectors they have (pending
+    embeddings left out), the strength over all of them; (None, None) when none has a
+    vector."""
+    found = cohesion([m.vector for m in sources if m.vector is not None])
+    if found is None:
+        return None, None
+    return found, strength(len(sources), found)
+
+
+def reflection_metadata(sources: Sequence[Memory], method: str, model: str | None,
+                        candidate_id: str | None) -> dict[str, Any]:
+    """What the reflection's metadata records of how it was made and from what."""
+    found, strong = support(sources)
+    metadata: dict[str, Any] = {
+        "method": method, "source_count": len(sources),
+        "strength": None if strong is None else round(strong, 6),
+        "cohesion": None if found is None else round(found, 6),
+        "sources": [{"id": m.id, "content_hash": m.content_hash} for m in sources]}
+    if model is not None:
+        metadata["model"] = model.strip()
+    if candidate_id is not None:
+        metadata["candidate"] = candidate_id
+    return metadata
+
+
+def consolidate(store: MemoryStore, members: Sequence[str], content: str, *,
+                archive_sources: bool = False, method: str = "manual",
+                model: str | None = None, candidate_id: str | None = None,
+                reason: str | None = None, dry_run: bool = False,
+                expect: CurationReport | None = None, **fields: Any) -> CurationReport:
+    """Write `content` as a reflection consolidating `members` (at least two active
+    memories of this tenant): a `reflection` memory (embedded; pending when the embedder is
+    unavailable) with metadata {method, source_count, strength, cohesion, sources: [{id,
+    content_hash}], model when given, candidate when given} and a `derived_from` edge from it
+    to each member; `archive_sources` archives the members in the same batch. `fields` set
+    the reflection's tags, why, project, repo, agent, session_id or importance (project and
+    repo default to the members' own when they all share one).
+
+    >>> consolidate(store, ["m1", "m2"], "Deploys fail when the flag is off")  # doctest: +SKIP
+    """
+    ids = _check(members, content, method, model, fields)
+
+    def build() -> Plan:
+        chosen = select(store, ids, what="consolidate")
+        inactive = [m for m in chosen.values() if m.status != "active"]
+        if inactive:
+            raise CurationError(f"memory {shown(inactive[0].id)} is {inactive[0].status}; a "
+                                f"reflection consolidates active memories: restore it or "
+                                f"leave it out")
+        _refuse_duplicate(store, content, own=None,
+                          hint="that memory is the reflection already; link it instead")
+        sources = list(chosen.values())
+        plan = Plan("consolidate", ids)
+        for memory in sources:
+            plan.keep(memory)
+        base: dict[str, Any] = {name: _common(sources, name)
+                                for name in ("project", "repo")}
+        base.update(fields)
+        base.setdefault("why", reason)
+        # confirming a preview creates the reflection the preview showed, same id
+        same = expect.created[0] if expect is not None and expect.created else None
+        reflection = _embedded(store, Memory.new(
+            content, "reflection", tenant=store.tenant, id=same, source="curation",
+            metadata=reflection_metadata(sources, method, model, candidate_id), **base),
+            dry_run=dry_run)
+        plan.after[reflection.id] = reflection
+        if reflection.embedding_status != "ok" and not dry_run:
+            plan.notes.append("the embedder is unavailable: the reflection is pending until "
+                              "`memlens reembed`")
+        strong = reflection.metadata["strength"]
+        plan.notes.append(f"reflection of {len(sources)} memories ({method}); strength "
+                          + ("unknown: the sources' embeddings are pending" if strong is None
+                             else f"{strong:.3f}"))
+        for memory in sources:
+            edge = Edge.new(reflection.id, memory.id, "derived_from", tenant=store.tenant,
+                            metadata={"made_by": "consolidate"})
+            plan.edges_after[edge.id] = edge
+        if archive_sources:
+            now = utcnow()
+            for memory in sources:
+                plan.after[memory.id] = replace(memory, status="archived", updated_at=now)
+            plan.notes.append(f"the {len(sources)} sources are archived: they leave search "
+                              f"and recall; the reflection stands for them")
+        return plan
+
+    return run(store, "consolidate", build, dry_run=dry_run, reason=reason, expect=expect)
