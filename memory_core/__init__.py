@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from memory_core.curation import archive as archive
     from memory_core.curation import audit_batches as audit_batches
     from memory_core.curation import cite as cite
+    from memory_core.curation import consolidate as consolidate
     from memory_core.curation import correct as correct
     from memory_core.curation import delete as delete
     from memory_core.curation import edit as edit
@@ -264,8 +265,9 @@ _BY_MODULE: dict[str, str] = {
     "memory_core.config": "Settings",
     "memory_core.consolidation.overlay": "consolidation_overlay overlay_counts OVERLAY_CLASSES",
     "memory_core.curation": (
-        "archive audit_batches AuditBatch cite correct CurationReport delete edit EDITABLE merge "
-        "merge_many preview PURGE_NOTE restore supersede undo Verification verify_deleted"
+        "archive audit_batches AuditBatch cite consolidate correct CurationReport delete edit "
+        "EDITABLE merge merge_many preview PURGE_NOTE restore supersede undo Verification "
+        "verify_deleted"
     ),
     "memory_core.decay": "DecayParams usage_factor",
     "memory_core.decay_analysis": (
