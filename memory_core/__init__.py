@@ -49,6 +49,8 @@ if TYPE_CHECKING:
     from memory_core.causal import unlink as unlink
     from memory_core.causal import write_graph as write_graph
     from memory_core.config import Settings as Settings
+    from memory_core.consolidation.evidence import EvidenceChange as EvidenceChange
+    from memory_core.consolidation.evidence import evidence_changes as evidence_changes
     from memory_core.consolidation.overlay import OVERLAY_CLASSES as OVERLAY_CLASSES
     from memory_core.consolidation.overlay import consolidation_overlay as consolidation_overlay
     from memory_core.consolidation.overlay import overlay_counts as overlay_counts
@@ -71,6 +73,8 @@ if TYPE_CHECKING:
     from memory_core.curation import supersede as supersede
     from memory_core.curation import undo as undo
     from memory_core.curation import verify_deleted as verify_deleted
+    from memory_core.curation.impact import ImpactReport as ImpactReport
+    from memory_core.curation.impact import impact as impact
     from memory_core.decay import DecayParams as DecayParams
     from memory_core.decay import usage_factor as usage_factor
     from memory_core.decay_analysis import DEFAULT_HORIZONS as DEFAULT_HORIZONS
@@ -263,12 +267,14 @@ _BY_MODULE: dict[str, str] = {
         "supersession_chain SupersessionChain unlink write_graph"
     ),
     "memory_core.config": "Settings",
+    "memory_core.consolidation.evidence": "evidence_changes EvidenceChange",
     "memory_core.consolidation.overlay": "consolidation_overlay overlay_counts OVERLAY_CLASSES",
     "memory_core.curation": (
         "archive audit_batches AuditBatch cite consolidate correct CurationReport delete edit "
         "EDITABLE merge merge_many preview PURGE_NOTE restore supersede undo Verification "
         "verify_deleted"
     ),
+    "memory_core.curation.impact": "impact ImpactReport",
     "memory_core.decay": "DecayParams usage_factor",
     "memory_core.decay_analysis": (
         "at_risk decay_frame decay_impact DecayImpact DEFAULT_HORIZONS DEFAULT_THRESHOLD "

@@ -11,7 +11,7 @@ from memory_core.store import MemoryStore
 
 #: The kinds of finding, in the order they are reported.
 KINDS = ("orphans", "dangling_edges", "edges_to_inactive", "causal_cycles", "self_loops",
-         "duplicate_edges", "superseded_without_successor")
+         "duplicate_edges", "superseded_without_successor", "evidence_changed")
 
 
 def graph_health(store: MemoryStore) -> GraphHealth:
@@ -20,8 +20,12 @@ def graph_health(store: MemoryStore) -> GraphHealth:
     superseded memories (a `supersedes` edge into the memory it superseded is expected and
     not counted), causal cycles (each strongly connected group of causally linked
     memories), self loops, duplicate edges (the same source, target and relation again) and
-    superseded memories that no active `supersedes` edge points at."""
+    superseded memories that no active `supersedes` edge points at; and reflections whose
+    evidence changed (a source corrected, archived, superseded, deleted or purged since:
+    `memory_core.consolidation.evidence`)."""
     import networkx as nx
+
+    from memory_core.consolidation.evidence import evidence_changes
 
     rows = store.scan(["id", "status", "memory_type"], Filter(status=STATUSES))
     status = dict(zip(rows["id"].to_pylist(), rows["status"].to_pylist(), strict=True))
@@ -53,6 +57,7 @@ def graph_health(store: MemoryStore) -> GraphHealth:
             seen[key] = e.id
     succeeded = {e.target_id for e in edges if e.relation == "supersedes"}
     stranded = sorted(i for i, s in status.items() if s == "superseded" and i not in succeeded)
+    evidence = sorted(evidence_changes(store), key=lambda c: c.reflection_id)
     findings = (
         Finding("orphans", "active memories with no edge", tuple(orphans),
                 {"by_type": dict(Counter(types[i] for i in orphans).most_common())}),
@@ -67,5 +72,11 @@ def graph_health(store: MemoryStore) -> GraphHealth:
                                    "older edge", tuple(duplicates)),
         Finding("superseded_without_successor", "superseded memories no supersedes edge "
                                                 "points at", tuple(stranded)),
+        Finding("evidence_changed", "reflections whose sources were corrected, archived, "
+                                    "superseded or purged since they were written",
+                tuple(c.reflection_id for c in evidence),
+                {"by_kind": dict(Counter(k for c in evidence for _, k in c.changes)
+                                 .most_common()),
+                 "reflections": [c.to_dict() for c in evidence]}),
     )
     return GraphHealth(len(status), len(edges), findings)

@@ -239,8 +239,8 @@ def graph() -> None:
 @click.pass_context
 def health(ctx: click.Context, as_json: bool) -> None:
     """Orphans, dangling edges, edges touching archived or superseded memories, causal
-    cycles, self loops, duplicate edges and superseded memories with no successor: how many
-    of each, and the first ids."""
+    cycles, self loops, duplicate edges, superseded memories with no successor and
+    reflections whose evidence changed: how many of each, and the first ids."""
     from memory_core.causal import graph_health
 
     store = open_store(ctx, require_tenant=True)

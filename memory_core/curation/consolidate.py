@@ -80,7 +80,8 @@ def support(sources: Sequence[Memory]) -> tuple[float | None, float | None]:
 
 
 def reflection_metadata(sources: Sequence[Memory], method: str, model: str | None,
-                        candidate_id: str | None) -> dict[str, Any]:
+                        candidate_id: str | None, *, archived: bool = False
+                        ) -> dict[str, Any]:
     """What the reflection's metadata records of how it was made and from what."""
     found, strong = support(sources)
     metadata: dict[str, Any] = {
@@ -92,6 +93,8 @@ def reflection_metadata(sources: Sequence[Memory], method: str, model: str | Non
         metadata["model"] = model.strip()
     if candidate_id is not None:
         metadata["candidate"] = candidate_id
+    if archived:  # the sources' archived status is this batch's own, not a later change
+        metadata["sources_archived"] = True
     return metadata
 
 
@@ -104,7 +107,8 @@ def consolidate(store: MemoryStore, members: Sequence[str], content: str, *,
     memories of this tenant): a `reflection` memory (embedded; pending when the embedder is
     unavailable) with metadata {method, source_count, strength, cohesion, sources: [{id,
     content_hash}], model when given, candidate when given} and a `derived_from` edge from it
-    to each member; `archive_sources` archives the members in the same batch. `fields` set
+    to each member; `archive_sources` archives the members in the same batch (and the
+    metadata says `sources_archived`). `fields` set
     the reflection's tags, why, project, repo, agent, session_id or importance (project and
     repo default to the members' own when they all share one).
 
@@ -133,7 +137,8 @@ def consolidate(store: MemoryStore, members: Sequence[str], content: str, *,
         same = expect.created[0] if expect is not None and expect.created else None
         reflection = _embedded(store, Memory.new(
             content, "reflection", tenant=store.tenant, id=same, source="curation",
-            metadata=reflection_metadata(sources, method, model, candidate_id), **base),
+            metadata=reflection_metadata(sources, method, model, candidate_id,
+                                         archived=archive_sources), **base),
             dry_run=dry_run)
         plan.after[reflection.id] = reflection
         if reflection.embedding_status != "ok" and not dry_run:

@@ -257,7 +257,7 @@ def test_graph_health_counts_and_first_ids(home: Graph) -> None:
     counts = {x.split()[0]: int(x.split()[1]) for x in lines[1:] if not x.startswith(" ")}
     assert counts == {"orphans": 1, "dangling_edges": 1, "edges_to_inactive": 0,
                       "causal_cycles": 3, "self_loops": 0, "duplicate_edges": 0,
-                      "superseded_without_successor": 0}
+                      "superseded_without_successor": 0, "evidence_changed": 0}
     at = lines.index(next(x for x in lines if x.startswith("orphans")))
     assert lines[at + 1:at + 3] == ["    by type: fact 1", "    lone"]
     at = lines.index(next(x for x in lines if x.startswith("causal_cycles")))
