@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memory_core.cli.curation_flow import act
+from memory_core.cli.impact import impact_options
 from memory_core.cli.options import (
     echo,
     emit_json,
@@ -52,6 +53,7 @@ TEXT_CHARS = 60
               help="The agent session the correction came from (on the event).")
 @click.option("--dry-run", is_flag=True, help="Print what would change and write nothing.")
 @json_option("Print the report (or with --dry-run the preview) as JSON.")
+@impact_options
 @click.pass_context
 def correct(ctx: click.Context, memory_id: str, verdict: str | None, kind: str | None,
             replacement: str | None, note: str | None, session_id: str | None,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memory_core.cli.curation_flow import act, fail_if_leaked, print_checks
+from memory_core.cli.impact import impact_options
 from memory_core.cli.options import (
     echo,
     emit_json,
@@ -38,7 +39,8 @@ if TYPE_CHECKING:
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 def write_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """`--reason`, `--dry-run`, `--yes` and `--json` of every curation write."""
+    """`--reason`, `--dry-run`, `--yes`, `--json` and `--impact` of every curation write."""
+    fn = impact_options(fn)
     fn = json_option("Print the report (or with --dry-run the preview) as JSON.")(fn)
     fn = click.option("--yes", "-y", is_flag=True, help="Do not ask before writing.")(fn)
     fn = click.option("--dry-run", is_flag=True,

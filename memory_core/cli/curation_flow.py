@@ -102,9 +102,14 @@ def _confirm(preview: CurationReport, *, err: bool) -> None:
 def act(ctx: click.Context, store: MemoryStore, action: Callable[..., CurationReport],
          *args: Any, yes: bool, dry_run: bool, as_json: bool, expect: bool = True,
          **kwargs: Any) -> None:
-    """Preview `action`; print it and stop (`dry_run`), or confirm, apply and print."""
+    """Preview `action`; print it and stop (`dry_run`), or confirm, apply and print. With
+    `--impact` (the command's `impact_options`) print its impact preview instead and stop."""
+    from memory_core.cli.impact import impact_wanted, show_impact
     from memory_core.curation import PURGE_NOTE
 
+    if impact_wanted(ctx):  # a preview of the batch's effect on retrieval: nothing written
+        show_impact(ctx, store, action.__name__, *args, as_json=as_json, **kwargs)
+        return
     if not dry_run:  # refuse before showing a preview and asking
         name = "purge" if kwargs.get("purge") else action.__name__
         store.check_writable(name, hint="--dry-run previews it")

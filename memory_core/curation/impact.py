@@ -18,13 +18,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from memory_core.curation.correct import correct
 from memory_core.curation.impact_changes import QueryChange, Reasons, query_change
 from memory_core.curation.impact_copy import check_copyable, scratch_copy
-from memory_core.curation.impact_queries import GIVEN, SAVED, ImpactQueries, impact_queries
+from memory_core.curation.impact_queries import (
+    GIVEN,
+    SAVED,
+    ImpactQueries,
+    QueriesArg,
+    impact_queries,
+)
 from memory_core.curation.preview import ACTIONS as PREVIEW_ACTIONS
 from memory_core.curation.report import CurationReport
 from memory_core.embedding.memo import MemoEmbedder
@@ -120,7 +125,7 @@ def _ids(run: RetrievalRun, qid: str, k: int) -> list[str]:
 
 
 def impact(store: MemoryStore, action: str, *args: Any,
-           queries: Sequence[Query] | str | Path | None = None, k: int = 10,
+           queries: QueriesArg = None, k: int = 10,
            progress: Progress | None = None, config: RankingConfig | None = None,
            stat_test: str = "student", alpha: float = DEFAULT_ALPHA,
            **kwargs: Any) -> ImpactReport:
@@ -128,10 +133,10 @@ def impact(store: MemoryStore, action: str, *args: Any,
     archive, delete with or without purge, merge, consolidate, correct, undo, ...) would do
     to retrieval, without changing the store: see the module docstring.
 
-    `queries`: a list or the path of a query set (default: the store's saved set, else its
-    recent recalls); `k`: the cut-off of recall and of the listed results; `config`: the
-    ranking config searched (default the default preset); `progress(n)` advances by
-    `impact_steps(len(queries))` in all.
+    `queries`: a list, the path of a query set or `impact_queries(store, ...)` (default:
+    the store's saved set, else its recent recalls); `k`: the cut-off of recall and of the
+    listed results; `config`: the ranking config searched (default the default preset);
+    `progress(n)` advances by `impact_steps(len(queries))` in all.
 
     >>> report = impact(store, "archive", ["m1"], queries="q.ndjson")  # doctest: +SKIP
     >>> report.rows()[0]["metric"]  # doctest: +SKIP

@@ -27,7 +27,7 @@ QUERY_SET_FILE = "memlens-queries.ndjson"
 #: How many of the newest distinct recalls stand in for a query set.
 RECENT_RECALLS = 200
 
-SAVED, RECALLS, GIVEN = "saved query set", "recent recalls", "given queries"
+SAVED, RECALLS, GIVEN = "saved query set", "recent recalls", "query set given"
 
 
 @dataclass(frozen=True)
@@ -96,11 +96,16 @@ def recall_queries(store: MemoryStore, *, limit: int = RECENT_RECALLS) -> list[Q
     return out
 
 
-def impact_queries(store: MemoryStore, queries: Sequence[Query] | str | Path | None = None
-                   ) -> ImpactQueries:
+#: What `impact(queries=...)` takes: queries, a query set's path, resolved ones, or None.
+QueriesArg = Sequence[Query] | str | Path | ImpactQueries | None
+
+
+def impact_queries(store: MemoryStore, queries: QueriesArg = None) -> ImpactQueries:
     """The queries a preview measures with: `queries` when given (a list, or the path of a
     query set), else the store's saved query set, else its recent recalls; an
     `ImpactError` when there are none."""
+    if isinstance(queries, ImpactQueries):
+        return queries
     if isinstance(queries, str | Path):
         return ImpactQueries(tuple(load_queries(queries)), GIVEN, str(queries))
     if queries is not None:
