@@ -51,6 +51,7 @@ BUDGETS: dict[str, Budget] = {
     "supersede": Budget(SURGICAL, 120, writes=True),
     "why": Budget(EXPLORATION, 1200),
     "related": Budget(EXPLORATION, 1100),
+    "consolidation_candidates": Budget(EXPLORATION, 1600),
     "get_memory": Budget(DETAIL, 1600),
 }
 

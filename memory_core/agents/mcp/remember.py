@@ -6,6 +6,10 @@ the importance tier, and each link's relation and target (an id this tenant does
 refused). The memory is embedded by the store (pending when the model is unavailable, seed
 003 ADR-009) and de-duplicated by content hash; the memory and its links are one write
 under the store's lock and journal, audited with the agent as the actor.
+
+A reflection that `consolidates` memories (`remember_reflection`) is one curation batch instead
+(`memory_core.curation.consolidate`, method `llm_synthesis`, the client's name/version as the
+model): undoable, with a `derived_from` edge to each source.
 """
 
 from __future__ import annotations
@@ -13,11 +17,12 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from mcp.server.mcpserver.exceptions import ToolError
 
 from memory_core.agents.mcp.session import Caller
-from memory_core.errors import InvalidRecordError
+from memory_core.errors import CurationError, InvalidRecordError
 from memory_core.records import Edge, Memory, content_hash
 from memory_core.schema import (
     IMPORTANCE_TIERS,
@@ -36,6 +41,7 @@ MAX_NAME_CHARS = 200
 MAX_TAGS = 32
 MAX_TAG_CHARS = 64
 MAX_LINKS = 20
+MAX_SOURCES = 50
 
 
 @dataclass(frozen=True)
@@ -158,3 +164,40 @@ def remember(store: MemoryStore, caller: Caller, content: str, memory_type: str,
                 f"unavailable, so it is stored with its embedding pending: keyword search "
                 f"finds it now, vector search once `memlens reembed` runs")
     return f"remembered {memory.id} ({mtype}, {tier}){linked}"
+
+
+def remember_reflection(store: MemoryStore, caller: Caller, content: str,
+                        consolidates: Sequence[str], *, tags: Sequence[str] | None = None,
+                        why: str | None = None, project: str | None = None,
+                        session: str | None = None, importance: str = "normal") -> str:
+    """Write the agent's reflection of the memories `consolidates` (ids from recall or
+    consolidation_candidates) as one `consolidate` batch; the answer's text."""
+    from memory_core.curation import consolidate
+
+    check_text("content", content, MAX_CONTENT_CHARS, multiline=True)
+    if len(consolidates) > MAX_SOURCES:
+        raise _refused(f"{len(consolidates)} memories to consolidate; at most {MAX_SOURCES}")
+    ids = [check_text("a consolidated id", i, MAX_NAME_CHARS, multiline=False).strip()
+           for i in consolidates]
+    fields: dict[str, Any] = {"importance": check_importance(importance),
+                              "tags": check_tags(tags), "agent": caller.actor,
+                              "session_id": session or caller.session_id}
+    if why is not None:
+        fields["why"] = check_text("why", why, MAX_WHY_CHARS, multiline=True)
+    for name, value in (("project", project), ("session", session)):
+        if value is not None:
+            check_text(name, value, MAX_NAME_CHARS, multiline=False)
+    if project is not None:
+        fields["project"] = project
+    try:
+        report = consolidate(store, ids, content, method="llm_synthesis", model=caller.client,
+                             reason=f"remember by {caller.actor}", **fields)
+    except CurationError as exc:
+        raise _refused(str(exc).removesuffix("; nothing was changed")) from exc
+    new = report.created[0]
+    strength = store.get(new).metadata.get("strength")
+    shown_strength = "unknown" if strength is None else f"{strength:.2f}"
+    pending = ("; its embedding is pending (the model is unavailable)"
+               if any("pending" in note for note in report.notes) else "")
+    return (f"remembered {new} (reflection of {len(ids)} memories, strength "
+            f"{shown_strength}; undo: batch {report.batch_id}){pending}")

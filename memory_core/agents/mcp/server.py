@@ -7,7 +7,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from memory_core.agents.mcp import read_tools, recall_tools, write_tools
+from memory_core.agents.mcp import consolidation_tools, read_tools, recall_tools, write_tools
 from memory_core.agents.mcp.session import ToolState
 
 INSTRUCTIONS = (
@@ -27,6 +27,7 @@ def build_server(state: ToolState, *, read_only: bool = False) -> MCPServer[Any]
                                        version=version("memlens"), log_level="WARNING")
     read_tools.register(server, state)
     recall_tools.register(server, state)
+    consolidation_tools.register(server, state)
     if not read_only:
         write_tools.register(server, state)
     return server

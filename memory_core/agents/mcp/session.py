@@ -37,10 +37,13 @@ SESSION_HEADER = "mcp-session-id"
 
 @dataclass(frozen=True)
 class Caller:
-    """The actor and the MCP session (None: a stateless HTTP request, no de-duplication)."""
+    """The actor and the MCP session (None: a stateless HTTP request, no de-duplication);
+    `client` is the client's `name/version` from the handshake (None: it gave none), what
+    the server knows of the model writing a reflection."""
 
     actor: str
     session_id: str | None
+    client: str | None = None
 
 
 def clean_name(name: object) -> str | None:
@@ -63,17 +66,22 @@ class ToolState:
 
     def caller(self, ctx: Context[Any, Any]) -> Caller:
         """The actor and session of the call `ctx` belongs to."""
+        params = ctx.session.client_params
+        info = params.client_info if params else None
         actor = self.agent
         if actor is None:
-            params = ctx.session.client_params
-            actor = clean_name(params.client_info.name) if params else None
+            actor = clean_name(info.name) if info else None
+        client = None
+        if info is not None and clean_name(info.name):
+            version = clean_name(info.version)
+            client = clean_name(f"{info.name}/{version}" if version else info.name)
         headers = ctx.headers
         if headers is None:  # stdio: this process serves one client
             session: str | None = self.process_session
         else:
             raw = headers.get(SESSION_HEADER)
             session = f"mcp-{raw}" if raw else None
-        return Caller(actor or UNNAMED_CLIENT, session)
+        return Caller(actor or UNNAMED_CLIENT, session, client)
 
     def warm_up(self) -> None:
         """Load the embedding model and the store's first read while the client connects

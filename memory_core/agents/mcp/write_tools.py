@@ -10,9 +10,17 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from memory_core.agents.mcp.budgets import described
-from memory_core.agents.mcp.remember import MAX_CONTENT_CHARS, Link, check_text, remember
-from memory_core.agents.mcp.session import ToolState
+from memory_core.agents.mcp.remember import (
+    MAX_CONTENT_CHARS,
+    MAX_SOURCES,
+    Link,
+    check_text,
+    remember,
+    remember_reflection,
+)
+from memory_core.agents.mcp.session import ToolState, refuse
 from memory_core.schema import IMPORTANCE_TIERS, MEMORY_TYPES, RELATIONS
+from memory_core.untrusted import shown
 
 MemoryId = Annotated[str, Field(min_length=1, max_length=200,
                                 description="A memory id, as recall returns them.")]
@@ -37,7 +45,10 @@ def register(server: MCPServer[Any], state: ToolState) -> None:
                      f"lesson, a pattern, a preference, a fact. One idea per memory, in "
                      f"your own words (up to {MAX_CONTENT_CHARS:,} characters). memlens "
                      f"embeds it and, when the same content is held already, returns that "
-                     f"memory's id instead. `links` tie it to memories recall returned.")))
+                     f"memory's id instead. `links` tie it to memories recall returned. "
+                     f"A reflection you wrote from several memories: type=\"reflection\" "
+                     f"and `consolidates` their ids (consolidation_candidates proposes "
+                     f"groups): one undoable batch, linked to each.")))
     def remember_tool(
         content: Annotated[str, Field(description="What to remember.")],
         type: Annotated[str, Field(description=f"One of: {', '.join(MEMORY_TYPES)}.")],
@@ -52,8 +63,22 @@ def register(server: MCPServer[Any], state: ToolState) -> None:
                                                      f"{', '.join(IMPORTANCE_TIERS)}.")
                               ] = "normal",
         links: Annotated[list[LinkArg] | None, Field(max_length=20)] = None,
+        consolidates: Annotated[list[str] | None, Field(max_length=MAX_SOURCES, description=(
+            "With type reflection: the ids of the memories it consolidates (at least 2)."
+        ))] = None,
     ) -> str:
         caller = state.caller(ctx)
+        if consolidates is not None:
+            if type.strip().lower() != "reflection":
+                raise refuse(f"consolidates goes with type \"reflection\", not {shown(type)}: "
+                             f"a reflection is what consolidates memories")
+            if links:
+                raise refuse("links do not go with consolidates (the reflection is linked "
+                             "to each consolidated memory); link it afterwards")
+            with state.acting(caller) as store:
+                return remember_reflection(store, caller, content, consolidates, tags=tags,
+                                           why=why, project=project, session=session,
+                                           importance=importance)
         with state.acting(caller) as store:
             return remember(store, caller, content, type, tags=tags, why=why, project=project,
                             session=session, importance=importance,
