@@ -211,9 +211,21 @@ def merge(ctx: click.Context, ids: tuple[str, ...], survivor: str, reason: str |
               help="Remove the content for good: from every table version on disk, the "
                    "indexes, the audit copies and recall sessions. Cannot be undone, and no "
                    "earlier change can be undone afterwards.")
+@click.option("--with-derived", is_flag=True,
+              help="Also delete every memory derived from them (the closure over "
+                   "derived_from: reflections, summaries, insights), listed with the path "
+                   "that makes each derived; in the same batch.")
+@click.option("--keep", "keep", multiple=True, metavar="ID",
+              help="With --with-derived: leave this derived memory as it is; repeat for more.")
+@click.option("--receipt", "receipt", metavar="FILE",
+              help="With --purge: write the deletion receipt (ids, content hashes, checks, "
+                   "times; no content) to FILE, a new file. A --with-derived purge writes "
+                   "one by default: memlens-receipt-<batch id>.json in the current folder.")
+@click.option("--no-receipt", is_flag=True, help="Write no receipt.")
 @write_options
 @click.pass_context
-def delete(ctx: click.Context, ids: tuple[str, ...], purge: bool, reason: str | None,
+def delete(ctx: click.Context, ids: tuple[str, ...], purge: bool, with_derived: bool,
+           keep: tuple[str, ...], receipt: str | None, no_receipt: bool, reason: str | None,
            dry_run: bool, yes: bool, as_json: bool, **filters: Any) -> None:
     """Delete memories and their edges: the IDS, or those the filter options select
     (active ones unless --status says otherwise).
@@ -221,14 +233,36 @@ def delete(ctx: click.Context, ids: tuple[str, ...], purge: bool, reason: str | 
     Without --purge the rows leave the current version and `memlens undo` brings them
     back. With --purge they are gone from the store for good and verified to be (the checks
     are printed, exit code 1 if one failed); copies outside the store, such as export files
-    or backups, are not touched.
+    or backups, are not touched. --with-derived takes along what was derived from them,
+    listed first with each one's path (--keep ID leaves one out); a purge then writes a
+    receipt that `memlens verify-deleted --receipt FILE` checks again later.
     """
+    from memory_core.cli.curation_lineage import (
+        lineage_of,
+        print_lineage,
+        receipt_target,
+        receipt_writer,
+    )
     from memory_core.curation import delete as delete_memories
 
+    if keep and not with_derived:
+        raise click.UsageError("--keep leaves out a derived memory: give --with-derived too",
+                               ctx=ctx)
+    if (receipt or no_receipt) and not purge:
+        raise click.UsageError("a receipt records a purge: give --purge too", ctx=ctx)
+    if receipt and no_receipt:
+        raise click.UsageError("give --receipt FILE or --no-receipt, not both", ctx=ctx)
     selection = _selection(ctx, ids, filters, "active")
     store = open_store(ctx, require_tenant=True)
-    act(ctx, store, delete_memories, selection, purge=purge, reason=reason, yes=yes,
-         dry_run=dry_run, as_json=as_json)
+    lineage = lineage_of(ctx, store, selection, keep) if with_derived else None
+    if lineage is not None:
+        print_lineage(store, lineage, verb="purge" if purge else "delete", err=as_json)
+    wanted = purge and not no_receipt and (receipt is not None or with_derived)
+    target = receipt_target(receipt, wanted=wanted) if wanted and not dry_run else None
+    derived: list[str] | bool = lineage.taken if lineage is not None else False
+    act(ctx, store, delete_memories, selection, purge=purge, with_derived=derived,
+         reason=reason, yes=yes, dry_run=dry_run, as_json=as_json,
+         done=receipt_writer(store, lineage, target, err=as_json) if wanted else None)
 
 
 @click.command()
@@ -307,19 +341,35 @@ def audit(ctx: click.Context, since: datetime | None, until: datetime | None,
 
 @click.command(name="verify-deleted")
 @store_options
-@click.argument("ids", nargs=-1, required=True)
+@click.argument("ids", nargs=-1)
+@click.option("--receipt", "receipt", metavar="FILE",
+              help="Check again the memories of a deletion receipt (`delete --purge "
+                   "--receipt`): refused when the file was altered or is of another tenant "
+                   "or store.")
 @json_option("Print the checks as JSON.")
 @click.pass_context
-def verify_deleted(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> None:
-    """Check that the deleted memories IDS are gone from every place they could come back
-    from: the live table, vector, BM25 and graph search, recall and its sessions, a fresh
-    export and (after a purge) every table version and file on disk.
+def verify_deleted(ctx: click.Context, ids: tuple[str, ...], receipt: str | None,
+                   as_json: bool) -> None:
+    """Check that the deleted memories IDS (or those of a --receipt) are gone from every
+    place they could come back from: the live table, vector, BM25 and graph search, recall
+    and its sessions, a fresh export and (after a purge) every table version and file on
+    disk.
 
     Exit code 1 when a check failed.
     """
     from memory_core.curation import verify_deleted as verify
 
+    if bool(ids) == bool(receipt):
+        raise click.UsageError("give memory ids or --receipt FILE (one of them)", ctx=ctx)
     store = open_store(ctx)  # the tenant may have no memory left
+    if receipt:
+        from memory_core.cli.curation_lineage import print_receipt_check
+        from memory_core.curation.receipt import verify_receipt
+
+        check = verify_receipt(store, receipt)
+        emit_json(check.to_dict()) if as_json else print_receipt_check(check)
+        fail_if_leaked(ctx, check.verification)
+        return
     verification = verify(store, list(ids))
     if as_json:
         emit_json(verification.to_dict())

@@ -101,9 +101,11 @@ def _confirm(preview: CurationReport, *, err: bool) -> None:
 
 def act(ctx: click.Context, store: MemoryStore, action: Callable[..., CurationReport],
          *args: Any, yes: bool, dry_run: bool, as_json: bool, expect: bool = True,
-         **kwargs: Any) -> None:
-    """Preview `action`; print it and stop (`dry_run`), or confirm, apply and print. With
-    `--impact` (the command's `impact_options`) print its impact preview instead and stop."""
+         done: Callable[[CurationReport], None] | None = None, **kwargs: Any) -> None:
+    """Preview `action`; print it and stop (`dry_run`), or confirm, apply and print
+    (`done(report)` runs once it is applied, before its verification decides the exit
+    code: a purge's receipt records a failed check too). With `--impact` (the command's
+    `impact_options`) print its impact preview instead and stop."""
     from memory_core.cli.impact import impact_wanted, show_impact
     from memory_core.curation import PURGE_NOTE
 
@@ -135,6 +137,8 @@ def act(ctx: click.Context, store: MemoryStore, action: Callable[..., CurationRe
         _print_report(report, rows)
     if not as_json and report.batch_id and not report.purged:
         echo(f"undo it with: memlens undo {report.batch_id}")
+    if done is not None:
+        done(report)
     if report.verification is not None:
         if not as_json:
             print_checks(report.verification)

@@ -18,10 +18,10 @@ from memory_core.untrusted import shown
 MAX_BYTES = 256 * 1024 * 1024
 
 
-def write_new(path: Path, text: str) -> Path:
-    """Write `text` to a new file `path` (mode 0600): a temporary file beside it, synced,
-    then linked into place, so a reader never sees half a receipt and an existing file (an
-    earlier receipt, or anything else) is never replaced."""
+def check_new(path: Path) -> Path:
+    """`path` (user home expanded) if a new receipt can be written there: not a folder, not
+    an existing file, in a folder that exists and can be written; else a `ReceiptError`
+    (checked before a purge, so a bad path stops it before anything is erased)."""
     path = Path(path).expanduser()
     if path.is_dir():
         raise ReceiptError(f"the receipt path {shown(str(path))} is a folder; give a file "
@@ -29,10 +29,25 @@ def write_new(path: Path, text: str) -> Path:
     if os.path.lexists(path):
         raise ReceiptError(f"{shown(str(path))} already exists; a receipt never replaces a "
                            f"file: give another name")
-    folder = path.parent
+    check_folder(path.parent, f"the folder of the receipt path {shown(str(path))}")
+    return path
+
+
+def check_folder(folder: Path, what: str) -> None:
+    """A `ReceiptError` unless `folder` exists and a file can be made in it."""
     if not folder.is_dir():
-        raise ReceiptError(f"the folder of the receipt path {shown(str(path))} does not "
-                           f"exist; create it or give another path")
+        raise ReceiptError(f"{what} does not exist; create it or give another path")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ReceiptError(f"cannot write a receipt in {what}; give another path "
+                           f"(--receipt FILE)")
+
+
+def write_new(path: Path, text: str) -> Path:
+    """Write `text` to a new file `path` (mode 0600): a temporary file beside it, synced,
+    then linked into place, so a reader never sees half a receipt and an existing file (an
+    earlier receipt, or anything else) is never replaced."""
+    path = check_new(path)
+    folder = path.parent
     try:
         fd, scratch = tempfile.mkstemp(prefix=".memlens-receipt-", suffix=".tmp", dir=folder)
     except OSError as exc:
@@ -107,7 +122,7 @@ def read_json(path: Path) -> Any:
     try:
         return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise ReceiptError(f"{name} is not a memlens receipt: not JSON ({exc.msg} at line "
+        raise ReceiptError(f"{name} is not a memlens receipt: not JSON ({exc.msg}; line "
                            f"{exc.lineno}, column {exc.colno})") from exc
     except ValueError as exc:
         raise ReceiptError(f"{name} is not a memlens receipt: {exc}") from exc
