@@ -75,6 +75,8 @@ if TYPE_CHECKING:
     from memory_core.curation import verify_deleted as verify_deleted
     from memory_core.curation.impact import ImpactReport as ImpactReport
     from memory_core.curation.impact import impact as impact
+    from memory_core.curation.impact import impact_queries as impact_queries
+    from memory_core.curation.impact import impact_steps as impact_steps
     from memory_core.decay import DecayParams as DecayParams
     from memory_core.decay import usage_factor as usage_factor
     from memory_core.decay_analysis import DEFAULT_HORIZONS as DEFAULT_HORIZONS
@@ -274,7 +276,7 @@ _BY_MODULE: dict[str, str] = {
         "EDITABLE merge merge_many preview PURGE_NOTE restore supersede undo Verification "
         "verify_deleted"
     ),
-    "memory_core.curation.impact": "impact ImpactReport",
+    "memory_core.curation.impact": "impact impact_queries impact_steps ImpactReport",
     "memory_core.decay": "DecayParams usage_factor",
     "memory_core.decay_analysis": (
         "at_risk decay_frame decay_impact DecayImpact DEFAULT_HORIZONS DEFAULT_THRESHOLD "

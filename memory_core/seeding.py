@@ -128,12 +128,18 @@ def seed_from_export(
     and checked before anything is written and a failed seeding leaves the store unchanged.
     A memory whose exact text the vectors file holds (default: the demo's, `DEMO_VECTORS`)
     gets its vector from there when the file holds the store's model; a missing, damaged or
-    other model's file is logged and every memory is embedded, as without it.
+    other model's file is logged and every memory is embedded, as without it. Seeding the
+    demo also saves its query set as the store's (`impact_queries.save_query_set`).
     """
     store.check_writable("seeding")
+    demo = path is None
     path = path or demo_dir() / DEMO_EXPORT
     target, preloaded, note = _reusing_vectors(store, vectors or demo_dir() / DEMO_VECTORS)
     report = import_file(target, path, mode="empty", progress=progress)
+    if demo:  # the demo's query set becomes the store's: what impact previews measure with
+        from memory_core.curation.impact_queries import save_query_set
+
+        save_query_set(store, demo_dir() / DEMO_QUERIES)
     return SeedReport(str(path), len(report.inserted), report.edges_added, report.pending,
                       report.embedding_error, preloaded.served if preloaded else 0, note)
 

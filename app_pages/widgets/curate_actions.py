@@ -1,4 +1,5 @@
-"""The Curate page's action panel: pick an action, preview it, confirm it.
+"""The Curate page's action panel: pick an action, preview it (and its impact on
+retrieval: `curate_impact`), confirm it.
 
 The confirmation runs the action again with the preview as `expect=`, so it refuses, changing
 nothing, when the memories changed after the preview (another tab, the CLI, an agent). A
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
+from app_pages.widgets.curate_impact import impact_button, impact_result
 from app_pages.widgets.curate_inputs import LABELS, Request, read_request
 from app_pages.widgets.curate_report import report_view
 from app_pages.widgets.curate_result import PLANNED, finish, memories, result_view
@@ -67,8 +69,12 @@ def action_panel(store: MemoryStore, ids: Sequence[str], listed: Mapping[str, Me
     left, right = st.columns([2, 3], gap="large")
     with left:
         request = read_request(store, action or "archive", ids, listed, everything, matching)
-        clicked = request is not None and st.button("Preview", key="curate_preview",
-                                                     icon=":material/visibility:")
+        clicked = False
+        if request is not None:
+            with st.container(horizontal=True):
+                clicked = st.button("Preview", key="curate_preview",
+                                    icon=":material/visibility:")
+                impact_button(store, request)
     with right:
         selected_view(ids, listed)
     if request is None:
@@ -83,10 +89,13 @@ def action_panel(store: MemoryStore, ids: Sequence[str], listed: Mapping[str, Me
         st.session_state[PLANNED] = Planned(request, report)
     planned = st.session_state.get(PLANNED)
     if not isinstance(planned, Planned) or planned.request != request:
-        st.caption("Preview shows what would change; nothing is written until you confirm.")
+        st.caption("Preview shows what would change; nothing is written until you confirm. "
+                   "Impact shows what it would do to retrieval.")
+        impact_result(request)
         return
     st.markdown(f"**Preview:** {md(planned.report.summary())}")
     report_view(planned.report, key="curate_preview", listed=listed)
+    impact_result(request)
     if not planned.report.memory_ids and not planned.report.edges:
         st.info("Nothing would change.")
         return
