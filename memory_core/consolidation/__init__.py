@@ -1,7 +1,17 @@
-"""Consolidation candidates: groups of related memories that no reflection consolidates yet."""
+"""Consolidation candidates: groups of related memories that no reflection consolidates yet,
+each with a rule-based draft; their strength; rejections remembered in the audit log."""
 
 from __future__ import annotations
 
+from memory_core.consolidation.candidates import (
+    Candidate,
+    candidate_id,
+    consolidation_candidates,
+    get_candidate,
+)
+from memory_core.consolidation.grouping import GroupingParams
+from memory_core.consolidation.rejections import reject
 from memory_core.consolidation.strength import strength
 
-__all__ = ["strength"]
+__all__ = ["Candidate", "GroupingParams", "candidate_id", "consolidation_candidates",
+           "get_candidate", "reject", "strength"]

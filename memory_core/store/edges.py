@@ -61,10 +61,12 @@ class EdgeTable:
         """Number of active edges of this tenant."""
         return int(self._table.count_rows(self._where()))
 
-    def endpoint_table(self) -> pa.Table:
-        """source_id and target_id of every active edge of this tenant, as Arrow columns."""
+    def endpoint_table(self, *, with_relation: bool = False) -> pa.Table:
+        """source_id and target_id (and `relation` when asked) of every active edge of this
+        tenant, as Arrow columns."""
+        columns = ["source_id", "target_id", *(["relation"] if with_relation else [])]
         table: pa.Table = (self._table.search().where(self._where())
-                           .select(["source_id", "target_id"]).limit(None).to_arrow())
+                           .select(columns).limit(None).to_arrow())
         return table
 
     def endpoints(self) -> builtins.list[tuple[str, str]]:

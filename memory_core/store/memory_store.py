@@ -345,9 +345,10 @@ class MemoryStore(MemoryReads):
         """(source_id, target_id) of every active edge of this tenant."""
         return self._edges.endpoints()
 
-    def edge_endpoint_table(self) -> pa.Table:
-        """`edge_endpoints` as an Arrow table (source_id, target_id): no Python strings."""
-        return self._edges.endpoint_table()
+    def edge_endpoint_table(self, *, with_relation: bool = False) -> pa.Table:
+        """`edge_endpoints` as an Arrow table (source_id, target_id, and `relation` when
+        asked): no Python strings."""
+        return self._edges.endpoint_table(with_relation=with_relation)
 
     def adjacency(self) -> dict[str, builtins.list[Edge]]:
         """node id -> active edges touching it (cached until the edges table changes)."""
