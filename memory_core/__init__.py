@@ -77,6 +77,13 @@ if TYPE_CHECKING:
     from memory_core.curation.impact import impact as impact
     from memory_core.curation.impact import impact_queries as impact_queries
     from memory_core.curation.impact import impact_steps as impact_steps
+    from memory_core.curation.lineage import Derived as Derived
+    from memory_core.curation.lineage import derived_closure as derived_closure
+    from memory_core.curation.receipt import Receipt as Receipt
+    from memory_core.curation.receipt import ReceiptCheck as ReceiptCheck
+    from memory_core.curation.receipt import make_receipt as make_receipt
+    from memory_core.curation.receipt import receipt_text as receipt_text
+    from memory_core.curation.receipt import verify_receipt as verify_receipt
     from memory_core.decay import DecayParams as DecayParams
     from memory_core.decay import usage_factor as usage_factor
     from memory_core.decay_analysis import DEFAULT_HORIZONS as DEFAULT_HORIZONS
@@ -277,6 +284,9 @@ _BY_MODULE: dict[str, str] = {
         "verify_deleted"
     ),
     "memory_core.curation.impact": "impact impact_queries impact_steps ImpactReport",
+    "memory_core.curation.lineage": "derived_closure Derived",
+    "memory_core.curation.receipt": "make_receipt receipt_text Receipt ReceiptCheck "
+                                    "verify_receipt",
     "memory_core.decay": "DecayParams usage_factor",
     "memory_core.decay_analysis": (
         "at_risk decay_frame decay_impact DecayImpact DEFAULT_HORIZONS DEFAULT_THRESHOLD "
