@@ -256,9 +256,12 @@ def run_mcp_bench(store_uri: str, queries: list[str], *, seconds: float = 60.0) 
     if not queries:
         raise ValueError("the MCP benchmark needs at least one query")
     with tempfile.TemporaryDirectory(prefix="memlens-bench-mcp-") as folder:
-        copy = str(Path(folder) / "store")
+        # the in-process and the stdio recalls each start from a copy of the same store:
+        # recall writes (access counts, events), so a second run on one copy reads more
+        copy, twin = str(Path(folder) / "store"), str(Path(folder) / "in-process")
         shutil.copytree(store_uri, copy)
-        memories, in_process = _in_process_p95(copy, queries)
+        shutil.copytree(store_uri, twin)
+        memories, in_process = _in_process_p95(twin, queries)
         start_s, recall_p95, remember_p95, errors = run_sync(_single, copy, queries)
         recalls, remembers, written, more = run_sync(_clients, copy, queries, seconds)
         present = MemoryStore.open(copy, read_only=True).get_many(written)

@@ -32,8 +32,8 @@ def mcp(ctx: click.Context, agent: str | None, use_http: bool, host: str, port: 
     tools). stdio by default, as Claude Code, Claude Desktop and Cursor launch it; --http
     serves streamable HTTP on 127.0.0.1 unless --host says otherwise. A writable server
     creates a missing store."""
-    from memory_core.agents.mcp import ToolState, build_server
-    from memory_core.agents.mcp.http import check_bind, read_token, serve_http
+    from memory_core.agents.mcp.http import check_bind, read_token
+    from memory_core.agents.warm_up import warm_up
     from memory_core.cli.options import settings_of
 
     read_only = settings_of(ctx).read_only
@@ -44,9 +44,14 @@ def mcp(ctx: click.Context, agent: str | None, use_http: bool, host: str, port: 
     elif token_file is not None:
         raise click.UsageError("--token-file goes with --http", ctx=ctx)
     store = open_store(ctx, create=not read_only)
-    state = ToolState(store, agent=agent)
+    lock = threading.Lock()
+    warm_up(store, lock)  # the model and the first reads, while the SDK is imported
+    from memory_core.agents.mcp.http import serve_http
+    from memory_core.agents.mcp.server import build_server
+    from memory_core.agents.mcp.session import ToolState
+
+    state = ToolState(store, agent=agent, lock=lock)
     server = build_server(state, read_only=store.read_only)
-    threading.Thread(target=state.warm_up, name="memlens-mcp-warm-up", daemon=True).start()
     mode = "read-only" if store.read_only else "read-write"
     if use_http:
         shown_host = f"[{host}]" if ":" in host else host

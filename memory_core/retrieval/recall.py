@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -139,6 +140,18 @@ def recall(
     cfg = config or preset(RECALL_PRESET)
     chosen = select(store, query, both(seed_scope(store, record_type, project_tag), scope,
                                        store.tenant), cfg, limit, now=now)
+    if dedup is None and session_id is not None and not store.read_only:
+        dedup = SessionDedup(session_db_path(store))
+    with dedup.together() if dedup is not None else nullcontext():
+        return _send(store, query, limit, chosen, cfg, tier=tier, session_id=session_id,
+                     dedup=dedup, now=now, max_tokens=max_tokens, actor=actor)
+
+
+def _send(store: MemoryStore, query: str, limit: int, chosen: Selection,
+          cfg: RankingConfig, *, tier: str, session_id: str | None,
+          dedup: SessionDedup | None, now: datetime, max_tokens: int | None,
+          actor: str | None) -> RecallResult:
+    """What `recall` sends of `chosen`: de-duplicated, within the budget, recorded."""
     skipped: list[str] = []
     hits = chosen.hits
     if session_id is not None:
@@ -146,7 +159,7 @@ def recall(
             sent_ids, sent_hashes = SessionDedup.reader(session_db_path(store)).already_sent(
                 session_id, now)
         else:
-            dedup = dedup or SessionDedup(session_db_path(store))
+            assert dedup is not None  # made by recall for a writable store
             sent_ids, sent_hashes = dedup.already_sent(session_id, now)
         kept = []
         for hit in hits:

@@ -43,6 +43,7 @@ class SessionDedup:
         self.path = path
         self.ttl = ttl
         self.cap = cap
+        self._shared: sqlite3.Connection | None = None
         with self._connect() as db:
             db.executescript(_SCHEMA)
 
@@ -51,15 +52,42 @@ class SessionDedup:
         """What sessions were sent, read from `path` without writing or creating anything."""
         return SessionReader(path, ttl=ttl)
 
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=10)
+        db.execute("PRAGMA journal_mode=WAL")
+        # WAL with NORMAL: a commit survives the process being killed (what a crash is
+        # here); only a power cut can lose the last sends, which then are sent again
+        db.execute("PRAGMA synchronous=NORMAL")
+        return db
+
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        """A connection that commits on success and is always closed."""
-        db = sqlite3.connect(self.path, timeout=10)
+        """A connection whose transaction commits on success: the one `together` holds,
+        else a new one that is closed after it."""
+        if self._shared is not None:
+            with self._shared:
+                yield self._shared
+            return
+        db = self._open()
         try:
-            db.execute("PRAGMA journal_mode=WAL")
             with db:
                 yield db
         finally:
+            db.close()
+
+    @contextmanager
+    def together(self) -> Iterator[SessionDedup]:
+        """Run the calls made inside on one connection (a recall's read of what was sent
+        and its record of what it sends), each still its own transaction. Closing it at
+        the end folds the WAL back into the file, which `SessionReader` needs."""
+        if self._shared is not None:
+            yield self
+            return
+        self._shared = self._open()
+        try:
+            yield self
+        finally:
+            db, self._shared = self._shared, None
             db.close()
 
     def _expire(self, db: sqlite3.Connection, session_id: str, now: datetime) -> None:

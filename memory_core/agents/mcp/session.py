@@ -58,11 +58,14 @@ def clean_name(name: object) -> str | None:
 class ToolState:
     """The store a server serves, the fixed agent, and the lock tool calls run under."""
 
-    def __init__(self, store: MemoryStore, *, agent: str | None = None) -> None:
+    def __init__(self, store: MemoryStore, *, agent: str | None = None,
+                 lock: threading.Lock | None = None) -> None:
+        """`lock`: the one tool calls run under (`memory_core.agents.warm_up` may hold it
+        while it warms the store)."""
         self.store = store
         self.agent = agent
         self.process_session = f"mcp-{uuid.uuid4().hex[:16]}"
-        self._lock = threading.Lock()
+        self._lock = lock or threading.Lock()
 
     def caller(self, ctx: Context[Any, Any]) -> Caller:
         """The actor and session of the call `ctx` belongs to."""
@@ -82,16 +85,6 @@ class ToolState:
             raw = headers.get(SESSION_HEADER)
             session = f"mcp-{raw}" if raw else None
         return Caller(actor or UNNAMED_CLIENT, session, client)
-
-    def warm_up(self) -> None:
-        """Load the embedding model and the store's first read while the client connects
-        (run in a thread at start): the first recall or remember then does not pay them."""
-        with self._lock:
-            try:
-                self.store.embedder.embed(["warm up"])
-                self.store.count()
-            except MemlensError as exc:  # the tools say it again, each time it matters
-                log.info("warm-up of the MCP server failed: %s", exc)
 
     @contextmanager
     def reading(self) -> Iterator[MemoryStore]:

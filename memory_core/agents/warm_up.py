@@ -1,0 +1,43 @@
+"""Warming a store before serving it: the embedding model and one search, on a thread.
+
+`memlens mcp` starts this as soon as the store is open, before it imports the MCP SDK, so
+the model's load and the store's first reads (its indexes, rows and graph) overlap that
+import instead of delaying the client's first call. The warm-up holds the server's tool
+lock until it is done: a call that arrives earlier waits for it rather than racing it.
+Nothing is written: the search is not a recall, so no access or event is recorded.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from memory_core.errors import MemlensError
+from memory_core.store import MemoryStore
+
+log = logging.getLogger(__name__)
+
+#: What the warm-up searches for: any text does; its results are thrown away.
+WARM_UP_QUERY = "what was decided"
+
+
+def warm_up(store: MemoryStore, lock: threading.Lock) -> threading.Thread:
+    """Take `lock`, then load `store`'s embedding model and run one search on a daemon
+    thread that releases `lock` when done (also when the model or the store fails: the
+    tools report that themselves, each time it matters)."""
+    lock.acquire()
+
+    def run() -> None:
+        from memory_core.retrieval.search import search
+
+        try:
+            store.embedder.embed([WARM_UP_QUERY])
+            search(store, WARM_UP_QUERY, limit=5)
+        except MemlensError as exc:
+            log.info("warm-up of %s failed: %s", store.uri, exc)
+        finally:
+            lock.release()
+
+    thread = threading.Thread(target=run, name="memlens-warm-up", daemon=True)
+    thread.start()
+    return thread
