@@ -1,0 +1,41 @@
+"""The MCP server's warm-up: it loads the model and reads the store, writes nothing, and
+never leaves the tool lock held (a server whose warm-up failed must still answer)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from memory_core.agents.warm_up import warm_up
+from memory_core.errors import EmbedderUnavailableError
+from memory_core.records import Memory
+from memory_core.store import MemoryStore
+from tests.conftest import FakeEmbedder
+
+
+def test_warm_up_loads_the_model_writes_nothing_and_frees_the_lock(
+        store: MemoryStore, fake_embedder: FakeEmbedder) -> None:
+    store.add([Memory.new("we chose LanceDB for the memory store", memory_type="decision")])
+    before, calls = store.table_versions(), fake_embedder.calls
+    lock = threading.Lock()
+    thread = warm_up(store, lock)
+    assert lock.locked() or not thread.is_alive()  # taken before the thread starts
+    thread.join(timeout=60)
+    assert not lock.locked()
+    assert fake_embedder.calls > calls
+    assert store.table_versions() == before  # a search, not a recall: no access, no event
+    assert store.events(kinds=["recall"]) == []
+
+
+class _Broken(FakeEmbedder):
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        raise EmbedderUnavailableError("the embedding model cannot be loaded")
+
+
+def test_a_failed_warm_up_still_frees_the_lock(store_path: str) -> None:
+    store = MemoryStore.open(store_path, embedder=_Broken(), tenant="default")
+    lock = threading.Lock()
+    warm_up(store, lock).join(timeout=60)
+    assert lock.acquire(timeout=1)
