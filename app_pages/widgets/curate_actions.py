@@ -17,6 +17,7 @@ import streamlit as st
 
 from app_pages.widgets.curate_impact import impact_button, impact_result
 from app_pages.widgets.curate_inputs import LABELS, Request, read_request
+from app_pages.widgets.curate_lineage import keep_receipt
 from app_pages.widgets.curate_report import report_view
 from app_pages.widgets.curate_result import PLANNED, finish, memories, result_view
 from app_pages.widgets.curate_table import selected_view
@@ -51,7 +52,9 @@ def _confirm(store: MemoryStore, planned: Planned) -> None:
         st.error(f"Type {n} to confirm the purge; nothing was changed.")
         return
     try:
+        paths = request.derived_paths(store)  # before the purge removes their edges
         done = request.call(store, expect=report)
+        keep_receipt(store, done, paths)
     except MemlensError as exc:
         st.session_state.pop(PLANNED, None)
         show_error(exc)
@@ -89,8 +92,7 @@ def action_panel(store: MemoryStore, ids: Sequence[str], listed: Mapping[str, Me
         st.session_state[PLANNED] = Planned(request, report)
     planned = st.session_state.get(PLANNED)
     if not isinstance(planned, Planned) or planned.request != request:
-        st.caption("Preview shows what would change; nothing is written until you confirm. "
-                   "Impact shows what it would do to retrieval.")
+        st.caption("Preview shows what would change; nothing is written until you confirm.")
         impact_result(request)
         return
     st.markdown(f"**Preview:** {md(planned.report.summary())}")
