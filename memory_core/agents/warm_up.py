@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import replace
 
 from memory_core.errors import MemlensError
+from memory_core.retrieval.config import RECALL_PRESET, RankingConfig, preset
 from memory_core.store import MemoryStore
 
 log = logging.getLogger(__name__)
@@ -28,11 +30,13 @@ def warm_up(store: MemoryStore, lock: threading.Lock) -> threading.Thread:
     lock.acquire()
 
     def run() -> None:
-        from memory_core.retrieval.search import search
-
         try:
+            reads = threading.Thread(target=_read, args=(store, _keywords_only()),
+                                     name="memlens-warm-up-reads", daemon=True)
+            reads.start()  # the model loads in native code: the two overlap
             store.embedder.embed([WARM_UP_QUERY])
-            search(store, WARM_UP_QUERY, limit=5)
+            reads.join()
+            _read(store, None)  # the vector index, and whatever else the recall reads
         except MemlensError as exc:
             log.info("warm-up of %s failed: %s", store.uri, exc)
         finally:
@@ -41,3 +45,20 @@ def warm_up(store: MemoryStore, lock: threading.Lock) -> threading.Thread:
     thread = threading.Thread(target=run, name="memlens-warm-up", daemon=True)
     thread.start()
     return thread
+
+
+def _keywords_only() -> RankingConfig:
+    """Recall's ranking without the vector engine: it reads what recall reads (the full-text
+    index, rows, graph and sessions) without the model."""
+    return replace(preset(RECALL_PRESET), use_vector=False)
+
+
+def _read(store: MemoryStore, config: RankingConfig | None) -> None:
+    """One search with recall's ranking (`config`, else recall's own); failures are the
+    tools' to report."""
+    from memory_core.retrieval.search import search
+
+    try:
+        search(store, WARM_UP_QUERY, config=config or preset(RECALL_PRESET), limit=5)
+    except MemlensError as exc:
+        log.info("warm-up read of %s failed: %s", store.uri, exc)
