@@ -38,3 +38,21 @@ def test_the_bench_reports_every_figure_against_its_target(tmp_path: Path,
     assert set(result.to_dict()["ratios"]) == {"recall", "remember", "start"}
     # the imports are a part of the start, measured in the same run
     assert result.imports_s > 0
+
+
+def _figures(start_s: float, imports_s: float) -> McpBench:
+    return McpBench(memories=1, queries=1, in_process_recall_p95_ms=10.0, recall_p95_ms=12.0,
+                    remember_p95_ms=50.0, start_s=start_s, imports_s=imports_s, clients_s=1.0,
+                    clients_recalls=1, clients_remembers=1, clients_recall_p95_ms=1.0,
+                    clients_remember_p95_ms=1.0, errors=0, lost_writes=0)
+
+
+def test_the_start_target_is_3_s_unless_the_import_floor_alone_nears_it() -> None:
+    fast = _figures(start_s=2.5, imports_s=1.0)
+    assert fast.start_target_s == 3.0 and fast.ratios()["start"] < 1
+    assert _figures(start_s=3.5, imports_s=1.0).ratios()["start"] > 1
+    slow = _figures(start_s=4.0, imports_s=3.0)  # the SDKs alone take 3 s to import here
+    assert slow.start_target_s == pytest.approx(4.5)
+    assert slow.ratios()["start"] < 1
+    assert _figures(start_s=5.0, imports_s=3.0).ratios()["start"] > 1  # memlens added 2 s
+    assert "memlens own share" in "\n".join(slow.lines())
