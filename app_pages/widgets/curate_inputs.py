@@ -10,6 +10,7 @@ from typing import Any
 
 import streamlit as st
 
+from app_pages.widgets.curate_lineage import derived_picker, paths_of
 from app_pages.widgets.curate_report import snippet
 from app_pages.widgets.state import get_choices
 from memory_core import (
@@ -52,6 +53,11 @@ class Request:
     def call(self, store: MemoryStore, **extra: Any) -> CurationReport:
         """Run the action (`dry_run=True`: its preview; `expect=`: the confirmation)."""
         return ACTIONS[self.action](store, *self.args, **dict(self.kwargs), **extra)
+
+    def derived_paths(self, store: MemoryStore) -> dict[str, tuple[str, ...]] | None:
+        """The paths of the derived memories a delete takes along (None: it takes none)."""
+        ticked = dict(self.kwargs).get("with_derived")
+        return paths_of(store, self.args[0], ticked) if ticked else None
 
 
 def _edit_changes(store: MemoryStore, memory: Memory) -> dict[str, Any]:
@@ -117,6 +123,10 @@ def read_request(store: MemoryStore, action: str, ids: Sequence[str],
             st.caption("Select memories in the table (the checkbox left of each row).")
             return None
         args = (target,)
+        if action in ("delete", "purge"):
+            ticked = derived_picker(store, target)
+            if ticked is not None:
+                kwargs["with_derived"] = ticked
     elif action in ("edit", "supersede"):
         one = _one(ids, action)
         if one is None:

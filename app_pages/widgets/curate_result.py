@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from app_pages.widgets.curate_lineage import receipt_download
 from app_pages.widgets.curate_report import report_view, verification_view
 from app_pages.widgets.curate_table import clear_selection
 from app_pages.widgets.markup import md
@@ -64,6 +65,7 @@ def result_view(store: MemoryStore, listed: Mapping[str, Memory]) -> None:
     st.success(md(report.summary()))
     if report.verification is not None:
         verification_view(report.verification, key="curate_result_verify")
+    receipt_download(report)
     with st.expander("What changed"):
         named = {**store.get_many(report.memory_ids[:200]), **listed}
         report_view(report, key="curate_result", listed=named)
