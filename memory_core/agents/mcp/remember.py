@@ -200,4 +200,4 @@ def remember_reflection(store: MemoryStore, caller: Caller, content: str,
     pending = ("; its embedding is pending (the model is unavailable)"
                if any("pending" in note for note in report.notes) else "")
     return (f"remembered {new} (reflection of {len(ids)} memories, strength "
-            f"{shown_strength}; undo: batch {report.batch_id}){pending}")
+            f"{shown_strength}, linked to each){pending}")

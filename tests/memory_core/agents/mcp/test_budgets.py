@@ -60,6 +60,9 @@ def test_every_answer_is_within_the_budget_its_description_states(demo_copy: Mem
                 await run("get_memory", id=memory_id)
             await run("remember", content="Keep MCP answers within their stated budgets",
                       type="lesson", links=[{"to": ids[0], "kind": "supports"}])
+            await run("consolidation_candidates")
+            await run("remember", content="Budgets hold for every tool the server lists",
+                      type="reflection", consolidates=ids[5:8])
             await run("cite", ids=ids[:5], note="an answer")
             await run("correct", id=ids[1], verdict="rejected", kind="superseded",
                       replacement=ids[2], note="it was wrong")

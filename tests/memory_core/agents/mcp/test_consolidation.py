@@ -74,7 +74,7 @@ def test_remember_a_reflection_records_it_as_a_consolidation(observed) -> None:
     assert all("nothing was" in text for _, text in refused.values())
     is_error, text = out["reflection"]
     assert not is_error and text.startswith("remembered ")
-    assert "reflection of 2 memories" in text and "undo: batch " in text
+    assert "reflection of 2 memories" in text and "linked to each" in text
 
     store = open_store(path, "acme")
     (reflection,) = store.list(Filter(memory_type="reflection"), limit=None)
