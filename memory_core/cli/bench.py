@@ -1,5 +1,5 @@
-"""`memlens bench ingest | search | exchange | curate | graph | decay | map | pages | mcp`:
-benchmarks that print figures and ratios."""
+"""`memlens bench ingest | search | exchange | curate | consolidate | graph | decay | map |
+pages | mcp`: benchmarks that print figures and ratios."""
 
 from __future__ import annotations
 
@@ -141,6 +141,20 @@ def curate_bench(memories: int, archive: int, pairs: int, purges: str, as_json: 
         raise click.BadParameter(str(exc)) from None
     result = run_curate_bench(memories, archive=archive, pairs=pairs, purges=sizes)
     _report(result, as_json)
+
+
+@bench.command(name="consolidate")
+@click.option("--memories", default=100_000, show_default=True, type=click.IntRange(min=100),
+              help="Memories in the synthetic store the candidates are timed on.")
+@click.option("--sources", default=10, show_default=True, type=click.IntRange(min=1),
+              help="Demo memories purged with what derives from them (vs a plain purge).")
+@json_option("Print every figure, its target and its ratio as JSON.")
+def consolidate_bench(memories: int, sources: int, as_json: bool) -> None:
+    """Consolidation candidates at N memories, one consolidate, its impact preview on the
+    demo query set, and a purge with derived memories vs a plain one, vs the targets."""
+    from memory_core.bench.consolidate import run_consolidate_bench
+
+    _report(run_consolidate_bench(memories, sources=sources), as_json)
 
 
 @bench.command(name="graph")
