@@ -177,3 +177,40 @@ def test_cli_impact_prints_the_table_and_the_lost_memory_and_writes_nothing(
                             "--impact-queries", str(queries), "--json"], capsys)
     doc = json.loads(out)
     assert doc["impact"]["changed"][0]["lost"][0]["why"] == "archived"
+
+
+def test_seeding_the_demo_saves_its_query_set(store: MemoryStore, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import memory_core.seeding as seeding
+    from memory_core.exchange.ndjson import write_export
+    from memory_core.records import utcnow
+
+    demo = tmp_path / "demo"
+    demo.mkdir()
+    write_export(demo / seeding.DEMO_EXPORT, [Memory.new(MEMORIES["zeb"], id="zeb")], [],
+                 tenant="default", exported_at=utcnow())
+    (demo / seeding.DEMO_QUERIES).write_text(json.dumps(ZEBRA.to_dict()) + "\n",
+                                             encoding="utf-8")
+    monkeypatch.setattr(seeding, "demo_dir", lambda: demo)
+    seeding.seed_from_export(store)
+    chosen = impact_queries(store)
+    assert chosen.source == SAVED and [q.qid for q in chosen.queries] == ["qz"]
+
+
+def test_cli_impact_refuses_yes_and_previews_a_correction(
+        home: MemoryStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import memory_core.store.memory_store as memory_store
+
+    monkeypatch.setattr(memory_store, "load_embedder", lambda settings=None: FakeEmbedder())
+    queries = tmp_path / "q.ndjson"
+    queries.write_text(json.dumps(ZEBRA.to_dict()) + "\n", encoding="utf-8")
+    versions = home.table_versions()
+    code, _, err = run_cli(["--store", home.uri, "archive", "zeb", "--impact", "--yes",
+                            "--impact-queries", str(queries)], capsys)
+    assert code != 0 and "--impact is a preview and writes nothing" in err
+    code, out, err = run_cli(["--store", home.uri, "correct", "zeb", "--verdict", "rejected",
+                              "--impact", "--impact-queries", str(queries)], capsys)
+    assert code == 0, err
+    assert out.startswith("correct: would change 1 memory") and "ndcg@10" in out
+    assert home.table_versions() == versions
