@@ -294,7 +294,7 @@ def _move_edges(store: MemoryStore, plan: Plan, mapping: dict[str, str],
 def delete(store: MemoryStore, selection: Selection, *, purge: bool = False,
            with_derived: Sequence[str] | bool = False,
            reason: str | None = None, dry_run: bool = False,
-           expect: CurationReport | None = None) -> CurationReport:
+           expect: CurationReport | None = None, verify: bool = True) -> CurationReport:
     """Delete memories and their edges.
 
     Without `purge` the rows leave the current version only: `undo` puts them back from the
@@ -308,6 +308,8 @@ def delete(store: MemoryStore, selection: Selection, *, purge: bool = False,
     `with_derived` follows lineage (`memory_core.curation.lineage.derived_closure`): True
     takes every memory derived from the selection, a list of ids the ones of them to take (the
     others stay as they are); they go in the same batch, so one purge (or one undo) covers all.
+    `verify=False` leaves out the `verify_deleted` run after a purge (an impact preview purges
+    a scratch copy it removes afterwards, and reads retrieval only).
     """
     action = "purge" if purge else "delete"
 
@@ -341,6 +343,6 @@ def delete(store: MemoryStore, selection: Selection, *, purge: bool = False,
 
     report = run(store, action, build, dry_run=dry_run, reason=reason, expect=expect,
                  after_write=finish if purge else None)
-    if purged:
+    if purged and verify:
         report = replace(report, verification=verify_purged(store, purged))
     return report

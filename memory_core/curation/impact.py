@@ -172,7 +172,9 @@ def impact(store: MemoryStore, action: str, *args: Any,
             progress(1)
         before = run_queries(side, qs, cfg, depth=depth, progress=progress, now=now,
                              keep_hits=False)
-        ran = run_action(side, *args, dry_run=False, **kwargs)
+        # the copy is removed afterwards: a purge's verify_deleted run would say nothing
+        extra = {"verify": False} if action == "delete" and kwargs.get("purge") else {}
+        ran = run_action(side, *args, dry_run=False, **kwargs, **extra)
         if progress is not None:
             progress(1)
         after = run_queries(side, qs, cfg, depth=depth, progress=progress, now=now,
