@@ -1,5 +1,6 @@
 """Graph: the causal graph around a memory (drawn, tabled), its lineage, supersession chain
-and contradictions; and the store-wide contradictions queue and graph health.
+and contradictions (a reflection also shows its sources and, when its evidence changed, why it
+is flagged); and the store-wide contradictions queue and graph health.
 
 Reading only: nothing here writes, so a read-only store needs nothing special. Other pages
 open this one on a memory with `st.session_state["graph_focus"]` (widgets/graph_link.py).
@@ -24,6 +25,7 @@ from app_pages.widgets.graph_focus import focus_picker
 from app_pages.widgets.graph_health import health_panel
 from app_pages.widgets.graph_lineage import chain_panel, lineage_ids, lineage_panel
 from app_pages.widgets.graph_network import network, node_table
+from app_pages.widgets.graph_reflection import reflection_panel
 from app_pages.widgets.markup import code, md
 from app_pages.widgets.state import show_error, store_and_choices
 from memory_core import CAUSAL, MemlensError, MemoryStore
@@ -49,6 +51,7 @@ def around_focus(store: MemoryStore) -> None:
         return
     causal = tuple(r for r in CAUSAL if view.relations is None or r in view.relations)
     try:
+        reflection_panel(store, focus)
         hood = get_neighbourhood(store.uri, store.tenant, stamp, view)
         chain = get_chain(store.uri, store.tenant, stamp, focus)
         story = (get_lineage(store.uri, store.tenant, stamp, focus, 3, causal)

@@ -49,6 +49,10 @@ if TYPE_CHECKING:
     from memory_core.causal import unlink as unlink
     from memory_core.causal import write_graph as write_graph
     from memory_core.config import Settings as Settings
+    from memory_core.consolidation import Candidate as Candidate
+    from memory_core.consolidation import consolidation_candidates as consolidation_candidates
+    from memory_core.consolidation import get_candidate as get_candidate
+    from memory_core.consolidation import reject as reject
     from memory_core.consolidation.evidence import EvidenceChange as EvidenceChange
     from memory_core.consolidation.evidence import evidence_changes as evidence_changes
     from memory_core.consolidation.overlay import OVERLAY_CLASSES as OVERLAY_CLASSES
@@ -276,6 +280,7 @@ _BY_MODULE: dict[str, str] = {
         "supersession_chain SupersessionChain unlink write_graph"
     ),
     "memory_core.config": "Settings",
+    "memory_core.consolidation": "Candidate consolidation_candidates get_candidate reject",
     "memory_core.consolidation.evidence": "evidence_changes EvidenceChange",
     "memory_core.consolidation.overlay": "consolidation_overlay overlay_counts OVERLAY_CLASSES",
     "memory_core.curation": (
