@@ -214,3 +214,29 @@ def test_cli_impact_refuses_yes_and_previews_a_correction(
     assert code == 0, err
     assert out.startswith("correct: would change 1 memory") and "ndcg@10" in out
     assert home.table_versions() == versions
+
+
+def test_a_store_on_object_storage_is_refused_before_any_copy() -> None:
+    from types import SimpleNamespace
+
+    from memory_core.curation.impact_copy import check_copyable
+
+    remote = SimpleNamespace(uri="s3://bucket/memories")
+    with pytest.raises(ImpactError, match="on object storage, where memlens makes no copy"):
+        check_copyable(remote)  # type: ignore[arg-type]
+
+
+def test_cli_impact_escapes_hostile_query_text(home: MemoryStore, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import memory_core.store.memory_store as memory_store
+
+    monkeypatch.setattr(memory_store, "load_embedder", lambda settings=None: FakeEmbedder())
+    hostile = Query("q\x1b]52;c;ZXZpbA==\x07", "zebra migrations \x1b[31mroll back\r", {"zeb": 1})
+    queries = tmp_path / "q.ndjson"
+    queries.write_text(json.dumps(hostile.to_dict()) + "\n", encoding="utf-8")
+    code, out, err = run_cli(["--store", home.uri, "archive", "zeb", "--impact",
+                              "--impact-queries", str(queries)], capsys)
+    assert code == 0, err
+    assert "\x1b" not in out and "\x07" not in out and "\r" not in out
+    assert "\\x1b[31mroll back" in out
