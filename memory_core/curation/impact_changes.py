@@ -18,7 +18,8 @@ from memory_core.curation.report import CurationReport
 from memory_core.records import Memory
 from memory_core.store import MemoryStore
 
-LEFT_STATUSES = ("archived", "superseded")
+#: Fields that follow another one a reason names (the hash follows the content).
+BOOKKEEPING = frozenset({"content_hash", "embedding_status"})
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,8 @@ class Reasons:
                 self.successor.setdefault(edge.target_id, edge.source_id)
 
     def _fields(self, memory_id: str) -> str:
-        names = list(dict.fromkeys(c.field for c in self.batch.changed_fields(memory_id)))
+        names = list(dict.fromkeys(c.field for c in self.batch.changed_fields(memory_id)
+                                   if c.field not in BOOKKEEPING))
         return f"changed by the batch ({', '.join(names)})" if names else "changed by the batch"
 
     def _status_changed(self, memory_id: str) -> bool:
