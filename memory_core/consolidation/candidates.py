@@ -82,20 +82,35 @@ class Group:
 
 def _groups(pool: Pool, params: GroupingParams, progress: Progress | None
             ) -> tuple[list[Group], np.ndarray]:
-    """The pool's groups, strongest first (then by id), and each row's group (-1: none)."""
+    """The pool's groups, strongest first (then by id), and each row's group (-1: none).
+    Centroids, centralities and cohesions of all groups at once: one sparse product."""
+    from scipy.sparse import csr_matrix
+
     parts = group(pool, params, progress=progress)
-    ids, hashes = pool.ids, pool.column("content_hash")
     labels = np.full(len(pool), -1, dtype=np.int64)
+    if not parts:
+        return [], labels
+    rows = np.concatenate(parts)
+    of = np.repeat(np.arange(len(parts)), [len(p) for p in parts])
+    sizes = np.bincount(of)
+    member = csr_matrix((np.ones(len(rows), dtype=np.float32), (of, rows)),
+                        shape=(len(parts), len(pool)))
+    centroid = np.asarray(member @ pool.unit, dtype=np.float64) / sizes[:, None]
+    length = np.linalg.norm(centroid, axis=1)
+    direction = np.divide(centroid, length[:, None], out=np.zeros_like(centroid),
+                          where=length[:, None] > 0)
+    central = np.einsum("ij,ij->i", pool.unit[rows].astype(np.float64), direction[of])
+    cohesions = np.bincount(of, weights=central) / sizes  # the mean cosine to the centroid
+    # within a group: most central first, then by id (the pool is in id order)
+    order = np.lexsort((rows, -central, of))
+    rows, central = rows[order], central[order]
+    bounds = np.cumsum(sizes)[:-1]
+    ids, hashes = pool.ids, pool.column("content_hash")
     out = []
-    for rows in parts:
-        centroid = pool.unit[rows].astype(np.float64).mean(axis=0)
-        length = float(np.linalg.norm(centroid))
-        central = pool.unit[rows] @ (centroid / length) if length else np.zeros(len(rows))
-        order = np.lexsort((np.array([ids[r] for r in rows]), -central))
-        rows, central = rows[order], central[order]
-        cohesion = float(np.mean(central))  # the mean cosine to the centroid
-        out.append(Group(rows, central, cohesion, strength(len(rows), cohesion),
-                         candidate_id([(ids[r], hashes[r]) for r in rows])))
+    for g_rows, g_central, g_cohesion in zip(np.split(rows, bounds), np.split(central, bounds),
+                                             cohesions.tolist(), strict=True):
+        out.append(Group(g_rows, g_central, g_cohesion, strength(len(g_rows), g_cohesion),
+                         candidate_id([(ids[r], hashes[r]) for r in g_rows])))
     out.sort(key=lambda g: (-g.strength, g.id))
     for at, g in enumerate(out):
         labels[g.rows] = at

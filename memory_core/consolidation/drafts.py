@@ -46,11 +46,12 @@ class GroupTerms:
     def top(self, group: int, count: int = TERMS) -> list[tuple[str, float]]:
         """Group `group`'s `count` heaviest terms with their weights, heaviest first, ties
         alphabetical."""
-        row = self.weights.getrow(group)
-        if row.nnz == 0:
+        start, end = self.weights.indptr[group], self.weights.indptr[group + 1]
+        if start == end:
             return []
-        order = np.lexsort((self.terms[row.indices], -row.data))[:count]
-        return [(str(self.terms[row.indices[k]]), float(row.data[k])) for k in order]
+        columns, data = self.weights.indices[start:end], self.weights.data[start:end]
+        order = np.lexsort((self.terms[columns], -data))[:count]
+        return [(str(self.terms[columns[k]]), float(data[k])) for k in order]
 
 
 def group_terms(texts: Sequence[str], labels: np.ndarray, groups: int) -> GroupTerms:

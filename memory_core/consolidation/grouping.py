@@ -67,6 +67,44 @@ def _graph(pool: Pool) -> tuple[csr_matrix, np.ndarray]:
     return a[members].tocsr(), members
 
 
+def _project_codes(pool: Pool) -> np.ndarray:
+    """A number per row for its project (memories without one share a number)."""
+    codes: dict[str | None, int] = {}
+    return np.array([codes.setdefault(p, len(codes)) for p in pool.projects], dtype=np.int64)
+
+
+def _neighbour_pairs(pool: Pool, params: GroupingParams, progress: Progress | None
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(i, j): each row with each of its `k` nearest, searched among the rows of its project
+    in `same_project` mode (a neighbour from another project would be dropped anyway, and
+    smaller searches cost less: n^1.5 each in the inverted file)."""
+    n = len(pool)
+    if params.same_project:
+        codes = _project_codes(pool)
+        order = np.argsort(codes, kind="stable")
+        parts = np.split(order, np.cumsum(np.bincount(codes))[:-1])
+    else:
+        parts = [np.arange(n)]
+    done, found_i, found_j = 0, [], []
+    for rows in parts:
+        if len(rows) >= 2:
+            def report(f: float, base: int = done, size: int = len(rows)) -> None:
+                if progress is not None:
+                    progress("comparing vectors", (base + f * size) / n)
+            idx, _ = nearest_neighbours(pool.unit[rows], min(params.k, len(rows) - 1),
+                                        progress=report)
+            mine = np.repeat(np.arange(len(rows)), idx.shape[1])
+            cols = idx.ravel()
+            hit = cols >= 0
+            found_i.append(rows[mine[hit]])
+            found_j.append(rows[cols[hit]])
+        done += len(rows)
+    if not found_i:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    return np.concatenate(found_i), np.concatenate(found_j)
+
+
 def pair_graph(pool: Pool, params: GroupingParams, *, progress: Progress | None = None
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(i, j, similarity) of the candidate pairs of the pool (row indices, i < j)."""
@@ -74,12 +112,7 @@ def pair_graph(pool: Pool, params: GroupingParams, *, progress: Progress | None 
     if n < 2:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, np.zeros(0)
-    report = (lambda f: progress("comparing vectors", f)) if progress else None
-    idx, _ = nearest_neighbours(pool.unit, min(params.k, n - 1), progress=report)
-    rows = np.repeat(np.arange(n), idx.shape[1])
-    cols = idx.ravel()
-    found = cols >= 0
-    i, j = rows[found], cols[found]
+    i, j = _neighbour_pairs(pool, params, progress)
     incidence, members = _graph(pool)
     direct = incidence[:, members]  # pool x pool: an edge between two members
     degree = np.asarray(incidence.sum(axis=1)).ravel()
@@ -93,11 +126,12 @@ def pair_graph(pool: Pool, params: GroupingParams, *, progress: Progress | None 
     i = np.concatenate([i, linked.row, shared.row])
     j = np.concatenate([j, linked.col, shared.col])
     lo, hi = np.minimum(i, j), np.maximum(i, j)
-    key = np.unique(lo[lo != hi] * n + hi[lo != hi])
+    key = np.sort(lo[lo != hi] * n + hi[lo != hi])
+    key = key[np.concatenate(([True], key[1:] != key[:-1]))] if len(key) else key
     i, j = key // n, key % n
     if params.same_project:
-        projects = np.array([p if p is not None else "\0" for p in pool.projects], dtype=object)
-        keep = projects[i] == projects[j]
+        project = _project_codes(pool)
+        keep = project[i] == project[j]
         i, j = i[keep], j[keep]
     cosine = np.einsum("ij,ij->i", pool.unit[i], pool.unit[j]).astype(np.float64)
     graph = np.asarray(direct[i, j]).ravel()

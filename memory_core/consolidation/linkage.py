@@ -76,13 +76,24 @@ def average_linkage(n: int, i: np.ndarray, j: np.ndarray, similarity: np.ndarray
         mutual = (best >= 0) & (best[np.maximum(best, 0)] == mine)
         # each reciprocal pair merges into its lower cluster; the others stay as they are
         target = np.where(mutual & (best < mine), best, mine)
-        kept, new = np.unique(target, return_inverse=True)
-        move = csr_matrix((np.ones(clusters), (mine, new)), shape=(clusters, len(kept)))
+        new, count = _dense(target, clusters)
+        move = csr_matrix((np.ones(clusters), (mine, new)), shape=(clusters, count))
         sums = (move.T @ sums @ move).tocsr()
-        size = np.bincount(new, weights=size, minlength=len(kept)).astype(np.int64)
+        size = np.bincount(new, weights=size, minlength=count).astype(np.int64)
         label = new[label]
     # relabel by first item, so labels do not depend on the rounds
-    _, first = np.unique(label, return_index=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first)] = np.arange(len(first))
-    return rank[np.unique(label, return_inverse=True)[1]]
+    first = np.full(len(size), n, dtype=np.int64)
+    np.minimum.at(first, label, np.arange(n))
+    rank = np.empty(len(size), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(size))
+    return rank[label]
+
+
+def _dense(values: np.ndarray, bound: int) -> tuple[np.ndarray, int]:
+    """`values` (in [0, bound)) renumbered 0..c-1 in their order, and c (np.unique's
+    inverse without its sort or hash: this numpy's hashing unique takes seconds on
+    millions of values)."""
+    present = np.zeros(bound, dtype=bool)
+    present[values] = True
+    number = np.cumsum(present) - 1
+    return number[values], int(present.sum())

@@ -5,7 +5,7 @@ Exact search costs n^2 x d: 7.7e12 multiply-adds at 100,000 384-d vectors, two m
 BLAS on 2 cores. The inverted file (Jegou, Douze and Schmid, "Product quantization for
 nearest neighbor search", IEEE TPAMI 2011, section IV-A, without the quantisation) puts each
 vector in the cell of its nearest of about sqrt(n) k-means centres and searches each query
-in its `PROBES` nearest cells only: about PROBES x n^2 / sqrt(n) x d, a second at 100,000.
+in its `PROBES` nearest cells only: about PROBES x n^2 / sqrt(n) x d, a few seconds at 100,000.
 A neighbour in a cell that is not probed is missed; consolidation only needs close ones,
 which share a cell or a neighbouring one. Memory stays at one cell's block of cosines.
 """
@@ -21,8 +21,11 @@ from memory_core.projection.cells import kmeans
 
 #: Up to this many vectors, every pair is compared (a second of BLAS at most).
 EXACT_UP_TO = 12_000
-#: Cells each query searches in the inverted file.
-PROBES = 6
+#: Cells per square root of n, and the cells each query searches. On the demo's MiniLM
+#: vectors forced through the inverted file (35 cells), 8 probes found 91% of the true
+#: 15 nearest with cosine >= 0.5 and 95% of those >= 0.6; 4 probes, 82% and 89%.
+CELLS_PER_ROOT = 1
+PROBES = 8
 #: Cosines computed at once (64 MB of float32).
 BLOCK_CELLS = 1 << 24
 
@@ -32,7 +35,9 @@ Progress = Callable[[float], None]
 def _top(sims: np.ndarray, cols: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The `k` largest of each row of `sims` (columns named by `cols`), unordered."""
     k = min(k, sims.shape[1])
-    at = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+    # the k largest are the last k after partitioning at m - k: no negated copy, and
+    # numpy's introselect is several times faster this way round
+    at = np.argpartition(sims, sims.shape[1] - k, axis=1)[:, sims.shape[1] - k:]
     return np.take_along_axis(sims, at, axis=1), cols[at]
 
 
@@ -41,7 +46,7 @@ def _merge(best_s: np.ndarray, best_i: np.ndarray, rows: np.ndarray, sims: np.nd
     """Fold candidates (`sims`, their column ids `cols`) into the running top-k of `rows`."""
     s = np.concatenate([best_s[rows], sims], axis=1)
     i = np.concatenate([best_i[rows], cols], axis=1)
-    at = np.argpartition(-s, k - 1, axis=1)[:, :k]
+    at = np.argpartition(s, s.shape[1] - k, axis=1)[:, s.shape[1] - k:]
     best_s[rows] = np.take_along_axis(s, at, axis=1)
     best_i[rows] = np.take_along_axis(i, at, axis=1)
 
@@ -54,7 +59,10 @@ def _search(unit: np.ndarray, queries: np.ndarray, members: np.ndarray, k: int,
     for at in range(0, len(queries), step):
         rows = queries[at:at + step]
         sims = unit[rows] @ unit[members].T
-        sims[rows[:, None] == members[None, :]] = -np.inf
+        at_self = np.searchsorted(members, rows)  # members are sorted
+        mine = at_self < len(members)
+        mine[mine] = members[at_self[mine]] == rows[mine]
+        sims[np.flatnonzero(mine), at_self[mine]] = -np.inf  # a row is not its own neighbour
         s, i = _top(sims, members, k)
         if s.shape[1] < k:  # fewer members than k: pad with nothing
             pad = k - s.shape[1]
@@ -81,11 +89,11 @@ def nearest_neighbours(unit: np.ndarray, k: int, *, progress: Progress | None = 
     if n <= EXACT_UP_TO:
         _search(unit, everything, everything, k, best_s, best_i)
     else:
-        centres = kmeans(unit, max(2, round(math.sqrt(n))))
+        centres = kmeans(unit, max(2, round(CELLS_PER_ROOT * math.sqrt(n))))
         cells = len(centres)
         probes = min(PROBES, cells)
-        near = np.concatenate([np.argpartition(-(unit[s:s + 8192] @ centres.T), probes - 1,
-                                               axis=1)[:, :probes]
+        near = np.concatenate([np.argpartition(unit[s:s + 8192] @ centres.T, cells - probes,
+                                               axis=1)[:, cells - probes:]
                                for s in range(0, n, 8192)])
         home = _home(unit, centres)
         members_of = _groups(home, cells)
