@@ -154,7 +154,8 @@ def impact(store: MemoryStore, action: str, *args: Any,
     run_action(store, *args, dry_run=True, **kwargs)  # refuses a bad batch before any copy
     check_copyable(store)
     chosen = impact_queries(store, queries)
-    if chosen.source in (GIVEN, SAVED):
+    judged = chosen.source in (GIVEN, SAVED)
+    if judged and action != "undo":  # an undo may bring the relevant memories back
         check_reachable(store, chosen.queries)
     qs = list(chosen.queries)
     cfg, now, depth = config or preset(DEFAULT_PRESET), utcnow(), max(k, NDCG_AT)
@@ -179,6 +180,8 @@ def impact(store: MemoryStore, action: str, *args: Any,
             progress(1)
         after = run_queries(side, qs, cfg, depth=depth, progress=progress, now=now,
                             keep_hits=False)
+        if judged and len(before.unreachable) == len(after.unreachable) == len(qs):
+            check_reachable(side, qs)  # no relevant memory before or after: the wrong set
         found = _changes(store, side, ran, qs, before, after, k)
     cmp = compare_results(result_from_run(qs, before, ks=ks, name="before"),
                           result_from_run(qs, after, ks=ks, name="after"),

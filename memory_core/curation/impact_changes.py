@@ -98,6 +98,8 @@ class Reasons:
         """Why a memory is now in a query's top k."""
         new = self.after.get(memory_id)
         if memory_id in self.batch.created and new is not None:
+            if self.batch.action == "undo":
+                return "back: the undone batch had deleted it"
             return "new reflection" if new.memory_type == "reflection" else \
                 f"new memory (made by the {self.batch.action})"
         if new is not None and self._status_changed(memory_id):

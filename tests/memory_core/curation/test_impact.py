@@ -240,3 +240,12 @@ def test_cli_impact_escapes_hostile_query_text(home: MemoryStore, tmp_path: Path
     assert code == 0, err
     assert "\x1b" not in out and "\x07" not in out and "\r" not in out
     assert "\\x1b[31mroll back" in out
+
+
+def test_undoing_a_delete_brings_the_memory_back(home: MemoryStore) -> None:
+    from memory_core.curation import delete
+
+    batch = delete(home, ["zeb"]).batch_id
+    report = impact(home, "undo", batch, queries=[ZEBRA])
+    assert [(m.memory_id, m.why) for m in report.changes[0].gained] == [
+        ("zeb", "back: the undone batch had deleted it")]
