@@ -2,7 +2,7 @@
 
 One module per command family (`memories`, `curation`, `corrections`, `search`, `graph`,
 `decay`, `projection` (map), `maintenance`, `exchange`, `eval`, `tune`, `bench`, `check`,
-`mcp`, `agents`),
+`mcp`, `agents`, `consolidate`),
 each listing its commands in `COMMANDS`; `options` holds what they share. User mistakes (every
 `MemlensError`, bad options) print one line on stderr and exit 1; data output has `--json`;
 long work shows a progress bar on stderr. Human-readable output goes through `options.echo`,
@@ -19,6 +19,7 @@ from memory_core.cli import (
     agents,
     bench,
     check,
+    consolidate,
     corrections,
     curation,
     decay,
@@ -60,7 +61,8 @@ def cli(ctx: click.Context, store_uri: str | None, tenant: str | None) -> None:
 
 
 for _family in (memories, curation, corrections, search, graph, maintenance, exchange,
-                evaluation, tune, bench, decay, duplicates, projection, check, mcp, agents):
+                evaluation, tune, bench, decay, duplicates, projection, check, mcp, agents,
+                consolidate):
     for _command in _family.COMMANDS:
         cli.add_command(_command)
 

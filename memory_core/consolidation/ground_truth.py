@@ -24,6 +24,7 @@ import numpy as np
 
 from memory_core.consolidation.grouping import GroupingParams, Progress, group
 from memory_core.consolidation.pool import DERIVED_FROM, REFLECTION, read_pool
+from memory_core.errors import CurationError
 from memory_core.filters import Filter
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
@@ -132,6 +133,11 @@ def grouping_scores(store: MemoryStore, params: GroupingParams | None = None, *,
     the figures.
     """
     truth = truth_sets(store)
+    if not truth:
+        raise CurationError(
+            f"tenant {store.tenant!r} of {store.uri} has no active reflection derived_from "
+            f"other memories, so there is nothing to score the grouping against; try it on "
+            f"the demo store (`memlens --store DIR init` seeds one in DIR)")
     with tempfile.TemporaryDirectory(dir=workdir, prefix="memlens-consolidate-") as folder:
         copy = copy_without_reflections(store, Path(folder) / "store")
         started = time.perf_counter()
