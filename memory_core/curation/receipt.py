@@ -97,9 +97,12 @@ def make_receipt(store: MemoryStore, report: CurationReport,
     """The receipt of the purge `report` (of `delete(..., purge=True)`), from its
     verification and the tombstones its batch left; `paths` maps the derived memories it
     took along to their `derived_from` paths (`Derived.path`)."""
-    if not report.purged or report.batch_id is None or report.verification is None:
+    if not report.purged or report.batch_id is None:
         raise ReceiptError("a receipt records a purge: run the delete with purge=True "
                            "(`--purge`), not a plain delete or a preview")
+    if report.verification is None:
+        raise ReceiptError("a receipt records a purge's verification: this purge ran with "
+                           "verify=False; run `verify_deleted` on its ids instead")
     stones = _tombstones(store, report.batch_id)
     verification: Verification = report.verification
     erased = []
