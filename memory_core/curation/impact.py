@@ -63,7 +63,8 @@ class ImpactReport:
     """What a batch would do to retrieval. `batch` is the batch's report as it ran on the
     scratch copy (marked a preview: no batch id, nothing written to the store);
     `comparison` is before (baseline) against after (candidate) on every metric;
-    `metrics` the ones shown; `changes` the queries whose top k changed, in query order."""
+    `metrics` the ones shown; `changes` the queries whose top k changed, the worst nDCG@10
+    regression first."""
 
     action: str
     k: int
@@ -186,9 +187,11 @@ def impact(store: MemoryStore, action: str, *args: Any,
     cmp = compare_results(result_from_run(qs, before, ks=ks, name="before"),
                           result_from_run(qs, after, ks=ks, name="after"),
                           stat_test=stat_test, alpha=alpha)
-    changes = tuple(replace(c, deltas={m: cmp.candidate.scores[m][c.qid]
-                                       - cmp.baseline.scores[m][c.qid] for m in
-                                       _shown(k)}) for c in found)
+    scored = [replace(c, deltas={m: cmp.candidate.scores[m][c.qid]
+                                 - cmp.baseline.scores[m][c.qid] for m in _shown(k)})
+              for c in found]
+    # the worst regression on nDCG@10 first (stable: ties keep the query set's order)
+    changes = tuple(sorted(scored, key=lambda c: c.deltas[f"ndcg@{NDCG_AT}"]))
     if store.table_versions() != versions:
         notes.append("the store was written by another process while the preview ran; "
                      "its 'before' may be older than the store now: preview again")
