@@ -249,3 +249,25 @@ def test_undoing_a_delete_brings_the_memory_back(home: MemoryStore) -> None:
     report = impact(home, "undo", batch, queries=[ZEBRA])
     assert [(m.memory_id, m.why) for m in report.changes[0].gained] == [
         ("zeb", "back: the undone batch had deleted it")]
+
+
+def test_cli_consolidate_accept_previews_its_impact(
+        home: MemoryStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from types import SimpleNamespace
+
+    import memory_core.consolidation as consolidation
+    import memory_core.store.memory_store as memory_store
+
+    monkeypatch.setattr(memory_store, "load_embedder", lambda settings=None: FakeEmbedder())
+    found = SimpleNamespace(id="cand1", members=("ci", "ci2"),
+                            draft="ci cache key lockfile hash: it once missed the lockfile")
+    monkeypatch.setattr(consolidation, "get_candidate", lambda store, candidate_id: found)
+    queries = tmp_path / "q.ndjson"
+    queries.write_text(json.dumps(CACHE.to_dict()) + "\n", encoding="utf-8")
+    versions = home.table_versions()
+    code, out, err = run_cli(["--store", home.uri, "consolidate", "accept", "cand1",
+                              "--impact", "--impact-queries", str(queries)], capsys)
+    assert code == 0, err
+    assert out.startswith("consolidate: would change") and "new reflection" in out
+    assert home.table_versions() == versions
