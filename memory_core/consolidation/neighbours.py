@@ -64,6 +64,7 @@ def _search(unit: np.ndarray, queries: np.ndarray, members: np.ndarray, k: int,
         mine[mine] = members[at_self[mine]] == rows[mine]
         sims[np.flatnonzero(mine), at_self[mine]] = -np.inf  # a row is not its own neighbour
         s, i = _top(sims, members, k)
+        i = np.where(np.isneginf(s), -1, i)  # the row itself, taken when members are few
         if s.shape[1] < k:  # fewer members than k: pad with nothing
             pad = k - s.shape[1]
             s = np.pad(s, ((0, 0), (0, pad)), constant_values=-np.inf)
