@@ -61,7 +61,8 @@ def impact_steps(queries: int) -> int:
 @dataclass(frozen=True, eq=False)  # frames inside do not compare with ==
 class ImpactReport:
     """What a batch would do to retrieval. `batch` is the batch's report as it ran on the
-    scratch copy (marked a preview: no batch id, nothing written to the store);
+    scratch copy (marked a preview: no batch id, the preview's notes, nothing written to
+    the store);
     `comparison` is before (baseline) against after (candidate) on every metric;
     `metrics` the ones shown; `changes` the queries whose top k changed, the worst nDCG@10
     regression first."""
@@ -152,7 +153,7 @@ def impact(store: MemoryStore, action: str, *args: Any,
         raise InvalidConfigError(f"k must be an integer >= 1, got {k!r}")
     kwargs.pop("dry_run", None)
     run_action = known[action]
-    run_action(store, *args, dry_run=True, **kwargs)  # refuses a bad batch before any copy
+    planned = run_action(store, *args, dry_run=True, **kwargs)  # refuses a bad batch first
     check_copyable(store)
     chosen = impact_queries(store, queries)
     judged = chosen.source in (GIVEN, SAVED)
@@ -195,8 +196,9 @@ def impact(store: MemoryStore, action: str, *args: Any,
     if store.table_versions() != versions:
         notes.append("the store was written by another process while the preview ran; "
                      "its 'before' may be older than the store now: preview again")
+    # what ran on the copy (its created ids are those the changes name), told as a preview
     batch = replace(ran, dry_run=True, batch_id=None, versions={}, verification=None,
-                    notes=tuple(n for n in ran.notes if not n.startswith("cached maps")))
+                    notes=planned.notes)
     return ImpactReport(action=action, k=k, queries=chosen, batch=batch, comparison=cmp,
                         metrics=_shown(k), changes=changes, notes=tuple(notes),
                         elapsed_s=time.perf_counter() - started)
