@@ -62,10 +62,9 @@ def impact_steps(queries: int) -> int:
 class ImpactReport:
     """What a batch would do to retrieval. `batch` is the batch's report as it ran on the
     scratch copy (marked a preview: no batch id, the preview's notes, nothing written to
-    the store);
-    `comparison` is before (baseline) against after (candidate) on every metric;
-    `metrics` the ones shown; `changes` the queries whose top k changed, the worst nDCG@10
-    regression first."""
+    the store); `comparison` is before (baseline) against after (candidate) on every
+    metric; `metrics` the ones shown; `changes` the queries whose top k changed, the worst
+    nDCG@10 regression first."""
 
     action: str
     k: int
