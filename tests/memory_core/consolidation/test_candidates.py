@@ -50,7 +50,8 @@ def test_fields_follow_the_contract(store: MemoryStore, clusters: dict[str, list
     found = {frozenset(c.members): c for c in consolidation_candidates(store)}
     a = found[frozenset(clusters["a"])]
     members = store.get_many(list(a.members), with_vectors=True)
-    expected = cohesion([members[m].vector for m in a.members])
+    expected = cohesion([members[m].vector or () for m in a.members])
+    assert expected is not None
     assert a.cohesion == pytest.approx(expected)
     assert a.strength == pytest.approx(max(0.0, min(1.0, expected)) * 4 / (4 + 2))
     assert a.strength == pytest.approx(strength(4, a.cohesion))

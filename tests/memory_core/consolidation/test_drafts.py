@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_core.consolidation import consolidation_candidates
-from memory_core.consolidation.drafts import SENTENCES, draft, group_terms, sentences
+from memory_core.consolidation.drafts import SENTENCES, draft, group_terms
 from memory_core.store import MemoryStore
 from tests.memory_core.consolidation.clusters import build
 
@@ -62,7 +62,7 @@ def test_the_draft_covers_new_terms_sentence_by_sentence() -> None:
     assert text == "The cache misses at start. Warming it fixed the misses."
 
 
-texts = st.lists(st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)),
+texts = st.lists(st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]),
                          min_size=1, max_size=200), min_size=1, max_size=6)
 
 
