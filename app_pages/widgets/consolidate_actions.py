@@ -119,9 +119,9 @@ def _finish(store: MemoryStore, outcome: Outcome) -> None:
 
 
 def _confirm(store: MemoryStore, planned: Planned) -> None:
-    n = planned.report.count
-    if not st.button(f"Confirm: consolidate {n} memor{'y' if n == 1 else 'ies'}",
-                     type="primary", key="consolidate_confirm"):
+    n = len(planned.accept.members)  # the report counts the reflection it writes
+    if not st.button(f"Confirm: consolidate {n} memories", type="primary",
+                     key="consolidate_confirm"):
         return
     try:
         done = planned.accept.call(store, expect=planned.report)

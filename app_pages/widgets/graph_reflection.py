@@ -82,7 +82,7 @@ def reflection_panel(store: MemoryStore, focus: str) -> None:
 def _sources(ids: list[str], known: Mapping[str, Memory]) -> None:
     st.markdown(f"**Its sources** ({len(ids)})")
     for n, memory_id in enumerate(ids, 1):
-        text, button = st.columns([9, 1], vertical_alignment="center")
+        text, button = st.columns([5, 1], vertical_alignment="center")
         source = known.get(memory_id)
         if source is None:
             text.markdown(f"{n}. {md(memory_id)} (no longer in the store: purged)")
