@@ -119,7 +119,7 @@ def pair_scores(truth: Sequence[set[str]], groups: Sequence[Sequence[str]]) -> S
     recall = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     ari = float(adjusted_rand_score(truth_label, pred)) if n else 0.0
-    return Scores(precision, recall, f1, ari, len(truth), n, len(groups),
+    return Scores(float(precision), float(recall), float(f1), ari, len(truth), n, len(groups),
                   sum(len(g) for g in groups), 0.0)
 
 
