@@ -42,31 +42,46 @@ def check_copyable(store: MemoryStore) -> None:
                           f"writable once so it is rolled back, then preview again")
 
 
-def _place(source: Path, target: Path) -> None:
+def _place(source: Path, target: Path, *, link: bool) -> None:
+    """Link (or copy) one file; a file a concurrent purge removed meanwhile belonged to
+    versions that are gone, and is left out."""
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
+        if not (link and _linked(source, target)):
+            shutil.copy2(source, target)
+    except FileNotFoundError:
+        return
+
+
+def _linked(source: Path, target: Path) -> bool:
+    """Whether `target` is now a hard link of `source` (not on another file system, or
+    where links are refused)."""
+    try:
         os.link(source, target)
-    except OSError:  # another file system, or links refused: copy the bytes
-        shutil.copy2(source, target)
+    except FileNotFoundError:
+        raise
+    except OSError:
+        return False
+    return True
 
 
 def _copy_table(source: Path, target: Path) -> None:
     versions = source / _VERSIONS
     (target / _VERSIONS).mkdir(parents=True)
-    if (versions / _HINT).is_file():
-        shutil.copy2(versions / _HINT, target / _VERSIONS / _HINT)
+    _place(versions / _HINT, target / _VERSIONS / _HINT, link=False)
     for path in sorted(versions.iterdir()) if versions.is_dir() else ():
-        if path.is_file() and path.name != _HINT:
-            shutil.copy2(path, target / _VERSIONS / path.name)
-    for name in _LINKED:
-        root = source / name
-        for folder, _, files in os.walk(root):
-            here = Path(folder)
-            for file in files:
-                _place(here / file, target / here.relative_to(source) / file)
-    for path in source.iterdir():  # anything else at the top (small): copied as it is
-        if path.is_file():
-            shutil.copy2(path, target / path.name)
+        if path.name != _HINT:
+            _place(path, target / _VERSIONS / path.name, link=False)
+    for folder, _, files in os.walk(source):
+        here = Path(folder)
+        part = here.relative_to(source).parts[:1]
+        if part == (_VERSIONS,):
+            continue  # taken first, above
+        for file in files:
+            # anything but the immutable folders (a root manifest, tags) is small and may
+            # be rewritten: copied
+            _place(here / file, target / here.relative_to(source) / file,
+                   link=bool(part) and part[0] in _LINKED)
 
 
 def scratch_copy(store: MemoryStore, folder: Path, embedder: Embedder) -> MemoryStore:

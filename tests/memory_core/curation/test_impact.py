@@ -271,3 +271,18 @@ def test_cli_consolidate_accept_previews_its_impact(
     assert code == 0, err
     assert out.startswith("consolidate: would change") and "new reflection" in out
     assert home.table_versions() == versions
+
+
+def test_the_copy_links_data_files_and_copies_manifests(home: MemoryStore,
+                                                        tmp_path: Path) -> None:
+    from memory_core.curation.impact_copy import scratch_copy
+
+    side = scratch_copy(home, tmp_path / "copy", home.embedder)
+    source, copied = Path(home.uri) / "memories.lance", tmp_path / "copy" / "memories.lance"
+    data = next((source / "data").iterdir())
+    manifest = next((source / "_versions").glob("*.manifest"))
+    assert (copied / "data" / data.name).stat().st_ino == data.stat().st_ino
+    assert (copied / "_versions" / manifest.name).stat().st_ino != manifest.stat().st_ino
+    archive(side, ["zeb"])  # a write to the copy is the copy's only
+    assert side.get_many(["zeb"])["zeb"].status == "archived"
+    assert home.get_many(["zeb"])["zeb"].status == "active"
