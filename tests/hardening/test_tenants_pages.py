@@ -1,7 +1,8 @@
 """Every page (app_pages/widgets/routes.py) opened on one tenant of the store whose two
 tenants share memory ids and texts shows nothing of the other tenant: no element the page
 sends to the browser (text, tables, charts, graph HTML, widget options) holds the other
-tenant's marker. One AppTest per tenant visits every page once; Search also runs a query."""
+tenant's marker. One AppTest per tenant visits every page once; Search also runs a query,
+Curate opens its Consolidate tab, the Map colours by consolidation."""
 
 from __future__ import annotations
 
@@ -80,6 +81,12 @@ def test_pages_show_only_the_tenants_records(app_on: TwoTenants, tenant: str,
         if page.script == "app_pages/graph.py":
             at.segmented_control(key="graph_focus_by").set_value("id").run()
             at.text_input(key="graph_focus_id").input(OWN_ID).run()
+        if page.script == "app_pages/curate.py":  # the Consolidate tab runs only when open
+            at.session_state["curate_tab"] = "Consolidate"
+            at.run()
+            assert "Evidence changed" in [h.value for h in at.subheader]
+        if page.script == "app_pages/map.py":
+            at.button_group(key="map_colour").set_value("consolidation").run()
         text = sent(at)
         assert theirs not in text and solo_id(other(tenant)) not in text, page.script
         if page.script in SHOWS_OWN:
