@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from memory_core.cli.curation import write_options
 from memory_core.cli.curation_flow import act
+from memory_core.cli.impact import impact_options
 from memory_core.cli.options import (
     echo,
     emit_json,
@@ -29,6 +29,7 @@ from memory_core.cli.options import (
     json_option,
     open_store,
     progress_bar,
+    refuse_empty,
     shorten,
     store_options,
 )
@@ -125,6 +126,18 @@ def _content(edit: Path | None, draft: str) -> tuple[str, str]:
     return text.strip(), "manual"
 
 
+def _write_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`--reason`, `--dry-run`, `--yes`, `--json` and `--impact`, as every curation write
+    has them."""
+    fn = impact_options(fn)
+    fn = json_option("Print the report (or with --dry-run the preview) as JSON.")(fn)
+    fn = click.option("--yes", "-y", is_flag=True, help="Do not ask before writing.")(fn)
+    fn = click.option("--dry-run", is_flag=True,
+                      help="Print what would change and write nothing.")(fn)
+    return click.option("--reason", callback=refuse_empty("to give no reason"),
+                        help="Why: kept in the audit log.")(fn)
+
+
 @consolidate.command()
 @store_options
 @click.argument("candidate_id")
@@ -134,7 +147,7 @@ def _content(edit: Path | None, draft: str) -> tuple[str, str]:
                    "draft (method rule_based).")
 @click.option("--archive-sources", is_flag=True,
               help="Archive the members in the same batch (undo brings them back).")
-@write_options
+@_write_options
 @click.pass_context
 def accept(ctx: click.Context, candidate_id: str, edit: Path | None, archive_sources: bool,
            reason: str | None, dry_run: bool, yes: bool, as_json: bool) -> None:
@@ -154,7 +167,8 @@ def accept(ctx: click.Context, candidate_id: str, edit: Path | None, archive_sou
 @consolidate.command()
 @store_options
 @click.argument("candidate_id")
-@click.option("--reason", help="Why: kept in the audit log.")
+@click.option("--reason", callback=refuse_empty("to give no reason"),
+              help="Why: kept in the audit log.")
 @click.pass_context
 def reject(ctx: click.Context, candidate_id: str, reason: str | None) -> None:
     """Reject candidate CANDIDATE_ID: it is not suggested again until one of its members

@@ -11,9 +11,10 @@ per group.
 Draft: the members' sentences, each scored by the weight of the group's top terms it holds
 (each term counted once per draft) times its member's centrality (cosine to the group's
 centroid). The best is taken, the terms it covers stop counting, and so on while a sentence
-adds an uncovered term, up to `SENTENCES` sentences. Taken whole from the members and
-joined by a space, in the order chosen: a reviewer sees what the members say, in their
-words, never a sentence a rule made up.
+adds an uncovered term, up to `SENTENCES` sentences; a draft that would be one member's
+whole text gets the most central sentence left (a reflection that repeats one memory is that
+memory again). Taken whole from the members and joined by a space, in the order chosen: a
+reviewer sees what the members say, in their words, never a sentence a rule made up.
 """
 
 from __future__ import annotations
@@ -125,6 +126,13 @@ def draft(contents: Sequence[str], centrality: Sequence[float],
         covered |= best[3]
         del pool[at]
     if not chosen:
-        first = next((s for text in contents for s in sentences(text)), "")
-        return first
+        chosen = [next((s for text in contents for s in sentences(text)), "")]
+    whole = {text.strip() for text in contents}
+    # a draft that is one member's whole text would be that memory again: add the most
+    # central sentence left until it is not (a reflection is written from several)
+    while " ".join(chosen) in whole:
+        rest = [item for item in pool if item[2] not in chosen]
+        if not rest:
+            break
+        chosen.append(max(rest, key=lambda item: (item[0], -item[1]))[2])
     return " ".join(chosen)

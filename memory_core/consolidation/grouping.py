@@ -133,6 +133,8 @@ def pair_graph(pool: Pool, params: GroupingParams, *, progress: Progress | None 
         project = _project_codes(pool)
         keep = project[i] == project[j]
         i, j = i[keep], j[keep]
+    if len(i) == 0:  # scipy's fancy indexing of nothing gives an object array
+        return i, j, np.zeros(0)
     cosine = np.einsum("ij,ij->i", pool.unit[i], pool.unit[j]).astype(np.float64)
     graph = np.asarray(direct[i, j]).ravel()
     common = np.asarray(shared.tocsr()[i, j]).ravel() if shared.nnz else np.zeros(len(i))

@@ -79,6 +79,8 @@ READS: dict[str, Argv] = {
                             ["agents", "--use", "--days", "3650", "--json"], ["agents"]],
     "replay": lambda s, o: [["replay", str(past_recalls(s)[0].recall_id), "--json"],
                             ["replay", str(past_recalls(s)[0].recall_id)]],
+    "consolidate suggest": lambda s, o: [["consolidate", "suggest", "--json"],
+                                         ["consolidate", "suggest", "--include-rejected"]],
 }
 
 
@@ -99,6 +101,26 @@ def _pending(store: MemoryStore, out: Path) -> list[list[str]]:
     store.bulk.update(pa.table({"tenant": [store.tenant], "id": [OWN_ID],
                                 "embedding_status": ["pending"]}))
     return [["reembed"]]
+
+
+def _candidate(store: MemoryStore) -> str:
+    """Write a near copy of the tenant's active observation m-7 (one consolidation
+    candidate with it); the candidate's id."""
+    from memory_core.consolidation import consolidation_candidates
+
+    mark = MARK[store.tenant]
+    store.add([Memory.new(f"{mark} retries with jitter stopped the thundering herd again",
+                          "observation", id="m-again", project=f"{mark}-proj")])
+    return next(c.id for c in consolidation_candidates(store) if "m-again" in c.members)
+
+
+def _evaluate(store: MemoryStore, out: Path) -> list[list[str]]:
+    from memory_core.causal import link
+
+    store.add([Memory.new("jitter ends herds", "reflection", id="m-reflection")])
+    for source in ("m-7", "m-1"):
+        link(store, "m-reflection", "derived_from", source)
+    return [["consolidate", "evaluate", "--json"]]
 
 
 def _undo(store: MemoryStore, out: Path) -> list[list[str]]:
@@ -128,6 +150,10 @@ WRITES: dict[str, Argv] = {
     "import": _import,
     "reembed": _pending,
     "drill": lambda s, o: [["drill", "--export-dir", str(o / "drill")]],
+    "consolidate accept": lambda s, o: [["consolidate", "accept", _candidate(s), "-y"]],
+    "consolidate reject": lambda s, o: [["consolidate", "reject", _candidate(s)]],
+    # a read, run on a copy: it needs a reflection to score against
+    "consolidate evaluate": _evaluate,
 }
 
 #: Commands that read or write no tenant's records, and why.
@@ -136,7 +162,7 @@ TENANT_FREE = {
     "serve": "starts the web app: the pages are checked in test_tenants_pages.py",
     "index": "indexes are built over the whole table, every tenant's rows alike",
     **{f"bench {name}": "builds synthetic stores of its own" for name in (
-        "curate", "decay", "exchange", "graph", "ingest", "map", "search")},
+        "consolidate", "curate", "decay", "exchange", "graph", "ingest", "map", "search")},
     "mcp": "a long-running server (stdio or HTTP) for agents: its tools' tenant scope is "
            "checked in tests/memory_core/agents/mcp/test_stdio.py",
     "bench mcp": "benchmarks a copy of the store (default: the demo corpus seeded in a "
@@ -196,7 +222,9 @@ def test_reads_show_only_the_tenants_records(two: TwoTenants, tenant: str, comma
     assert MARK[other(tenant)] not in text
     assert solo_id(other(tenant)) not in text
     # these print figures or findings, no record (check reads every tenant's files alike)
-    if command not in ("graph health", "decay what-if", "eval", "tune", "diff", "check"):
+    # (consolidate suggest finds no group in a tenant of one active observation)
+    if command not in ("graph health", "decay what-if", "eval", "tune", "diff", "check",
+                       "consolidate suggest"):
         assert MARK[tenant] in text  # the tenant's own records are there: the check bites
 
 

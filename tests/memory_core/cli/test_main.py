@@ -26,7 +26,9 @@ COMMANDS = {"init", "serve", "stats", "add", "ls", "show", "search", "recall", "
             "unlink", "graph", "graph health", "graph export", "bench graph", "bench decay",
             "correct", "cite", "events", "decay", "decay at-risk", "decay show",
             "decay impact", "decay what-if", "tune", "duplicates", "map", "bench map", "check",
-            "mcp", "bench mcp", "agents", "replay"}
+            "mcp", "bench mcp", "agents", "replay", "consolidate", "consolidate suggest",
+            "consolidate accept", "consolidate reject", "consolidate evaluate",
+            "bench consolidate"}
 
 
 def _commands(group: click.Group, prefix: tuple[str, ...] = ()

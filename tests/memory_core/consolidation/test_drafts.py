@@ -75,3 +75,11 @@ def test_a_draft_never_holds_text_its_members_do_not(members: list[str], words: 
                  [(w, 1.0) for w in words])
     assert _only_member_text(text, members)
     assert text.count(" ") <= sum(m.count(" ") for m in members) + SENTENCES - 1
+
+
+def test_a_draft_is_not_one_members_whole_text_when_the_others_say_more() -> None:
+    # "A cache." alone is member 0 again, with "B cache." member 1: the next sentence joins
+    text = draft(["A cache.", "A cache. B cache.", "C thing."], [0.9, 0.8, 0.7],
+                 [("cache", 1.0)])
+    assert text == "A cache. B cache. C thing."
+    assert draft(["Same text.", "Same text."], [0.9, 0.8], []) == "Same text."
