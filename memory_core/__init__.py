@@ -108,6 +108,7 @@ if TYPE_CHECKING:
     from memory_core.embedding import Embedder as Embedder
     from memory_core.embedding import load_embedder as load_embedder
     from memory_core.errors import BucketNotFoundError as BucketNotFoundError
+    from memory_core.errors import CandidateNotFoundError as CandidateNotFoundError
     from memory_core.errors import CurationConflictError as CurationConflictError
     from memory_core.errors import CurationError as CurationError
     from memory_core.errors import DiffError as DiffError
@@ -300,7 +301,7 @@ _BY_MODULE: dict[str, str] = {
     ),
     "memory_core.embedding": "Embedder load_embedder",
     "memory_core.errors": (
-        "BucketNotFoundError CurationConflictError CurationError DiffError "
+        "BucketNotFoundError CandidateNotFoundError CurationConflictError CurationError DiffError "
         "EmbedderUnavailableError ExportFormatError GraphError ImportConflictError "
         "InvalidConfigError InvalidFilterError InvalidMapParamsError InvalidRecordError MapError "
         "MemlensError MemoryNotFoundError MigrationError ModelMismatchError RecallNotFoundError "
