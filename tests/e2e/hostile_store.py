@@ -1,7 +1,8 @@
 """A store whose memories are XSS payloads in every field a page shows (content, tags,
 project, agent, metadata, why; the tenant too), a 1 MB memory, RTL, zero-width and NUL
 characters; an agent's recall, citation and correction whose agent, session, query and
-note are payloads; and in its exports folder, an export whose JSON escapes lone surrogates.
+note are payloads; two alike observations of payloads (a consolidation candidate); and in its
+exports folder, an export whose JSON escapes lone surrogates.
 
 Embedded with the real model: the app opens stores with it and refuses another model's."""
 
@@ -72,7 +73,11 @@ def _memories() -> list[Memory]:
     ]
     plain = [Memory.new(f"{TOPIC} plain note {i} about session caching and redis", "lesson",
                         project="atlas", agent="kai", tenant=TENANT) for i in range(10)]
-    return hostile + plain
+    # two alike observations: a consolidation candidate whose members and draft are payloads
+    alike = [Memory.new(f"Redis evicted session keys under peak load {XSS} ({when})",
+                        "observation", project="atlas", agent=IMG_ONERROR, tenant=TENANT)
+             for when in ("monday", "tuesday")]
+    return hostile + plain + alike
 
 
 def _surrogate_export(live: Path, out: Path) -> None:

@@ -122,6 +122,14 @@ def curate(visit: Visit, hostile: HostileStore) -> None:
         page.wait_for_timeout(200)
     visit.act(lambda: page.mouse.click(box["x"] + 20, box["y"] + 36 + 17))
     visit.act(page.get_by_role("button", name="Preview").click)
+    nothing_ran(visit)
+    # the Consolidate tab: a candidate of payload observations, its members and its draft
+    visit.act(page.get_by_role("tab", name="Consolidate").click)
+    panel = page.get_by_role("tabpanel", name="Consolidate")
+    expect(panel.get_by_text(re.compile(r"^Candidate 1 · strength"))).to_be_visible()
+    expect(panel.get_by_text(SCRIPT, exact=False).first).to_be_visible()
+    draft = panel.get_by_role("textbox", name="Reflection (edit before accepting)")
+    assert SCRIPT in draft.input_value()
 
 
 def graph(visit: Visit, hostile: HostileStore) -> None:
