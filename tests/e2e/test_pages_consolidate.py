@@ -1,6 +1,7 @@
 """A consolidation done in Chromium as a user does it, on the demo copy's server: open the
 Curate page's Consolidate tab, accept the strongest candidate's draft (preview, confirm), open
-the new reflection in Graph and see its sources there, then find the reflection in Search.
+the new reflection in Graph and see its sources there, find the reflection in Search, and
+colour the Map by consolidation.
 
 The accept is undone at the end (the engine's `undo`), so the other browser tests see the
 demo copy as it was; the module sorts after test_pages.py, whose Export Diff task counts the
@@ -70,6 +71,16 @@ def test_accept_a_candidate_then_find_the_reflection_in_search_and_its_sources_i
         expect(page.get_by_text(f"id {reflection.id}", exact=True)).to_be_visible()
         visit.check()
         visit.screenshot("search-reflection")
+
+        visit.go_to("Map")
+        visit.act(page.get_by_role("radio", name="Consolidation", exact=True).click)
+        chart = page.locator('[data-testid="stPlotlyChart"]').first
+        for name in ("candidate", "consolidated", "neither"):
+            expect(chart.locator(".legendtext", has_text=name)).to_have_count(1)
+        expect(page.get_by_text(re.compile(r"^Consolidation: \d+ in a candidate"))) \
+            .to_be_visible()
+        visit.check()
+        visit.screenshot("map-consolidation")
     finally:
         undo(demo_copy.open(), batch)
     assert reflection.id not in demo_copy.open().get_many([reflection.id])
