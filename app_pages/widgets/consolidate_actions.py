@@ -168,7 +168,10 @@ def actions(store: MemoryStore, candidate: Candidate, known: Mapping[str, Memory
                    "confirm.")
         return
     st.markdown(f"**Preview:** {md(planned.report.summary())}")
-    report_view(planned.report, key="consolidate_preview", listed=known)
+    # the reflection is not in the store yet: its row shows the text it would hold
+    shown = {**known, **{i: Memory.new(accept.content, "reflection", id=i)
+                         for i in planned.report.created}}
+    report_view(planned.report, key="consolidate_preview", listed=shown)
     _confirm(store, planned)
 
 

@@ -17,6 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages.widgets.consolidate_candidates import by_strength
+from app_pages.widgets.curate_report import snippet
 from app_pages.widgets.graph_reflection import source_ids
 from memory_core import Candidate, Filter, archive, consolidate, consolidation_candidates, recall
 from memory_core.records import Memory, utcnow
@@ -136,6 +137,11 @@ def test_accept_the_draft_as_written_then_undo(store: MemoryStore) -> None:
     at.button(key="consolidate_preview").click().run()
     assert not at.exception, at.exception
     assert "**Preview:** consolidate: would change" in _texts(at)
+    [created] = [d.value.to_dict("records") for d in at.dataframe
+                 if list(d.value.columns) == ["change", "content", "memory"]]
+    # the reflection's row shows the text it would hold (it is not in the store yet)
+    assert [(r["change"], r["content"]) for r in created] == [
+        ("created", snippet(Memory.new(draft, "reflection")))]
     assert store.count() == before  # a preview writes nothing
     at.button(key="consolidate_confirm").click().run()
     assert not at.exception, at.exception
