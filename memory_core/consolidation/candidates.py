@@ -119,14 +119,15 @@ def _groups(pool: Pool, params: GroupingParams, progress: Progress | None
 
 def _candidate(pool: Pool, g: Group, terms: GroupTerms, at: int) -> Candidate:
     """`g` written up (its index `at` in the terms' rows)."""
-    ids, contents = pool.ids, pool.column("content")
-    times = [pool.created_at[r] for r in g.rows]
+    ids, contents, agents, projects, created = (pool.column(name) for name in (
+        "id", "content", "agent", "project", "created_at"))
+    times = [created[r] for r in g.rows]
     top = terms.top(at)
     return Candidate(
         id=g.id, members=tuple(ids[r] for r in g.rows), cohesion=g.cohesion,
         strength=g.strength, start=min(times), end=max(times),
-        agents=tuple(sorted({a for r in g.rows if (a := pool.column("agent")[r])})),
-        projects=tuple(sorted({p for r in g.rows if (p := pool.projects[r])})),
+        agents=tuple(sorted({a for r in g.rows if (a := agents[r])})),
+        projects=tuple(sorted({p for r in g.rows if (p := projects[r])})),
         terms=tuple(t for t, _ in top),
         draft=draft([contents[r] for r in g.rows], g.centrality.tolist(), top),
     )

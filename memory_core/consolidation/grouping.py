@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from scipy.sparse import csr_matrix
+from scipy.sparse import coo_matrix, csr_matrix
 
 from memory_core.consolidation.linkage import average_linkage
 from memory_core.consolidation.neighbours import nearest_neighbours
@@ -105,6 +105,29 @@ def _neighbour_pairs(pool: Pool, params: GroupingParams, progress: Progress | No
     return np.concatenate(found_i), np.concatenate(found_j)
 
 
+def _cosines(unit: np.ndarray, i: np.ndarray, j: np.ndarray, chunk: int = 32_768
+             ) -> np.ndarray:
+    """The cosine of each pair of unit rows, `chunk` pairs at a time (the rows of a million
+    pairs at once would take gigabytes)."""
+    out = np.empty(len(i))
+    for at in range(0, len(i), chunk):
+        a, b = i[at:at + chunk], j[at:at + chunk]
+        out[at:at + chunk] = np.einsum("ij,ij->i", unit[a], unit[b])
+    return out
+
+
+def _values_at(matrix: coo_matrix, n: int, key: np.ndarray) -> np.ndarray:
+    """The entries of the n x n `matrix` at the pairs `key` (row * n + col), 0 where it has
+    none: a binary search over its sorted keys (scipy's fancy indexing is far slower)."""
+    known = matrix.row.astype(np.int64) * n + matrix.col
+    order = np.argsort(known, kind="stable")
+    known, data = known[order], np.asarray(matrix.data, dtype=np.float64)[order]
+    if not len(known):
+        return np.zeros(len(key))
+    at = np.minimum(np.searchsorted(known, key), len(known) - 1)
+    return np.where(known[at] == key, data[at], 0.0)
+
+
 def pair_graph(pool: Pool, params: GroupingParams, *, progress: Progress | None = None
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(i, j, similarity) of the candidate pairs of the pool (row indices, i < j)."""
@@ -135,9 +158,10 @@ def pair_graph(pool: Pool, params: GroupingParams, *, progress: Progress | None 
         i, j = i[keep], j[keep]
     if len(i) == 0:  # scipy's fancy indexing of nothing gives an object array
         return i, j, np.zeros(0)
-    cosine = np.einsum("ij,ij->i", pool.unit[i], pool.unit[j]).astype(np.float64)
-    graph = np.asarray(direct[i, j]).ravel()
-    common = np.asarray(shared.tocsr()[i, j]).ravel() if shared.nnz else np.zeros(len(i))
+    cosine = _cosines(pool.unit, i, j)
+    key = i * n + j
+    graph = _values_at(linked, n, key)
+    common = _values_at(shared, n, key)
     salton = np.divide(common, np.sqrt(degree[i] * degree[j]),
                        out=np.zeros(len(i)), where=degree[i] * degree[j] > 0)
     similarity = cosine + params.graph_weight * np.maximum(graph, np.minimum(salton, 1.0))

@@ -19,8 +19,8 @@ import numpy as np
 
 from memory_core.projection.cells import kmeans
 
-#: Up to this many vectors, every pair is compared (a second of BLAS at most).
-EXACT_UP_TO = 12_000
+#: Up to this many vectors, every pair is compared (a tenth of a second of BLAS).
+EXACT_UP_TO = 4_000
 #: Cells per square root of n, and the cells each query searches. On the demo's MiniLM
 #: vectors forced through the inverted file (35 cells), 8 probes found 91% of the true
 #: 15 nearest with cosine >= 0.5 and 95% of those >= 0.6; 4 probes, 82% and 89%.
