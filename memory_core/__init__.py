@@ -77,10 +77,6 @@ if TYPE_CHECKING:
     from memory_core.curation import supersede as supersede
     from memory_core.curation import undo as undo
     from memory_core.curation import verify_deleted as verify_deleted
-    from memory_core.curation.impact import ImpactReport as ImpactReport
-    from memory_core.curation.impact import impact as impact
-    from memory_core.curation.impact import impact_queries as impact_queries
-    from memory_core.curation.impact import impact_steps as impact_steps
     from memory_core.curation.lineage import Derived as Derived
     from memory_core.curation.lineage import derived_closure as derived_closure
     from memory_core.curation.receipt import Receipt as Receipt
@@ -177,6 +173,10 @@ if TYPE_CHECKING:
     from memory_core.exchange.readers.memlens import read_export as read_export
     from memory_core.filters import Filter as Filter
     from memory_core.frames import memories_to_frame as memories_to_frame
+    from memory_core.impact_preview.measure import ImpactReport as ImpactReport
+    from memory_core.impact_preview.measure import impact as impact
+    from memory_core.impact_preview.measure import impact_queries as impact_queries
+    from memory_core.impact_preview.measure import impact_steps as impact_steps
     from memory_core.integrity import CheckReport as CheckReport
     from memory_core.integrity import check_store as check_store
     from memory_core.integrity import store_damage as store_damage
@@ -289,7 +289,7 @@ _BY_MODULE: dict[str, str] = {
         "EDITABLE merge merge_many preview PURGE_NOTE restore supersede undo Verification "
         "verify_deleted"
     ),
-    "memory_core.curation.impact": "impact impact_queries impact_steps ImpactReport",
+    "memory_core.impact_preview.measure": "impact impact_queries impact_steps ImpactReport",
     "memory_core.curation.lineage": "derived_closure Derived",
     "memory_core.curation.receipt": "make_receipt receipt_text Receipt ReceiptCheck "
                                     "verify_receipt",

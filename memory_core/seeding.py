@@ -129,7 +129,7 @@ def seed_from_export(
     A memory whose exact text the vectors file holds (default: the demo's, `DEMO_VECTORS`)
     gets its vector from there when the file holds the store's model; a missing, damaged or
     other model's file is logged and every memory is embedded, as without it. Seeding the
-    demo also saves its query set as the store's (`impact_queries.save_query_set`).
+    demo also saves its query set as the store's (`memory_core.impact_preview.save_query_set`).
     """
     store.check_writable("seeding")
     demo = path is None
@@ -137,7 +137,7 @@ def seed_from_export(
     target, preloaded, note = _reusing_vectors(store, vectors or demo_dir() / DEMO_VECTORS)
     report = import_file(target, path, mode="empty", progress=progress)
     if demo:  # the demo's query set becomes the store's: what impact previews measure with
-        from memory_core.curation.impact_queries import save_query_set
+        from memory_core.impact_preview.queries import save_query_set
 
         save_query_set(store, demo_dir() / DEMO_QUERIES)
     return SeedReport(str(path), len(report.inserted), report.edges_added, report.pending,

@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("engines", frozenset({"retrieval", "decay", "graph", "exchange", "adapters", "reembed",
                            "stats", "demo", "curation", "causal", "decay_analysis",
                            "projection", "distributed", "integrity"})),
-    ("evaluation", frozenset({"evaluation", "bench", "viz", "agents"})),
+    ("evaluation", frozenset({"evaluation", "bench", "viz", "agents", "impact_preview"})),
     ("edge", frozenset({"cli", "seeding"})),
 )
 

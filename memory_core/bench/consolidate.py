@@ -159,7 +159,7 @@ def time_candidates(store: MemoryStore) -> dict[str, Any]:
 def time_impact(store: MemoryStore) -> dict[str, Any]:
     """The impact preview of consolidating the demo's strongest candidate, sources archived."""
     from memory_core.consolidation import consolidation_candidates
-    from memory_core.curation.impact import impact
+    from memory_core.impact_preview.measure import impact
 
     (top,) = consolidation_candidates(store, limit=1)
     seconds, report = _timed(lambda: impact(store, "consolidate", list(top.members),

@@ -1,5 +1,5 @@
 """`--impact` on the curation commands: what the batch would do to retrieval, measured on a
-scratch copy (`memory_core.curation.impact`), printed before anything is written.
+scratch copy (`memory_core.impact_preview.measure`), printed before anything is written.
 
 `--impact` is a preview, like `--dry-run`: it prints the batch's summary, the metrics table
 (recall@k, nDCG@10, MRR before and after, the paired test's p-value, wins/ties/losses) and
@@ -21,8 +21,8 @@ import click
 from memory_core.cli.options import echo, emit_json, print_table, progress_bar, shorten
 
 if TYPE_CHECKING:
-    from memory_core.curation.impact import ImpactReport
-    from memory_core.curation.impact_changes import Moved
+    from memory_core.impact_preview.changes import Moved
+    from memory_core.impact_preview.measure import ImpactReport
     from memory_core.store import MemoryStore
 
 #: The options `impact_options` adds, as they reach `ctx.params`.
@@ -72,8 +72,8 @@ def run_impact(ctx: click.Context, store: MemoryStore, action: str, *args: Any,
                **kwargs: Any) -> ImpactReport:
     """`impact(store, action, *args, **kwargs)` with the command's --impact-queries and
     --impact-k, under a progress bar."""
-    from memory_core.curation.impact import impact, impact_steps
-    from memory_core.curation.impact_queries import impact_queries
+    from memory_core.impact_preview.measure import impact, impact_steps
+    from memory_core.impact_preview.queries import impact_queries
 
     chosen = impact_queries(store, ctx.params.get("impact_queries"))
     with progress_bar("impact preview", total=impact_steps(len(chosen.queries)),

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from memory_core.curation.impact_queries import save_query_set
+from memory_core.impact_preview.queries import save_query_set
 from memory_core.records import Memory
 from memory_core.store import MemoryStore
 from tests.app.inert import check_page

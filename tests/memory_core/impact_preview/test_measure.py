@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 
 from memory_core.curation import archive
-from memory_core.curation.impact import impact, impact_steps
-from memory_core.curation.impact_queries import (
+from memory_core.errors import CurationError, ImpactError, MemoryNotFoundError
+from memory_core.evaluation.queryset import Query
+from memory_core.impact_preview.measure import impact, impact_steps
+from memory_core.impact_preview.queries import (
     RECALLS,
     SAVED,
     impact_queries,
     save_query_set,
     saved_query_set_path,
 )
-from memory_core.errors import CurationError, ImpactError, MemoryNotFoundError
-from memory_core.evaluation.queryset import Query
 from memory_core.records import Memory
 from memory_core.retrieval.recall import recall
 from memory_core.store import MemoryStore
@@ -219,7 +219,7 @@ def test_cli_impact_refuses_yes_and_previews_a_correction(
 def test_a_store_on_object_storage_is_refused_before_any_copy() -> None:
     from types import SimpleNamespace
 
-    from memory_core.curation.impact_copy import check_copyable
+    from memory_core.impact_preview.scratch import check_copyable
 
     remote = SimpleNamespace(uri="s3://bucket/memories")
     with pytest.raises(ImpactError, match="on object storage, where memlens makes no copy"):
@@ -275,7 +275,7 @@ def test_cli_consolidate_accept_previews_its_impact(
 
 def test_the_copy_links_data_files_and_copies_manifests(home: MemoryStore,
                                                         tmp_path: Path) -> None:
-    from memory_core.curation.impact_copy import scratch_copy
+    from memory_core.impact_preview.scratch import scratch_copy
 
     side = scratch_copy(home, tmp_path / "copy", home.embedder)
     source, copied = Path(home.uri) / "memories.lance", tmp_path / "copy" / "memories.lance"

@@ -122,4 +122,4 @@ def impact_queries(store: MemoryStore, queries: QueriesArg = None) -> ImpactQuer
     raise ImpactError(
         f"no queries to measure the impact with: tenant {shown(store.tenant)} has no saved "
         f"query set ({saved}) and no recall events; give a query set (--impact-queries "
-        f"FILE) or save one with memory_core.curation.impact_queries.save_query_set")
+        f"FILE) or save one with memory_core.impact_preview.queries.save_query_set")

@@ -1,12 +1,13 @@
 """`impact(store, action, ...)`: what a curation batch would do to retrieval, before it runs.
 
-The queries that matter (`impact_queries`: given ones, the store's saved query set, else its
-recent recalls with what they sent as the relevant set) are searched on the store as it is
-and on a scratch copy the batch has run on (`impact_copy`); the live store is only read.
+The queries that matter (`memory_core.impact_preview.queries`: given ones, the store's saved query
+set, else its recent recalls with what they sent as the relevant set) are searched on the
+store as it is and on a scratch copy the batch has run on (`memory_core.impact_preview.scratch`);
+the live store is only read.
 Both sides use one embedder that embeds each query once, and one clock. The report holds
 recall@k, nDCG@10 and MRR before and after with the paired test of `memlens eval
 --compare` (`memory_core.evaluation.compare`), and every query whose top k changed, each
-lost, gained or reordered memory with why (`impact_changes`).
+lost, gained or reordered memory with why (`memory_core.impact_preview.changes`).
 
     report = impact(store, "archive", ["m1"])
     report.rows()      # metric, before, after, delta, p_value, marker, wins, ties, losses
@@ -21,15 +22,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from memory_core.curation.correct import correct
-from memory_core.curation.impact_changes import QueryChange, Reasons, query_change
-from memory_core.curation.impact_copy import check_copyable, scratch_copy
-from memory_core.curation.impact_queries import (
-    GIVEN,
-    SAVED,
-    ImpactQueries,
-    QueriesArg,
-    impact_queries,
-)
 from memory_core.curation.preview import ACTIONS as PREVIEW_ACTIONS
 from memory_core.curation.report import CurationReport
 from memory_core.embedding.memo import MemoEmbedder
@@ -38,6 +30,15 @@ from memory_core.evaluation.compare import DEFAULT_ALPHA, Comparison, compare_re
 from memory_core.evaluation.queryset import Query
 from memory_core.evaluation.results import result_from_run
 from memory_core.evaluation.runner import RetrievalRun, check_reachable, run_queries
+from memory_core.impact_preview.changes import QueryChange, Reasons, query_change
+from memory_core.impact_preview.queries import (
+    GIVEN,
+    SAVED,
+    ImpactQueries,
+    QueriesArg,
+    impact_queries,
+)
+from memory_core.impact_preview.scratch import check_copyable, scratch_copy
 from memory_core.records import utcnow
 from memory_core.retrieval.config import DEFAULT_PRESET, RankingConfig, preset
 from memory_core.store import MemoryStore
