@@ -34,6 +34,7 @@ from memory_core.filters import Filter
 from memory_core.records import AuditEntry, Memory
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
+from memory_core.store.audit import undone_by
 
 #: The kinds of change, strongest first: a source has one, the first that applies.
 KINDS = ("purged", "deleted", "superseded", "archived", "corrected")
@@ -89,9 +90,7 @@ class _History:
     (batches undone since left out)."""
 
     def __init__(self, store: MemoryStore) -> None:
-        from memory_core.curation.history import undone_batches
-
-        undone = undone_batches(store)
+        undone = undone_by(store.audit_query(action="undo", limit=None))
         rows = [r for action in ("purge", "delete", "edit", "correct")
                 for r in store.audit_query(action=action, limit=None)
                 if r.batch_id is None or r.batch_id not in undone]

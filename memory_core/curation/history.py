@@ -12,6 +12,7 @@ from typing import Any
 
 from memory_core.records import AuditEntry
 from memory_core.store import MemoryStore
+from memory_core.store.audit import undone_by
 
 #: Actions `undo` can reverse.
 UNDOABLE = frozenset({"edit", "archive", "restore", "supersede", "merge", "delete", "correct",
@@ -83,18 +84,4 @@ def undone_batches(store: MemoryStore) -> dict[str, str]:
     The events table is append-only: a `correct` event stays when its batch is undone, and
     its metadata's `batch_id` looked up here says so (`memlens events` prints it).
     """
-    undid: dict[str, list[tuple[datetime, str]]] = {}
-    for row in store.audit_query(action="undo", limit=None):
-        if row.batch_id and isinstance(row.after, dict) and "undone" in row.after:
-            undid.setdefault(str(row.after["undone"]), []).append((row.at, row.batch_id))
-    memo: dict[str, str | None] = {}
-
-    def undone_by(batch_id: str, seen: frozenset[str]) -> str | None:
-        if batch_id not in memo:
-            live = [u for _, u in sorted(undid.get(batch_id, ()), reverse=True)
-                    if u not in seen and undone_by(u, seen | {u}) is None]
-            memo[batch_id] = live[0] if live else None
-        return memo[batch_id]
-
-    found = {b: undone_by(b, frozenset({b})) for b in undid}
-    return {b: u for b, u in found.items() if u is not None}
+    return undone_by(store.audit_query(action="undo", limit=None))

@@ -28,6 +28,28 @@ def record_snapshot(docs: Sequence[dict[str, Any]]) -> Any:
     return [{k: v for k, v in doc.items() if k != "vector"} for doc in docs]
 
 
+def undone_by(undo_rows: Sequence[AuditEntry]) -> dict[str, str]:
+    """batch id -> the undo batch that reverses it now, from the audit rows of `undo`
+    batches (those whose `after` names the batch they undid: `{"undone": id}`). An undo that
+    was itself undone does not count: that batch is back. `curation.undone_batches` reads
+    the rows; this is the rule, kept here so that any engine can apply it."""
+    undid: dict[str, list[tuple[datetime, str]]] = {}
+    for row in undo_rows:
+        if row.batch_id and isinstance(row.after, dict) and "undone" in row.after:
+            undid.setdefault(str(row.after["undone"]), []).append((row.at, row.batch_id))
+    memo: dict[str, str | None] = {}
+
+    def undone(batch_id: str, seen: frozenset[str]) -> str | None:
+        if batch_id not in memo:
+            live = [u for _, u in sorted(undid.get(batch_id, ()), reverse=True)
+                    if u not in seen and undone(u, seen | {u}) is None]
+            memo[batch_id] = live[0] if live else None
+        return memo[batch_id]
+
+    found = {b: undone(b, frozenset({b})) for b in undid}
+    return {b: u for b, u in found.items() if u is not None}
+
+
 class AuditLog:
     """Appends to and reads the `audit` table of one store."""
 
