@@ -63,12 +63,36 @@ class EvidenceChange:
 
 
 @dataclass(frozen=True)
+class _Reflection:
+    """What a check reads of a reflection (a scan of three columns, not whole records)."""
+
+    id: str
+    created_at: datetime
+    metadata: dict[str, Any]
+
+
+def _reflections(store: MemoryStore, flt: Filter) -> list[_Reflection]:
+    import json
+
+    from memory_core.records import as_utc
+
+    table = store.scan(["id", "created_at", "metadata"], flt)
+    out = []
+    for memory_id, created, raw in zip(table["id"].to_pylist(), table["created_at"].to_pylist(),
+                                       table["metadata"].to_pylist(), strict=True):
+        metadata = json.loads(raw) if raw else {}
+        out.append(_Reflection(memory_id, as_utc(created) or created,
+                               metadata if isinstance(metadata, dict) else {}))
+    return sorted(out, key=lambda r: r.id)
+
+
+@dataclass(frozen=True)
 class _Source:
     id: str
     content_hash: str | None
 
 
-def _recorded(reflection: Memory) -> list[_Source] | None:
+def _recorded(reflection: _Reflection) -> list[_Source] | None:
     """The sources the reflection's metadata lists, or None when it lists none usable."""
     raw = reflection.metadata.get("sources")
     if not isinstance(raw, list):
@@ -131,8 +155,8 @@ def _judged(after: Any) -> bool:
                                         or after.get("verdict") not in (None, "accepted"))
 
 
-def _kind(source: _Source, memory: Memory | None, reflection: Memory, history: _History
-          ) -> str | None:
+def _kind(source: _Source, memory: Memory | None, reflection: _Reflection,
+          history: _History) -> str | None:
     if memory is None:
         return "purged" if source.id in history.purged else "deleted"
     if memory.status == "superseded":
@@ -146,14 +170,14 @@ def _kind(source: _Source, memory: Memory | None, reflection: Memory, history: _
     return None
 
 
-def _then(reflection: Memory) -> float | None:
+def _then(reflection: _Reflection) -> float | None:
     value = reflection.metadata.get("strength")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value)
 
 
-def _now(standing: list[Memory], reflection: Memory) -> float:
+def _now(standing: list[Memory], reflection: _Reflection) -> float:
     if not standing:
         return 0.0
     found = cohesion([m.vector for m in standing if m.vector is not None])
@@ -176,7 +200,7 @@ def evidence_changes(store: MemoryStore, ids: Sequence[str] | None = None
            Filter(memory_type="reflection", ids=list(ids), status=STATUSES))
     if ids is not None and not ids:
         return []
-    reflections = store.list(flt, limit=None)
+    reflections = _reflections(store, flt)
     if not reflections:
         return []
     history = _History(store)
