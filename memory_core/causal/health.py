@@ -73,7 +73,7 @@ def graph_health(store: MemoryStore) -> GraphHealth:
         Finding("superseded_without_successor", "superseded memories no supersedes edge "
                                                 "points at", tuple(stranded)),
         Finding("evidence_changed", "reflections whose sources were corrected, archived, "
-                                    "superseded or purged since they were written",
+                                    "superseded, deleted or purged since they were written",
                 tuple(c.reflection_id for c in evidence),
                 {"by_kind": dict(Counter(k for c in evidence for _, k in c.changes)
                                  .most_common()),
