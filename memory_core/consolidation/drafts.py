@@ -34,7 +34,6 @@ SENTENCES = 3
 SENTENCE_CHARS = 300
 #: A sentence ends at . ! or ? before white space, or at a line break.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_TOKEN = re.compile(TOKEN_PATTERN)
 
 
 @dataclass(frozen=True)
@@ -97,6 +96,23 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+def _holds(text: str, term: str) -> bool:
+    """Whether lower-cased `text` has `term` as a token of `TOKEN_PATTERN` (letters with no
+    word character either side, not followed by a digit): a substring search first, faster
+    than tokenising every sentence of every group."""
+    start = text.find(term)
+    while start >= 0:
+        end = start + len(term)
+        before = text[start - 1] if start else " "
+        after = text[end:end + 2]
+        if not (before.isalnum() or before == "_") and not (
+                after[:1].isalnum() or after[:1] == "_"
+                or (after[:1] == "-" and after[1:2].isdigit())):
+            return True
+        start = text.find(term, start + 1)
+    return False
+
+
 def draft(contents: Sequence[str], centrality: Sequence[float],
           terms: Sequence[tuple[str, float]]) -> str:
     """The draft of a group whose members say `contents` (most central first) with their
@@ -111,7 +127,8 @@ def draft(contents: Sequence[str], centrality: Sequence[float],
     pool: list[tuple[float, int, str, set[str]]] = []
     for rank, (text, central) in enumerate(zip(contents, centrality, strict=True)):
         for sentence in sentences(text):
-            words = {w.lower() for w in _TOKEN.findall(sentence)} & weight.keys()
+            lowered = sentence.lower()
+            words = {t for t in weight if t in lowered and _holds(lowered, t)}
             pool.append((max(float(central), 0.0), rank, sentence, words))
     chosen: list[str] = []
     covered: set[str] = set()

@@ -24,19 +24,22 @@ from scipy.sparse import csr_matrix
 
 def _best(link: csr_matrix) -> tuple[np.ndarray, np.ndarray]:
     """Each row's most similar column (-1 for none) and that similarity; ties go to the
-    lowest column, so the result never depends on the storage order."""
+    lowest column, so the result never depends on the storage order. Per-row reductions of
+    the CSR arrays: no sort."""
     rows = link.shape[0]
     best = np.full(rows, -1, dtype=np.int64)
     value = np.full(rows, -np.inf)
     if link.nnz == 0:
         return best, value
-    row_of = np.repeat(np.arange(rows), np.diff(link.indptr))
-    order = np.lexsort((link.indices, -link.data, row_of))
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = row_of[order][1:] != row_of[order][:-1]
-    chosen = order[first]
-    best[row_of[chosen]] = link.indices[chosen]
-    value[row_of[chosen]] = link.data[chosen]
+    link.sum_duplicates()  # canonical: one entry per (row, column)
+    counts = np.diff(link.indptr)
+    filled = np.flatnonzero(counts)
+    starts = link.indptr[filled]
+    top = np.maximum.reduceat(link.data, starts)
+    at_top = link.data == np.repeat(top, counts[filled])
+    columns = np.where(at_top, link.indices.astype(np.int64), np.iinfo(np.int64).max)
+    best[filled] = np.minimum.reduceat(columns, starts)
+    value[filled] = top
     return best, value
 
 
@@ -68,12 +71,14 @@ def average_linkage(n: int, i: np.ndarray, j: np.ndarray, similarity: np.ndarray
         link = coo.data / (size[coo.row] * size[coo.col])
         ok = (coo.row != coo.col) & (link >= threshold) & (size[coo.row] + size[coo.col] <= cap)
         if not ok.any():
-            break
+            break  # (the best pair left is always mutual, so every round merges one)
         clusters = len(size)
         best, _ = _best(csr_matrix((link[ok], (coo.row[ok], coo.col[ok])),
                                    shape=(clusters, clusters)))
         mine = np.arange(clusters)
         mutual = (best >= 0) & (best[np.maximum(best, 0)] == mine)
+        if not mutual.any():  # cannot happen (see above); never loop on a surprise
+            break
         # each reciprocal pair merges into its lower cluster; the others stay as they are
         target = np.where(mutual & (best < mine), best, mine)
         new, count = _dense(target, clusters)
