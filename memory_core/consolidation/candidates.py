@@ -29,8 +29,23 @@ if TYPE_CHECKING:
     from memory_core.filters import Filter
     from memory_core.store import MemoryStore
 
-#: `progress(stage, fraction)`, fraction in [0, 1].
+#: `progress(stage, fraction)`, fraction of the whole call in [0, 1].
 Progress = Callable[[str, float], None]
+#: Each stage's share of a call (measured at 100,000 memories: the neighbours most).
+STAGES = {"reading memories": (0.0, 0.1), "comparing vectors": (0.1, 0.6),
+          "grouping": (0.6, 0.75), "writing drafts": (0.75, 1.0), "done": (1.0, 1.0)}
+
+
+def _overall(progress: Progress | None) -> Progress | None:
+    """`progress` told each stage's fraction as a fraction of the whole call."""
+    if progress is None:
+        return None
+
+    def report(stage: str, fraction: float) -> None:
+        low, high = STAGES.get(stage, (0.0, 1.0))
+        progress(stage, low + min(max(fraction, 0.0), 1.0) * (high - low))
+
+    return report
 #: Hex digits of a candidate id (64 bits: no two groups of a store share one).
 ID_DIGITS = 16
 
@@ -163,6 +178,9 @@ def consolidation_candidates(store: MemoryStore, filter: Filter | None = None, *
         raise ValueError(f"limit must be a whole number >= 1, got {shown(limit)}")
     if filter is not None:
         filter.conditions(store.tenant)  # a bad filter is refused before any work
+    progress = _overall(progress)
+    if progress is not None:
+        progress("reading memories", 0.0)
     pool = read_pool(store, filter.columns() if filter is not None else ())
     groups, labels = _groups(pool, params or GroupingParams(), progress)
     skip = set() if include_rejected else rejected_ids(store, pool)

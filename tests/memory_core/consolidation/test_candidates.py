@@ -115,3 +115,12 @@ def test_an_empty_store_has_no_candidates(store: MemoryStore) -> None:
 def test_a_bad_limit_is_refused(store: MemoryStore) -> None:
     with pytest.raises(ValueError, match="limit"):
         consolidation_candidates(store, limit=0)
+
+
+def test_progress_rises_to_one_through_the_stages(store: MemoryStore,
+                                                  clusters: dict[str, list[str]]) -> None:
+    seen: list[tuple[str, float]] = []
+    consolidation_candidates(store, progress=lambda stage, f: seen.append((stage, f)))
+    fractions = [f for _, f in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert [s for s, _ in seen][0] == "reading memories" and seen[-1][0] == "done"
