@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("store", frozenset({"store"})),
     ("engines", frozenset({"retrieval", "decay", "graph", "exchange", "adapters", "reembed",
                            "stats", "demo", "curation", "causal", "decay_analysis",
-                           "projection", "distributed", "integrity"})),
+                           "projection", "distributed", "integrity", "consolidation"})),
     ("evaluation", frozenset({"evaluation", "bench", "viz", "agents", "impact_preview"})),
     ("edge", frozenset({"cli", "seeding"})),
 )
