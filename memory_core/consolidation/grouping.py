@@ -3,8 +3,8 @@ store's own edges and (optionally) time, cut into groups by average linkage.
 
 Stages, each a pure function of the pool:
 1. **pairs**: each memory's `k` nearest neighbours by cosine (`neighbours.py`), plus every
-   pair the store's edges join directly or through one shared memory (not through a hub of
-   more than `hub` edges, which joins everything and says nothing);
+   pair the store's edges join directly or through one shared memory (not through a hub
+   linked to more than `hub` of them, which joins everything and says nothing);
 2. **similarity** of each pair: its cosine, plus `graph_weight` x how closely the graph ties
    it (1 for an edge between them, else the cosine of their neighbour sets, Salton's index:
    shared neighbours / sqrt(degree x degree)); with `half_life_days`, times 2^-(days apart /
