@@ -8,9 +8,9 @@ from memory_core.consolidation.candidates import (
     candidate_id,
     consolidation_candidates,
     get_candidate,
+    reject,
 )
 from memory_core.consolidation.grouping import GroupingParams
-from memory_core.consolidation.rejections import reject
 from memory_core.consolidation.strength import strength
 
 __all__ = ["Candidate", "GroupingParams", "candidate_id", "consolidation_candidates",

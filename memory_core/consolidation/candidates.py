@@ -21,6 +21,7 @@ import numpy as np
 from memory_core.consolidation.drafts import GroupTerms, draft, group_terms
 from memory_core.consolidation.grouping import GroupingParams, group
 from memory_core.consolidation.pool import Pool, read_pool
+from memory_core.consolidation.rejections import record_rejection, rejected_ids
 from memory_core.consolidation.strength import strength
 from memory_core.errors import CandidateNotFoundError
 from memory_core.untrusted import shown
@@ -171,8 +172,6 @@ def consolidation_candidates(store: MemoryStore, filter: Filter | None = None, *
 
     >>> [c.draft for c in consolidation_candidates(store, limit=3)]  # doctest: +SKIP
     """
-    from memory_core.consolidation.rejections import rejected_ids
-
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                               or limit < 1):
         raise ValueError(f"limit must be a whole number >= 1, got {shown(limit)}")
@@ -214,3 +213,14 @@ def get_candidate(store: MemoryStore, candidate_id: str, *,
         f"no current consolidation candidate has id {shown(candidate_id)} in tenant "
         f"{shown(store.tenant)}: its members changed, were consolidated or archived since it "
         f"was listed; list the current ones with `memlens consolidate suggest`")
+
+
+def reject(store: MemoryStore, candidate_id: str, *, reason: str | None = None) -> None:
+    """Remember that the current candidate `candidate_id` was rejected (`reason` kept with
+    it): `consolidation_candidates` leaves it out until one of its members changes
+    (`rejections.py`). `CandidateNotFoundError` when no current candidate has the id;
+    refused on a read-only store."""
+    store.check_writable("rejecting a consolidation candidate")
+    with store.writing("consolidate-reject"):
+        found = get_candidate(store, candidate_id)
+        record_rejection(store, found.members, found.id, reason=reason)

@@ -1,7 +1,8 @@
 """Rejected consolidation candidates, remembered in the store's audit log.
 
-`reject` appends one audit row (action `consolidate-reject`, the members as its targets)
-holding the candidate's id and each member's id, content hash and `updated_at`. A candidate
+`reject` (`candidates.py`) appends one audit row (action `consolidate-reject`, the members
+as its targets) holding the candidate's id and each member's id, content hash and
+`updated_at`. A candidate
 stays rejected while it is the same group of the same memories unchanged: the same id (the
 same members with the same content hashes) and every member's `updated_at` as recorded. So
 a member edited, archived and restored, superseded, retagged, or a member joining or leaving
@@ -10,6 +11,7 @@ the group, makes it a candidate again; reading or recalling a member does not.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from memory_core.consolidation.pool import Pool
@@ -24,21 +26,17 @@ def _stamp(value: Any) -> str:
     return value.isoformat() if hasattr(value, "isoformat") else str(value)
 
 
-def reject(store: MemoryStore, candidate_id: str, *, reason: str | None = None) -> None:
-    """Remember that the current candidate `candidate_id` was rejected (`reason` kept with
-    it): `consolidation_candidates` leaves it out until one of its members changes.
-    `CandidateNotFoundError` when no current candidate has the id; refused on a read-only
-    store."""
-    from memory_core.consolidation.candidates import get_candidate
-
-    store.check_writable("rejecting a consolidation candidate")
+def record_rejection(store: MemoryStore, members: Sequence[str], candidate_id: str, *,
+                     reason: str | None = None) -> None:
+    """Append the audit row that rejects the candidate `candidate_id` of `members` (their
+    content hashes and `updated_at` read now, under the write lock). `reject` in
+    `candidates.py` checks the candidate is current first."""
     with store.writing(ACTION):
-        found = get_candidate(store, candidate_id)
-        members = store.get_many(list(found.members))
-        after = {"candidate_id": found.id, "members": [
-            {"id": m, "content_hash": members[m].content_hash,
-             "updated_at": _stamp(members[m].updated_at)} for m in found.members]}
-        store.append_audit(ACTION, list(found.members), after=after, reason=reason)
+        found = store.get_many(list(members))
+        after = {"candidate_id": candidate_id, "members": [
+            {"id": m, "content_hash": found[m].content_hash,
+             "updated_at": _stamp(found[m].updated_at)} for m in members]}
+        store.append_audit(ACTION, list(members), after=after, reason=reason)
 
 
 def rejected_ids(store: MemoryStore, pool: Pool) -> set[str]:
