@@ -203,15 +203,16 @@ def time_lineage_purge(demo: Path, embedder: Embedder, settings: Settings,
             "purge_with_derived_s": best["with"], "purge_plain_s": best["plain"]}
 
 
-def run_consolidate_bench(memories: int = 100_000, *, sources: int = PURGE_SOURCES,
+def run_consolidate_bench(seed_demo: Callable[[MemoryStore], object],
+                          memories: int = 100_000, *, sources: int = PURGE_SOURCES,
                           settings: Settings | None = None,
                           embedder: Embedder | None = None,
                           folder: Path | None = None) -> ConsolidateBench:
-    """Build the synthetic store and the demo store (in `folder`, kept, or a temporary
-    folder) and time the four steps."""
+    """Build the synthetic store and the demo store (`seed_demo` fills an empty store with
+    the demo corpus and its query set: `memory_core.seeding.seed_from_export`, which the
+    command line passes) in `folder` (kept) or a temporary folder, and time the four steps."""
     from tqdm import tqdm
 
-    from memory_core.seeding import seed_from_export
     from memory_core.store.indexes import ensure_indexes, index_steps
 
     if memories < 100 or sources < 1:
@@ -232,7 +233,7 @@ def run_consolidate_bench(memories: int = 100_000, *, sources: int = PURGE_SOURC
         figures = time_candidates(store)
         demo_path = root / "demo" / "store"
         demo = MemoryStore.open(str(demo_path), embedder=embedder, settings=settings)
-        seed_from_export(demo)
+        seed_demo(demo)
         figures |= time_impact(demo)
         figures |= time_lineage_purge(demo_path, embedder, settings, sources)
         demo_memories = demo.count(Filter(status=("active", "archived", "superseded")))

@@ -153,8 +153,9 @@ def consolidate_bench(memories: int, sources: int, as_json: bool) -> None:
     """Consolidation candidates at N memories, one consolidate, its impact preview on the
     demo query set, and a purge with derived memories vs a plain one, vs the targets."""
     from memory_core.bench.consolidate import run_consolidate_bench
+    from memory_core.seeding import seed_from_export
 
-    _report(run_consolidate_bench(memories, sources=sources), as_json)
+    _report(run_consolidate_bench(seed_from_export, memories, sources=sources), as_json)
 
 
 @bench.command(name="graph")

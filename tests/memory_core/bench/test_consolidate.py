@@ -11,6 +11,7 @@ import pytest
 from memory_core.bench.consolidate import CONSOLIDATIONS, run_consolidate_bench
 from memory_core.filters import Filter
 from memory_core.schema import STATUSES
+from memory_core.seeding import seed_from_export
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, run_cli
 
@@ -19,7 +20,8 @@ pytestmark = pytest.mark.slow
 
 def test_bench_prints_each_figure_against_its_target(tmp_path: Path,
                                                      fake_embedder: FakeEmbedder) -> None:
-    result = run_consolidate_bench(600, sources=3, embedder=fake_embedder, folder=tmp_path)
+    result = run_consolidate_bench(seed_from_export, 600, sources=3, embedder=fake_embedder,
+                                   folder=tmp_path)
     assert result.candidates > 0 and result.consolidations == min(CONSOLIDATIONS,
                                                                   result.candidates)
     store = MemoryStore.open(str(tmp_path / "store"), embedder=fake_embedder)
