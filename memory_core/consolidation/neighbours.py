@@ -77,9 +77,10 @@ def nearest_neighbours(unit: np.ndarray, k: int, *, progress: Progress | None = 
     """(indices, cosines), each n x k: every row's `k` nearest other rows of `unit` (unit
     float32 vectors), nearest first; -1 and -inf where fewer than `k` were found.
 
-    >>> idx, cos = nearest_neighbours(np.eye(3, dtype=np.float32)[[0, 0, 1]], 1)
-    >>> idx[:, 0].tolist()
-    [1, 0, 0]
+    >>> unit = np.array([[1, 0], [0.8, 0.6], [0, 1]], dtype=np.float32)
+    >>> idx, cos = nearest_neighbours(unit, 1)
+    >>> idx[:, 0].tolist(), cos[:, 0].round(2).tolist()
+    ([1, 0, 1], [0.8, 0.8, 0.6])
     """
     n = len(unit)
     best_s = np.full((n, k), -np.inf, dtype=np.float32)
