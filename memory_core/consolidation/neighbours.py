@@ -79,7 +79,7 @@ def nearest_neighbours(unit: np.ndarray, k: int, *, progress: Progress | None = 
 
     >>> unit = np.array([[1, 0], [0.8, 0.6], [0, 1]], dtype=np.float32)
     >>> idx, cos = nearest_neighbours(unit, 1)
-    >>> idx[:, 0].tolist(), cos[:, 0].round(2).tolist()
+    >>> idx[:, 0].tolist(), [round(float(c), 2) for c in cos[:, 0]]
     ([1, 0, 1], [0.8, 0.8, 0.6])
     """
     n = len(unit)
