@@ -165,42 +165,54 @@ async def _session(store: str, name: str, work: Any) -> Any:
                 return await work(s)
 
 
-def _in_process_p95(store_uri: str, queries: list[str]) -> tuple[int, float]:
-    from memory_core.agents.mcp.budgets import RECALL_MAX_TOKENS
-    from memory_core.agents.mcp.recall_tools import HEADER_TOKENS, ID_TOKENS
-    from memory_core.filters import Filter
-    from memory_core.retrieval.recall import recall
-    from memory_core.store import MemoryStore
+class _InProcess:
+    """`recall()` in this process on a twin copy of the store, with the arguments the
+    server's recall tool passes (tier, budget, a session of its own)."""
 
-    store = MemoryStore.open(store_uri)
-    inner = RECALL_MAX_TOKENS - HEADER_TOKENS - ID_TOKENS * 5
-    session = f"bench-{uuid.uuid4().hex[:8]}"
-    recall(store, queries[0], 5, tier="compact", session_id=session, scope=Filter(),
-           max_tokens=inner)  # warm-up: indexes and caches, as the server's first call
-    times = []
-    for query in queries:
+    def __init__(self, store_uri: str) -> None:
+        from memory_core.agents.mcp.budgets import RECALL_MAX_TOKENS
+        from memory_core.agents.mcp.recall_tools import HEADER_TOKENS, ID_TOKENS
+        from memory_core.store import MemoryStore
+
+        self.store = MemoryStore.open(store_uri)
+        self.inner = RECALL_MAX_TOKENS - HEADER_TOKENS - ID_TOKENS * 5
+        self.session = f"bench-{uuid.uuid4().hex[:8]}"
+
+    def timed(self, query: str) -> float:
+        from memory_core.filters import Filter
+        from memory_core.retrieval.recall import recall
+
         start = time.perf_counter()
-        recall(store, query, 5, tier="compact", session_id=session, scope=Filter(),
-               max_tokens=inner)
-        times.append((time.perf_counter() - start) * 1000)
-    return store.count(), p95(times)
+        recall(self.store, query, 5, tier="compact", session_id=self.session, scope=Filter(),
+               max_tokens=self.inner, actor="bench")
+        return (time.perf_counter() - start) * 1000
 
 
-async def _single(store: str, queries: list[str]) -> tuple[float, float, float, list[str]]:
+async def _single(store: str, twin: str, queries: list[str]
+                  ) -> tuple[float, float, float, float, list[str]]:
+    """Start, in-process and round-trip recall p95, remember p95, errors. Each query is
+    recalled in process and then through the server, one after the other, so that both
+    see the machine as it is at that moment (a p95 of a few dozen calls moves by tens of
+    milliseconds between two runs a minute apart)."""
     client = _Client(store, "bench")
+    local = _InProcess(twin)
+    local.timed(queries[0])  # warm-up: indexes and caches, as the server's own warm-up
     spawned = time.perf_counter()
 
-    async def work(s: Any) -> tuple[float, float, float]:
+    async def work(s: Any) -> tuple[float, float, float, float]:
         await client.timed(s, "recall", {"query": queries[0]})
         started = time.perf_counter() - spawned
-        recalls = [(await client.timed(s, "recall", {"query": q}))[0] for q in queries]
+        inside, through = [], []
+        for query in queries:
+            inside.append(local.timed(query))
+            through.append((await client.timed(s, "recall", {"query": query}))[0])
         remembers = [(await client.timed(s, "remember", {
             "content": f"bench memory {uuid.uuid4().hex}: keep MCP answers short",
             "type": "lesson"}))[0] for _ in range(REMEMBERS)]
-        return started, p95(recalls), p95(remembers)
+        return started, p95(inside), p95(through), p95(remembers)
 
-    started, recall_p95, remember_p95 = await _session(store, "bench", work)
-    return started, recall_p95, remember_p95, client.errors
+    started, inside, through, remember_p95 = await _session(store, "bench", work)
+    return started, inside, through, remember_p95, client.errors
 
 
 async def _clients(store: str, queries: list[str], seconds: float
@@ -271,13 +283,14 @@ def run_mcp_bench(store_uri: str, queries: list[str], *, seconds: float = 60.0) 
     if not queries:
         raise ValueError("the MCP benchmark needs at least one query")
     with tempfile.TemporaryDirectory(prefix="memlens-bench-mcp-") as folder:
-        # the in-process and the stdio recalls each start from a copy of the same store:
-        # recall writes (access counts, events), so a second run on one copy reads more
+        # the in-process and the stdio recalls each have a copy of the same store: recall
+        # writes (access counts, events), so one copy would make the later side read more
         copy, twin = str(Path(folder) / "store"), str(Path(folder) / "in-process")
         shutil.copytree(store_uri, copy)
         shutil.copytree(store_uri, twin)
-        memories, in_process = _in_process_p95(twin, queries)
-        start_s, recall_p95, remember_p95, errors = run_sync(_single, copy, queries)
+        start_s, in_process, recall_p95, remember_p95, errors = run_sync(
+            _single, copy, twin, queries)
+        memories = MemoryStore.open(twin, read_only=True).count()
         recalls, remembers, written, more = run_sync(_clients, copy, queries, seconds)
         present = MemoryStore.open(copy, read_only=True).get_many(written)
         return McpBench(
