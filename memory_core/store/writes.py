@@ -26,6 +26,14 @@ from memory_core.store.audit import record_snapshot
 from memory_core.store.reports import AddReport, UpsertReport
 from memory_core.untrusted import shown
 
+#: Each recall's access update rewrites its memories' rows into a small new data file, out
+#: of the full-text index, and appends one to the audit and events tables. Past this many
+#: data files in a table the recall that writes folds them:
+#: LanceDB's `optimize` compacts them and brings every index up to date (every version is
+#: kept, as undo needs). Without it a store an agent recalls from all day slows with each
+#: recall (140 ms to 400 ms p95 over 150 recalls of the demo store) and its BM25 scores drift.
+FOLD_FRAGMENTS = 32
+
 if TYPE_CHECKING:
     from memory_core.store.edges import EdgeTable
     from memory_core.store.memory_store import MemoryStore
@@ -229,6 +237,9 @@ class MemoryWrites:
                                 **(per_memory or {}).get(memory_id, {})})
             for rank, memory_id in enumerate(dict.fromkeys(ids), start=1) if memory_id in current
         ])
+        for table in (store.tables.memories, store.tables.audit, store.tables.events):
+            if table is not None:  # a store made before the events table has none
+                fold_fragments(table)
         return len(ordered)
 
 
@@ -261,3 +272,16 @@ class MemoryWrites:
 def _same(old: Memory, new: Memory) -> bool:
     """Equal apart from `updated_at` (vectors compared too)."""
     return replace(old, updated_at=new.updated_at) == new
+
+
+def fold_fragments(table: Any, *, limit: int | None = None) -> bool:
+    """Compact `table` and update its indexes when it has more than `limit` data files
+    (`FOLD_FRAGMENTS`), keeping every version; True when it did. Call it inside a write
+    step."""
+    from memory_core.store.bulk import KEEP_VERSIONS
+
+    most = FOLD_FRAGMENTS if limit is None else limit
+    if table.stats()["fragment_stats"]["num_fragments"] <= most:
+        return False
+    table.optimize(cleanup_older_than=KEEP_VERSIONS)
+    return True
