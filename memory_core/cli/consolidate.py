@@ -12,15 +12,12 @@ through `echo`, values are shortened; `--json` prints them whole.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from memory_core.cli.curation_flow import act
-from memory_core.cli.impact import impact_options
+from memory_core.cli.curation_flow import act, write_options
 from memory_core.cli.options import (
     echo,
     emit_json,
@@ -28,36 +25,19 @@ from memory_core.cli.options import (
     filter_options,
     json_option,
     open_store,
-    progress_bar,
     refuse_empty,
     shorten,
     store_options,
 )
+from memory_core.cli.stage_progress import staged_progress
 from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     from memory_core.consolidation import Candidate
 
-#: Steps of the progress bar; characters of a draft and members listed per candidate.
-BAR_STEPS = 1000
+#: Characters of a draft and members listed per candidate.
 DRAFT_CHARS = 240
 MEMBERS_SHOWN = 6
-
-
-@contextmanager
-def _progress(label: str) -> Iterator[Callable[[str, float], None]]:
-    """A `progress(stage, fraction)` callback driving a bar on stderr."""
-    with progress_bar(label, total=BAR_STEPS, unit="step") as advance:
-        done = 0
-
-        def report(stage: str, fraction: float) -> None:
-            nonlocal done
-            step = int(fraction * BAR_STEPS)
-            if step > done:
-                advance(step - done)
-                done = step
-
-        yield report
 
 
 def _print(candidate: Candidate) -> None:
@@ -97,7 +77,7 @@ def suggest(ctx: click.Context, limit: int | None, include_rejected: bool, as_js
 
     store = open_store(ctx, require_tenant=True)
     filter = filter_from_options(filters) if any(filters.values()) else None
-    with _progress("consolidation candidates") as progress:
+    with staged_progress("consolidation candidates") as progress:
         found = consolidation_candidates(store, filter, limit=limit,
                                          include_rejected=include_rejected,
                                          progress=progress)
@@ -126,18 +106,6 @@ def _content(edit: Path | None, draft: str) -> tuple[str, str]:
     return text.strip(), "manual"
 
 
-def _write_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """`--reason`, `--dry-run`, `--yes`, `--json` and `--impact`, as every curation write
-    has them."""
-    fn = impact_options(fn)
-    fn = json_option("Print the report (or with --dry-run the preview) as JSON.")(fn)
-    fn = click.option("--yes", "-y", is_flag=True, help="Do not ask before writing.")(fn)
-    fn = click.option("--dry-run", is_flag=True,
-                      help="Print what would change and write nothing.")(fn)
-    return click.option("--reason", callback=refuse_empty("to give no reason"),
-                        help="Why: kept in the audit log.")(fn)
-
-
 @consolidate.command()
 @store_options
 @click.argument("candidate_id")
@@ -147,7 +115,7 @@ def _write_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                    "draft (method rule_based).")
 @click.option("--archive-sources", is_flag=True,
               help="Archive the members in the same batch (undo brings them back).")
-@_write_options
+@write_options
 @click.pass_context
 def accept(ctx: click.Context, candidate_id: str, edit: Path | None, archive_sources: bool,
            reason: str | None, dry_run: bool, yes: bool, as_json: bool) -> None:
@@ -194,7 +162,7 @@ def evaluate(ctx: click.Context, as_json: bool) -> None:
     from memory_core.consolidation.ground_truth import grouping_scores
 
     store = open_store(ctx, require_tenant=True)
-    with _progress("scoring the grouping") as progress:
+    with staged_progress("scoring the grouping") as progress:
         scores = grouping_scores(store, progress=progress)
     if as_json:
         emit_json(asdict(scores))

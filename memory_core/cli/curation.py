@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from memory_core.cli.curation_flow import act, fail_if_leaked, print_checks
-from memory_core.cli.impact import impact_options
+from memory_core.cli.curation_flow import act, fail_if_leaked, print_checks, write_options
 from memory_core.cli.options import (
     echo,
     emit_json,
@@ -37,17 +36,6 @@ if TYPE_CHECKING:
     from memory_core.curation import Selection
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
-
-def write_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """`--reason`, `--dry-run`, `--yes`, `--json` and `--impact` of every curation write."""
-    fn = impact_options(fn)
-    fn = json_option("Print the report (or with --dry-run the preview) as JSON.")(fn)
-    fn = click.option("--yes", "-y", is_flag=True, help="Do not ask before writing.")(fn)
-    fn = click.option("--dry-run", is_flag=True,
-                      help="Print what would change and write nothing.")(fn)
-    return click.option("--reason", callback=refuse_empty("to give no reason"),
-                        help="Why: kept in the audit log.")(fn)
-
 
 def _selection(ctx: click.Context, ids: tuple[str, ...], filters: dict[str, Any],
                status: str) -> Selection:

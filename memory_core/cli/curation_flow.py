@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from memory_core.cli.options import echo, emit_json, memory_line
+from memory_core.cli.impact import impact_options
+from memory_core.cli.options import echo, emit_json, json_option, memory_line, refuse_empty
 from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
@@ -31,6 +32,17 @@ UNSHOWN = frozenset({"content_hash"})
 
 
 # -- output --------------------------------------------------------------------------------
+
+
+def write_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`--reason`, `--dry-run`, `--yes`, `--json` and `--impact` of every curation write."""
+    fn = impact_options(fn)
+    fn = json_option("Print the report (or with --dry-run the preview) as JSON.")(fn)
+    fn = click.option("--yes", "-y", is_flag=True, help="Do not ask before writing.")(fn)
+    fn = click.option("--dry-run", is_flag=True,
+                      help="Print what would change and write nothing.")(fn)
+    return click.option("--reason", callback=refuse_empty("to give no reason"),
+                        help="Why: kept in the audit log.")(fn)
 
 def _print_report(report: CurationReport, rows: dict[str, Memory], *, err: bool = False,
                   skip_notes: tuple[str, ...] = ()) -> None:

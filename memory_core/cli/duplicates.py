@@ -8,8 +8,6 @@ shortened; `--json` prints the pairs whole. Writes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -21,10 +19,10 @@ from memory_core.cli.options import (
     filter_options,
     json_option,
     open_store,
-    progress_bar,
     shorten,
     store_options,
 )
+from memory_core.cli.stage_progress import staged_progress
 from memory_core.projection.duplicates import DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:
@@ -32,24 +30,6 @@ if TYPE_CHECKING:
 
 #: Characters of each content a pair shows.
 CONTENT_CHARS = 100
-#: Steps of the progress bar (a fraction of the comparisons done is this many steps).
-BAR_STEPS = 1000
-
-
-@contextmanager
-def _progress() -> Iterator[Callable[[str, float], None]]:
-    """A `progress(stage, fraction)` callback driving a bar on stderr."""
-    with progress_bar("near-duplicates", total=BAR_STEPS, unit="step") as advance:
-        shown = 0
-
-        def report(stage: str, fraction: float) -> None:
-            nonlocal shown
-            step = int(fraction * BAR_STEPS)
-            if step > shown:
-                advance(step - shown)
-                shown = step
-
-        yield report
 
 
 def _content(text: str | None) -> str:
@@ -82,7 +62,7 @@ def duplicates(ctx: click.Context, threshold: float, limit: int | None, as_json:
 
     store = open_store(ctx, require_tenant=True)
     filter = filter_from_options(filters) if any(filters.values()) else None
-    with _progress() as progress:
+    with staged_progress("near-duplicates") as progress:
         pairs = near_duplicates(store, filter, threshold=threshold, limit=limit,
                                 progress=progress)
     if as_json:

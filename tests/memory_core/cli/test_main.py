@@ -82,7 +82,8 @@ def test_command_modules_import_only_the_shared_options() -> None:
     helpers = {"options": set(), "app_config": set(),
                "curation_flow": {"memory_core.cli.options", "memory_core.cli.impact"},
                "impact": {"memory_core.cli.options"},
-               "curation_lineage": {"memory_core.cli.options", "memory_core.cli.curation_flow"}}
+               "curation_lineage": {"memory_core.cli.options", "memory_core.cli.curation_flow"},
+               "stage_progress": {"memory_core.cli.options"}}
     for path in modules:
         allowed = helpers.get(path.stem, {f"memory_core.cli.{h}" for h in helpers})
         assert _cli_imports(path) <= allowed, path.name
