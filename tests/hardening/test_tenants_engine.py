@@ -121,13 +121,21 @@ READS: dict[str, Callable[[MemoryStore, Path], Any]] = {
     "past_recalls": lambda s, _: mc.past_recalls(s),
     "find_recall": lambda s, _: _with_memories(s, mc.find_recall(s, _recall_id(s))),
     "replay": lambda s, _: mc.replay(s, _recall_id(s), now=NOW),
+    "consolidation_candidates": lambda s, _: _with_memories(s, mc.consolidation_candidates(s)),
+    "get_candidate": lambda s, _: _with_memories(
+        s, [mc.get_candidate(s, c.id) for c in mc.consolidation_candidates(s)]),
+    "consolidation_overlay": lambda s, _: mc.consolidation_overlay(s, list(IDS)),
+    "evidence_changes": lambda s, _: mc.evidence_changes(s),
+    "derived_closure": lambda s, _: _with_memories(s, mc.derived_closure(s, list(IDS))),
+    "impact_queries": lambda s, _: mc.impact_queries(s),
+    "impact": lambda s, _: mc.impact(s, "archive", ["m-1"], queries=_queries(s.tenant)),
 }
 
 #: Public functions that take a store and change it: test_tenants_writes.py covers them.
 WRITES = frozenset({
     "archive", "restore", "delete", "edit", "merge", "merge_many", "supersede", "link",
     "unlink", "correct", "cite", "undo", "recall", "fill_pending", "switch_model",
-    "import_file", "run_drill",
+    "import_file", "run_drill", "consolidate", "reject",
 })
 #: Public functions that take a store but read no tenant's records, and why.
 TENANT_FREE = {
@@ -139,6 +147,12 @@ TENANT_FREE = {
     "check_reachable": "returns nothing; its refusal is tested below",
     "demo_store": "opens the demo store from settings",
     "load_embedder": "loads the embedding model the settings name",
+    "make_receipt": "the receipt of a purge report of this store: the ids and hashes the "
+                    "report and its batch's tombstones name (tests/memory_core/curation/"
+                    "test_receipt.py)",
+    "verify_receipt": "re-checks a receipt's ids in this tenant; a receipt written for "
+                      "another tenant is refused (tests/memory_core/curation/test_receipt.py "
+                      "test_another_tenants_receipt_is_refused)",
 }
 
 
@@ -172,7 +186,13 @@ def test_reads_return_only_the_tenants_records(two: TwoTenants, tenant: str, api
 #: Results that name no record's text or attribution (ids, counts, scores only), so only
 #: the other tenant's solo id could show there.
 _ANONYMOUS = frozenset({"verify_deleted", "evaluate_config", "compare_configs",
-                        "evaluate_embedders", "tune", "graph_health", "what_if"})
+                        "evaluate_embedders", "tune", "graph_health", "what_if",
+                        "consolidation_overlay", "evidence_changes", "impact_queries",
+                        # the fixture's tenants hold no group of alike memories, so these
+                        # list nothing of either: their leak check still runs, and the
+                        # reject write of tests/hardening/test_tenants_writes.py makes a
+                        # candidate beside the other tenant's rows
+                        "consolidation_candidates", "get_candidate"})
 
 
 @pytest.mark.parametrize("tenant", TENANTS)

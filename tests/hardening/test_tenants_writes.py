@@ -55,6 +55,15 @@ def _undo_last(store: MemoryStore, _: Path) -> Any:
 
 
 #: name -> a write in tenant acme that names ids globex holds too.
+def _reject_a_candidate(store: MemoryStore) -> None:
+    """Two alike observations of this tenant make a candidate; rejecting it writes."""
+    store.add([Memory.new(f"acme deploy freeze blocks friday releases, week {n}",
+                          memory_type="observation") for n in (1, 2)])
+    found = mc.consolidation_candidates(store)
+    assert found, "two alike observations make a candidate"
+    mc.reject(store, found[0].id, reason="not one lesson")
+
+
 WRITES: dict[str, Callable[[MemoryStore, Path], Any]] = {
     "edit": lambda s, _: mc.edit(s, "m-1", content="acme rewrote the pool note", tags=["x"]),
     "archive": lambda s, _: mc.archive(s, ["m-1", OWN_ID]),
@@ -74,6 +83,9 @@ WRITES: dict[str, Callable[[MemoryStore, Path], Any]] = {
     "fill_pending": _pending_then_fill,
     "import_file": _import,
     "run_drill": lambda s, out: mc.run_drill(s, export_dir=out / "drill"),
+    "consolidate": lambda s, _: mc.consolidate(s, ["m-1", "m-7"],
+                                               "acme: the pool note and its follow-up agree"),
+    "reject": lambda s, _: _reject_a_candidate(s),
 }
 
 
