@@ -1,4 +1,4 @@
-"""The canonical JSON form of records (DESIGN.md section 5), shared by exports and the audit.
+"""The canonical JSON form of records (docs/design/exports.md), shared by exports and the audit.
 
 Canonical means: keys sorted, no spaces, unicode kept, timestamps ISO-8601 UTC with a `Z`
 (microseconds only when non-zero), float32 columns written as the shortest decimal that reads

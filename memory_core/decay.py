@@ -1,4 +1,7 @@
-"""Decay defaults and the FSRS retrievability curve (seed 003 ADR-002, DESIGN.md section 4).
+"""Decay defaults and the FSRS retrievability curve (docs/design/decay.md).
+
+The composite combines FSRS v4 retrievability with usage, tier, pattern and citation
+factors, as ADR-002 in docs/design/seeds.md decided.
 
 Every default that decay uses is defined here, except the stability a new memory starts with
 (`STABILITY_BY_TYPE`, `IMPORTANCE_STABILITY_FACTOR`, `default_stability`), which lives in
@@ -24,12 +27,12 @@ from memory_core.stability import (  # noqa: F401  (defaults re-exported: one pl
 if TYPE_CHECKING:
     from memory_core.records import Memory
 
-#: The FSRS v4 retrievability constant of seed 003 ADR-002.
+#: The FSRS v4 retrievability constant.
 FSRS_FACTOR = 0.235
 
 
 def retrievability(days: float, stability: float, factor: float = FSRS_FACTOR) -> float:
-    """FSRS retrievability `R(t, S) = (1 + 0.235 * t / S) ** -0.5` (seed 003 ADR-002);
+    """FSRS retrievability `R(t, S) = (1 + 0.235 * t / S) ** -0.5` (docs/design/decay.md);
     `factor` replaces 0.235 in a what-if.
 
     >>> retrievability(0.0, 30.0)
@@ -43,7 +46,7 @@ def retrievability(days: float, stability: float, factor: float = FSRS_FACTOR) -
     return (1.0 + factor * t / stability) ** -0.5
 
 
-#: Tier anchors of the decay composite (seed 003 ADR-002 "importance tier anchor").
+#: Tier anchors of the decay composite, by importance (docs/design/decay.md).
 #: Constitutional memories never decay: their composite is fixed at 1.
 TIER_ANCHOR: dict[str, float] = {
     "constitutional": 1.0,
@@ -62,7 +65,7 @@ CITATION_DAYS = 7.0
 
 def usage_factor(access_count: int, *, coefficient: float = USAGE_COEFFICIENT,
                  cap: float = USAGE_CAP) -> float:
-    """`min(cap, 1 + coefficient * ln(1 + access_count))` (seed 003 ADR-002).
+    """Usage factor `min(cap, 1 + coefficient * ln(1 + access_count))`.
 
     >>> usage_factor(0)
     1.0
@@ -73,7 +76,7 @@ def usage_factor(access_count: int, *, coefficient: float = USAGE_COEFFICIENT,
 
 
 def edge_strength(strength: float, decay_rate: float, days_since_reinforced: float) -> float:
-    """Decayed edge strength `strength * exp(-decay_rate * days)` (DESIGN.md section 4).
+    """Decayed edge strength `strength * exp(-decay_rate * days)` (docs/design/decay.md).
 
     >>> round(edge_strength(0.8, 0.01, 30.0), 4)
     0.5927
@@ -125,7 +128,7 @@ def is_cited(cited_at: datetime | None, now: datetime, params: DecayParams) -> b
 
 def composite(memory: Memory, now: datetime, *, params: DecayParams | None = None,
               pattern_match: bool = False, cited_at: datetime | None = None) -> DecayFactors:
-    """Decay composite R x usage x tier anchor x pattern x citation (seed 003 ADR-002).
+    """Decay composite R x usage x tier anchor x pattern x citation (docs/design/decay.md).
 
     t is days since the last access, or since creation if never accessed; S is the memory's
     stability (its type/importance default when missing) times `params.stability_scale`;

@@ -1,10 +1,10 @@
 """The causal graph over memories: PathRAG expansion and successors over the adjacency.
 
-Expansion follows seed 004's PathRAG caps: at most `hops` (H <= 2) steps from the seeds, at
-most `fanout` (F <= 3) edges per node (strongest first), at most `beam` (B <= 8) nodes kept per
-hop. Edge strength decays as `strength * exp(-decay_rate * days_since_last_reinforced)`
-(DESIGN.md section 4). Edges are followed in both directions: "why" questions walk from a
-decision back to what caused it.
+Expansion follows HADES's PathRAG caps (docs/design/retrieval.md): at most `hops` (H <= 2)
+steps from the seeds, at most `fanout` (F <= 3) edges per node (strongest first), at most
+`beam` (B <= 8) nodes kept per hop. Edge strength decays as
+`strength * exp(-decay_rate * days_since_last_reinforced)` (docs/design/decay.md). Edges are
+followed in both directions: "why" questions walk from a decision back to what caused it.
 """
 
 from __future__ import annotations
@@ -51,8 +51,9 @@ def expand(
     """Memories reached from `seeds` under the PathRAG caps, best path score first.
 
     A path's score is the product of its edges' decayed strengths. A seed is returned only
-    when another seed reaches it (well-connected memories earn the convergence bonus, seed
-    003 ADR-001), never for reaching itself. Ties break by id, so the result is deterministic.
+    when another seed reaches it (well-connected memories earn fusion's convergence bonus,
+    docs/design/retrieval.md), never for reaching itself. Ties break by id, so the result is
+    deterministic.
     """
     seen: set[str] = set()
     frontier = [GraphHit(s, 1.0, 0, s, (), ()) for s in seeds]

@@ -1,4 +1,7 @@
-"""The record types of a store: `Memory`, `Edge`, `AuditEntry`, `Event` (DESIGN.md 2, 11).
+"""The record types of a store: `Memory`, `Edge`, `AuditEntry`, `Event`.
+
+Their columns and vocabularies are described in docs/design/records.md and
+docs/design/events.md.
 
 Records are frozen dataclasses. `Memory.new` / `Edge.new` build valid new records (uuid4 id,
 content hash, timestamps, vocabulary normalisation, default stability); `validate_memory`
@@ -35,7 +38,9 @@ _WS = re.compile(r"\s+")
 
 
 def content_hash(content: str) -> str:
-    """sha256 (hex) of the content with whitespace runs collapsed and ends stripped (seed 004).
+    """sha256 (hex) of the content with whitespace runs collapsed and ends stripped.
+
+    Duplicates are found by this hash (docs/design/records.md).
 
     >>> content_hash("a  b\\n") == content_hash("a b")
     True
@@ -322,8 +327,8 @@ def validate_edge(edge: Edge) -> Edge:
 class AuditEntry:
     """One row of the append-only `audit` table: who did what to which records, and why.
 
-    DESIGN.md lists no tenant column for audit rows; memlens adds one because the rows carry
-    record contents (before/after) and every read is scoped to one tenant.
+    Audit rows carry a tenant because they hold record contents (before/after) and every
+    read is scoped to one tenant.
     """
 
     id: str = field(metadata=_TEXT_REQ)
@@ -347,7 +352,7 @@ EVENT_QUERY_LIMIT = 500
 
 @dataclass(frozen=True, kw_only=True)
 class Event:
-    """One row of the append-only `events` table (DESIGN.md section 11): a memory was
+    """One row of the append-only `events` table (docs/design/events.md): a memory was
     recalled, cited in an agent's answer, or corrected. Events feed the citation factor of
     the decay composite and the Decay page's timeline of one memory.
 

@@ -1,4 +1,7 @@
-"""Completing and replacing embeddings (seed 003 ADR-009 deferred indexing; model changes).
+"""Completing and replacing embeddings: pending ones after a failure, or all on a model change.
+
+A memory whose embedding failed is written with `embedding_status="pending"` and completed
+later (ADR-009 in docs/design/seeds.md; docs/design/embeddings.md).
 
 `fill_pending` embeds the tenant's memories whose `embedding_status` is pending or failed.
 `switch_model` re-embeds every memory of the store with another model and rewrites the

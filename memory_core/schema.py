@@ -1,9 +1,9 @@
 """Schema v2 of a memlens store: table names, vocabularies with aliases, `SCHEMA_VERSION`.
 
-The tables and columns are those of DESIGN.md section 2: `memories` (one table, metadata
-filters; seed 000), `edges` (causal links; seed 003 ADR-004, seed 004), an append-only
-`audit` and, since v2, an append-only `events` table (recall, cite and correct events;
-DESIGN.md section 11). The schema version lives in each table's schema metadata; the
+The tables and columns are those of docs/design/records.md: `memories` (one table, read
+through metadata filters), `edges` (causal and associative links), an append-only `audit`
+and, since v2, an append-only `events` table (recall, cite and correct events;
+docs/design/events.md). The schema version lives in each table's schema metadata; the
 embedding model id and dimension live in the metadata of the `memories.vector` field, so a
 model change rewrites that field and nothing else. The columns themselves are the fields of
 the record dataclasses (`memory_core.records`, read by `memory_core.columns`);
@@ -43,16 +43,17 @@ ROW_KEY: list[str] = ["tenant", "id"]
 
 DEFAULT_TENANT = "default"
 
-#: Known memory types, by the seed that introduced them. The vocabulary is open: an unknown
-#: type is stored as given (normalised), a known alias is mapped onto its canonical name.
+#: Known memory types, by the source system that introduced them (docs/design/records.md).
+#: The vocabulary is open: an unknown type is stored as given (normalised), a known alias is
+#: mapped onto its canonical name.
 MEMORY_TYPES: tuple[str, ...] = (
-    # seed 000 (herd)
+    # herd
     "session_summary", "decision_context", "pattern", "preference", "thread",
-    # seed 002 (Make_Skills)
+    # Make_Skills
     "decision", "lesson", "skill_idea", "topic", "fact",
-    # seed 004 (HADES)
+    # HADES
     "observation", "reflection", "learning", "event", "principle", "insight",
-    # seed 001 (superagents)
+    # superagents
     "identity",
 )
 MEMORY_TYPE_ALIASES: dict[str, str] = {
@@ -69,7 +70,7 @@ MEMORY_TYPE_ALIASES: dict[str, str] = {
 STATUSES: tuple[str, ...] = ("active", "archived", "superseded")
 STATUS_ALIASES: dict[str, str] = {"live": "active", "archive": "archived"}
 
-#: Importance tiers of seed 003 (ADR-002 tier anchors), strongest first.
+#: Importance tiers, strongest first; each has a decay tier anchor (docs/design/decay.md).
 IMPORTANCE_TIERS: tuple[str, ...] = (
     "constitutional", "critical", "important", "normal", "temporary", "deprecated",
 )
@@ -82,7 +83,8 @@ IMPORTANCE_ALIASES: dict[str, str] = {
 
 EMBEDDING_STATUSES: tuple[str, ...] = ("ok", "pending", "failed")
 
-#: Edge relations: seed 003 ADR-004's causal six, then seed 004's.
+#: Edge relations: the six causal ones (ADR-004 in docs/design/seeds.md), then HADES's
+#: associative ones (docs/design/records.md).
 RELATIONS: tuple[str, ...] = (
     "caused", "enabled", "supersedes", "contradicts", "derived_from", "supports",
     "uses", "relates_to", "improves",
@@ -101,7 +103,7 @@ RELATION_ALIASES: dict[str, str] = {
     "supported_by": "supports",
 }
 
-#: Event kinds (DESIGN.md section 11): a memory was returned by `recall`, an agent's answer
+#: Event kinds (docs/design/events.md): a memory was returned by `recall`, an agent's answer
 #: cited it (`cite`: the citation factor of the decay composite), or someone corrected it.
 EVENT_KINDS: tuple[str, ...] = ("recall", "cite", "correct")
 

@@ -1,4 +1,4 @@
-"""The stability S (days) a new memory starts with, by type and importance (seed 003 ADR-002).
+"""The stability S (days) a new memory starts with, by type and importance (docs/design/decay.md).
 
 A model-layer default: records use it to build new memories and `decay` uses it in the
 retrievability curve, so it lives below both.
@@ -39,7 +39,7 @@ STABILITY_BY_TYPE: dict[str, float] = {
 }
 DEFAULT_STABILITY = 30.0
 
-#: Multiplier of S by importance tier (seed 003 ADR-002 tier anchors).
+#: Multiplier of S by importance tier.
 IMPORTANCE_STABILITY_FACTOR: dict[str, float] = {
     "constitutional": math.inf,
     "critical": 4.0,
