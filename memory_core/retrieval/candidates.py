@@ -3,9 +3,10 @@
 Vector top-m and BM25 top-m run under the same filter; BM25 needs no query vector, so it runs
 on a thread while the query is embedded and searched (LanceDB and onnxruntime release the
 GIL), as LanceDB's own hybrid search does. The graph then expands from the best fused seeds
-(PathRAG caps, seed 004). Degraded modes are reasons, never errors: no embedder means BM25
-(seed 003 ADR-009), memories without a vector are reachable only by BM25 and the graph, and a
-read-only store without a full-text index has no BM25.
+(PathRAG caps, docs/design/retrieval.md). Degraded modes are reasons, never errors: no
+embedder means BM25 (ADR-009 in docs/design/seeds.md), memories without a vector are
+reachable only by BM25 and the graph, and a read-only store without a full-text index has no
+BM25.
 """
 
 from __future__ import annotations
@@ -147,7 +148,7 @@ def engine_candidates(store: MemoryStore, query: str, flt: Filter, config: Ranki
         vector = outcome.vector
         if outcome.ranking is not None:
             rankings["vector"] = outcome.ranking
-        elif not config.use_bm25:  # fall back to BM25 (seed 003 ADR-009)
+        elif not config.use_bm25:  # no query vector: fall back to BM25 (ADR-009)
             bm25 = _start_bm25(store, query, predicate, m)
     ranked = _bm25_ranking(bm25) if isinstance(bm25, Future) else bm25
     if isinstance(ranked, tuple):

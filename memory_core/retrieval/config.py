@@ -1,10 +1,11 @@
 """`RankingConfig`: every knob of retrieval in one frozen, serialisable value, and its presets.
 
-Defaults were chosen by measurement on the demo set and the LoCoMo dev split (README.md,
-"Ranking defaults"): a convex combination of z-score-normalised engine scores (weights vector
-1.0 / BM25 1.0 / graph 1.5), session context over 2 neighbours each side at weight 0.5, and
-decay as a prior of weight 0.3. RRF keeps seed 003 ADR-001's values (k=60, x1.10 convergence
-bonus); the graph keeps seed 004's PathRAG caps (hops <= 2, fanout <= 3, beam <= 8).
+Defaults were chosen by measurement on the demo set and the LoCoMo dev split
+(docs/decisions/0001-score-fusion.md): a convex combination of z-score-normalised engine
+scores (weights vector 1.0 / BM25 1.0 / graph 1.5), session context over 2 neighbours each
+side at weight 0.5, and decay as a prior of weight 0.3. RRF keeps ADR-001's values (k=60,
+x1.10 convergence bonus; docs/design/seeds.md); the graph keeps HADES's PathRAG caps
+(hops <= 2, fanout <= 3, beam <= 8). docs/design/retrieval.md states the formulas.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ class RankingConfig:
     graph_hops: int = 2
     graph_fanout: int = 3
     graph_beam: int = 8
-    #: rrf | convex | combmnz (fusion.py, score_fusion.py); convex by measurement (README)
+    #: rrf | convex | combmnz (fusion.py, score_fusion.py); convex by measurement
+    #: (docs/decisions/0001-score-fusion.md)
     fusion: str = "convex"
     #: zscore | minmax: how `convex` and `combmnz` put engine scores on one scale
     normalisation: str = "zscore"
@@ -53,16 +55,16 @@ class RankingConfig:
     context_weight: float = 0.5
     #: how context enters BM25: "window" scores a memory by BM25 over the text of its window
     #: (itself and its neighbours, window_bm25.py); "lift" adds `context_weight` x its best
-    #: neighbour's BM25 score, as the vector engine does (the first version of context)
+    #: neighbour's BM25 score, as the vector engine does
     bm25_context: str = "window"
     use_decay: bool = False
     decay: DecayParams = field(default_factory=DecayParams)
     #: beta of the decay prior: a score is multiplied by (1 - beta) + beta * composite, so
     #: decay reorders near-ties but cannot bury a clearly more relevant memory (1 = the raw
-    #: composite, seed 003's multiplication)
+    #: composite, as ADR-002 multiplies it)
     decay_weight: float = 0.3
     use_mmr: bool = False
-    mmr_lambda: float = 0.7  # relevance-leaning: 0.4 cost demo nDCG@10 0.15 (README)
+    mmr_lambda: float = 0.7  # relevance-leaning: 0.4 cost demo nDCG@10 0.15
 
     def __post_init__(self) -> None:
         if not (self.use_vector or self.use_bm25):
@@ -138,7 +140,7 @@ def _flat(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 #: The single engines are plain (no session context), so "never below its best single
 #: engine" compares with the engines as they are; `hybrid_rrf` is the hybrid memlens shipped
-#: before score fusion (seed 003 ADR-001's RRF), kept for comparison.
+#: before score fusion (ADR-001's weighted RRF, docs/design/seeds.md), kept for comparison.
 PRESETS: dict[str, RankingConfig] = {
     "vector": RankingConfig(use_bm25=False, context_window=0),
     "bm25": RankingConfig(use_vector=False, context_window=0),

@@ -149,8 +149,8 @@ def _neighbourhood(store: MemoryStore, flt: Filter, seeds: Sequence[str],
 
 def _admitted(store: MemoryStore, rows: Sequence[int], flt: Filter) -> set[tuple[int, str]]:
     """(row id, memory id) of the rows at `rows` that `flt` admits: the filter's columns
-    taken by row id and checked in Python (`Filter.admits`), where a query by row id under
-    its predicate cost 8 ms a search at 100,000 memories."""
+    taken by row id and checked in Python (`Filter.admits`), which is cheaper than a query
+    by row id under its predicate on a large store."""
     read = store.rows.take(rows, list(dict.fromkeys(["id", *flt.columns()]))).to_pylist()
     return {(r["_rowid"], r["id"]) for r, ok in zip(read, flt.admits(read, store.tenant),
                                                      strict=True) if ok}

@@ -2,7 +2,8 @@
 config's fusion method (RRF here, score fusions in `score_fusion.py`).
 
 Cormack, Clarke & Buettcher (2009), "Reciprocal rank fusion outperforms Condorcet and
-individual rank learning methods"; weights and the bonus as in seed 003 ADR-001 (dotmd):
+individual rank learning methods"; weights and the bonus as ADR-001 decided (dotmd's;
+docs/design/seeds.md):
 `score(d) = bonus(d) * sum_e w_e / (k + rank_e(d))`, ranks starting at 1, `bonus(d)` = 1.10
 when d was found by two or more engines, else 1.
 """

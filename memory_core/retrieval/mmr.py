@@ -4,8 +4,8 @@ Carbonell & Goldstein (1998), "The use of MMR, diversity-based reranking for reo
 documents and producing summaries". Greedy: repeatedly pick the candidate maximising
 `lambda * rel(d) - (1 - lambda) * max_sim(d, picked) * rel_max`, with cosine similarity of the
 memories' vectors (a candidate without a vector is similar to nothing). The similarity term is
-scaled by the best relevance so both terms share the relevance's units; lambda = 0.4 by
-default (DESIGN.md section 3).
+scaled by the best relevance so both terms share the relevance's units. `mmr` defaults to
+lambda = 0.4; `search` passes `RankingConfig.mmr_lambda` (docs/design/retrieval.md).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""`recall()`: the agent-facing memory call of seeds 000 (herd_recall) and 002 (recall tool).
+"""`recall()`: the agent-facing memory call (herd's `herd_recall`, Make_Skills' recall tool).
 
 `recall(query, limit, record_type, project_tag)` runs `search` with the `full` preset under
-seed 002's scope AND-ed with an optional `Filter`, drops memories this session was already
-sent (seed 003 ADR-003), renders the rest in an output tier (ADR-006), drops whole items,
+Make_Skills' scope AND-ed with an optional `Filter`, drops memories this session was already
+sent (session de-duplication, ADR-003 in docs/design/seeds.md), renders the rest in an
+output tier (ADR-006, docs/design/retrieval.md), drops whole items,
 lowest ranked first, until the text fits `max_tokens`, and records the access
 (access_count, last_accessed_at), which `search` never does.
 

@@ -1,6 +1,6 @@
 """Stage 3 of `search()`: decay as a bounded prior on the fused score, then optionally MMR.
 
-Decay multiplies the fused score by the memory's composite (DESIGN.md section 4), so it
+Decay multiplies the fused score by the memory's composite (docs/design/decay.md), so it
 reorders near-ties and never buries a clearly more relevant memory; MMR (Carbonell &
 Goldstein 1998, see `mmr.py`) then trades relevance for diversity and records by how much.
 """
@@ -60,7 +60,7 @@ def decay_prior(composite: float, beta: float) -> float:
 
     With beta < 1 a memory's score moves by at most beta x (composite - 1): decay reorders
     memories whose fused scores are within that band and leaves a clearly more relevant one
-    above a fresher, weaker one. beta = 1 is seed 003's plain multiplication.
+    above a fresher, weaker one. beta = 1 is the plain multiplication ADR-002 describes.
 
     >>> decay_prior(0.5, 0.2)
     0.9

@@ -1,4 +1,4 @@
-"""What a recall selects: seed 002's `record_type` / `project_tag` AND-ed with a `Filter`.
+"""What a recall selects: Make_Skills' `record_type` / `project_tag` AND-ed with a `Filter`.
 
 Two filters are AND-ed field by field: value lists intersect, time bounds tighten, tags
 become one `all` list when each side asks for a single tag (or all of its tags). An

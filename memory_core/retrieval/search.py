@@ -1,4 +1,4 @@
-"""`search()`: hybrid retrieval with an explanation on every hit (DESIGN.md section 3).
+"""`search()`: hybrid retrieval with an explanation on every hit (docs/design/retrieval.md).
 
 A pipeline of named stages with typed values between them:
 1. `candidates` -> `Candidates`: vector and BM25 top-m under the filter, graph expansion from

@@ -1,4 +1,4 @@
-"""Per-session de-duplication of recalled memories (seed 003 ADR-003).
+"""Per-session de-duplication of recalled memories (ADR-003 in docs/design/seeds.md).
 
 A session that already received a memory (by id or by content hash) does not receive it
 again. Sessions expire after 30 minutes without activity and keep at most 100 entries (the

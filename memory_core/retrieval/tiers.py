@@ -1,4 +1,6 @@
-"""Output tiers for recall and the Search page (seed 003 ADR-006): how much of a memory to send.
+"""Output tiers for recall and the Search page: how much of a memory to send.
+
+The four tiers follow ADR-006 (docs/design/seeds.md):
 
 * minimal: id, type and the first line (about 100 characters): quick checks.
 * compact: plus project, agent and tags, content cut at 200 characters.
@@ -84,7 +86,7 @@ def render_tier(memory: Memory, tier: str = "standard", hit: Hit | None = None) 
 
 
 def render_text(item: dict[str, Any]) -> str:
-    """One rendered item as the recall tool prints it (seed 002's format)."""
+    """One rendered item as the recall tool prints it (Make_Skills' format)."""
     head = item.get("line") or item.get("content") or ""
     lines = [f"[{item.get('type') or item.get('memory_type')}] {head}"]
     if item.get("tags"):

@@ -6,7 +6,7 @@ answer sits beside them. Scoring each turn as the window of turns around it (the
 expansion of Dai & Callan 2019 and the passage windows of Callan 1994) lets those matches add
 up, with BM25's saturation and length normalisation over the window, which a share of the best
 neighbour's score (`context.lift`) cannot: on the LoCoMo dev split BM25 over windows of two
-turns each side ranks recall@5 0.67 alone, the lift 0.63 (README.md, "Ranking defaults").
+turns each side ranks recall@5 0.67 alone, the lift 0.63 (docs/decisions/0001-score-fusion.md).
 
 It is computed at query time over the candidate pool (the engines' candidates and the
 session neighbours `context.py` found), so nothing is stored and nothing goes stale:
