@@ -6,7 +6,7 @@ tenant (so a second import of the same input adds nothing: ids are kept or deriv
 leaves out in the source's `SkipLog`. The helpers here turn the usual shapes of foreign input
 (a JSON document, a JSON array, NDJSON; a leading UTF-8 byte-order mark ignored) into Python
 values with errors that name the file, the line or record and the reason; `memory_record` /
-`edge_record` build canonical documents (DESIGN.md section 5) that the importer validates and
+`edge_record` build canonical documents (docs/design/exports.md) that the importer validates and
 stages.
 """
 

@@ -3,7 +3,7 @@
 Benchmark files are one JSON array of large items (LongMemEval's is 277 MB), so
 `iter_json_array` streams the items one at a time instead of loading the document, and
 `array_head` lets `sniff` look at the first few KB only. `query_line` builds the query-set
-lines (DESIGN.md section 9) the adapters append to `ExportSource.queries`; `choice_param`
+lines (docs/design/evaluation.md) the adapters append to `ExportSource.queries`; `choice_param`
 reads a `--param KEY=VALUE` setting with an error that lists what is allowed.
 """
 
@@ -159,7 +159,7 @@ def iso_at(moment: datetime) -> str:
 
 def query_line(qid: str, query: str, relevant: Mapping[str, int], filter: Mapping[str, Any],
                tags: Iterable[str], extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """One query-set line (DESIGN.md section 9); `extra` keys (the benchmark's answer) are
+    """One query-set line (docs/design/evaluation.md); `extra` keys (the benchmark's answer) are
     added only when asked for, since `memlens eval` reads the five keys of the schema only."""
     return {"qid": qid, "query": query, "relevant": dict(relevant), "filter": dict(filter),
             "tags": list(tags), **(extra or {})}

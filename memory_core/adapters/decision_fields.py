@@ -1,6 +1,6 @@
 """The header fields of markdown decision records: front matter, dates, statuses, references.
 
-Decision records (seed 000's HDRs, seed 001's and seed 003's ADRs, adr-tools, MADR) carry
+Decision records (herd's HDRs, superagents' and SpecKit's ADRs, adr-tools, MADR) carry
 their status, date, deciders and supersedes links in YAML front matter, a `| Field | Value |`
 table, `**Status:** Accepted` lines or a `## Status` section. This module reads the values;
 `decision_markdown` finds them in a file.

@@ -1,7 +1,7 @@
 """The structure of a markdown decision record: title, number, header fields, sections.
 
-A file holds one record (seed 000's `# HDR-0033: ...`, seed 001's `# ADR-0002: ...`, adr-tools'
-`# 1. Record architecture decisions`, MADR) or several (seed 003: `## ADR-001: ...` sections
+A file holds one record (herd's `# HDR-0033: ...`, superagents' `# ADR-0002: ...`, adr-tools'
+`# 1. Record architecture decisions`, MADR) or several (SpecKit's `## ADR-001: ...` sections
 under a document title). Header fields come from, in order of precedence: the front matter,
 `| Field | Value |` tables and `**Status:** Accepted` / `Date: ...` lines before the first
 section or in a `Metadata` / `Status` section, and the first line of a `## Status` section.
@@ -62,7 +62,7 @@ class RawRecord:
     #: ("supersedes" | "superseded_by", value as written), from every header source.
     references: list[tuple[str, Any]] = field(default_factory=list)
     document_title: str | None = None
-    #: Whether the file holds several records (seed 003), this being one of them.
+    #: Whether the file holds several records (SpecKit style), this being one of them.
     multi: bool = False
 
     @property
@@ -189,7 +189,7 @@ def _record(lines: Sequence[str], heads: Sequence[Heading], start: int, end: int
 
 def split_records(text: str, where: str) -> tuple[list[RawRecord], list[tuple[int, str]]]:
     """The records of one file, and the (line, heading) of record-level sections that belong
-    to none (seed 003's "Open Questions Resolutions" after its ADRs)."""
+    to none (SpecKit's "Open Questions Resolutions" after its ADRs)."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff").split("\n")
     front, body_start = parse_front_matter(lines, where)
     heads = _headings(lines, body_start)

@@ -1,9 +1,10 @@
 """The `decisions` import format: a folder of markdown decision records (HDRs, ADRs).
 
 PATH is a folder (its `*.md` files, recursively, hidden folders left out) or one `.md` file.
-A file holds one record (seeds 000 and 001, adr-tools, MADR) or several `## ADR-001: ...`
-sections (seed 003); `decision_markdown` finds titles, numbers and header fields in every
-style those use. Each record becomes one `decision_context` memory:
+A file holds one record (herd's HDRs, superagents' ADRs, adr-tools, MADR) or several
+`## ADR-001: ...` sections (SpecKit's decision record); `decision_markdown` finds titles,
+numbers and header fields in every style those use. Each record becomes one
+`decision_context` memory:
 
 - id: `stable_id("decisions", "ADR-3")` from its number (`ADR-003` = `ADR-0003`); from its
   file path (and number) when it has none or the number names records in several files;

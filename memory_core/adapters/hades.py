@@ -1,4 +1,4 @@
-"""The `hades` import format: seed 004's HADES experiential memory collections.
+"""The `hades` import format: HADES experiential memory collections (docs/design/importers.md).
 
 PATH is a folder holding any of `observations`, `reflections`, `entities`, `relationships`
 and `sessions` as arangoexport files or an arangodump folder (see `hades_files`); at least one
@@ -6,7 +6,7 @@ memory collection. Every document carries ArangoDB's `_key` / `_id` ("observatio
 memlens ids are `stable_id("hades", _id)` and `_id` is kept in metadata, so a second import
 finds the same ids.
 
-Mapping (seed 004):
+Mapping (HADES schema v1.0):
 * observations and reflections -> memories: content, memory_type (default observation /
   reflection), tags, created_at (or epoch `created_at_unix`), updated_at, session_id, status;
   `metadata.project` -> project, `metadata.confidence` -> confidence, `metadata.source`
@@ -67,7 +67,7 @@ from memory_core.exchange.readers.base import (
 from memory_core.schema import RELATIONS, normalise_relation
 
 NAME = "hades"
-#: The HADES schema version this reader follows (seed 004, "schema v1.0").
+#: The HADES schema version this reader follows ("schema v1.0").
 HADES_SCHEMA = 1
 DEFAULT_TYPE = {"observations": "observation", "reflections": "reflection",
                 "entities": "entity"}
@@ -167,7 +167,7 @@ class HadesAdapter(Adapter):
 
     name = NAME
     sniff_order = 90
-    summary = ("seed 004 HADES collections as JSON/NDJSON files or an ArangoDB export "
+    summary = ("HADES collections as JSON/NDJSON files or an ArangoDB export "
                "folder (observations, reflections, entities, relationships, sessions)")
     options = frozenset({"limit"})
     params = tuple(PARAMS)

@@ -1,4 +1,4 @@
-"""Where the HADES collections are in a folder, and the documents in each (seed 004).
+"""Where the HADES collections are in a folder, and the documents in each.
 
 A HADES store is five ArangoDB collections: `observations`, `reflections`, `entities`
 (documents), `relationships` (edges) and `sessions`. A folder may hold them as

@@ -1,4 +1,4 @@
-"""The `herd` import format: seed 000's LanceDB `memories` table (HDR-0033), read in place.
+"""The `herd` import format: herd's LanceDB `memories` table (HDR-0033), read in place.
 
 PATH is the LanceDB database folder (herd's `HERD_LANCE_PATH`, by default `data/herd.lance`)
 or its `memories.lance` folder; `--table` names another table. Columns: id, project, repo,
@@ -90,7 +90,7 @@ class HerdAdapter(Adapter):
 
     name = "herd"
     sniff_order = 60
-    summary = "seed 000 herd LanceDB `memories` table (HDR-0033), read in place"
+    summary = "herd LanceDB `memories` table (HDR-0033), read in place"
     options = frozenset({"limit", "project", "table"})
     params = PARAMS
 

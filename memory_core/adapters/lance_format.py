@@ -130,13 +130,15 @@ def manifest_writer(manifest: bytes) -> str | None:
 
 def table_format(dataset: Any) -> TableFormat:
     """The format of a `lance.LanceDataset` and its writer. The writer comes from the
-    serialized manifest, which pylance exposes only on its native handle; without it the
-    writer is unknown."""
-    serialize = getattr(getattr(dataset, "_ds", None), "serialized_manifest", None)
+    serialized manifest, which pylance exposes only on its native handle
+    (`store/lance_private.py`); without it the writer is unknown."""
+    from memory_core.store import lance_private
+
     try:
-        writer = manifest_writer(bytes(serialize())) if callable(serialize) else None
+        manifest = lance_private.serialized_manifest(dataset)
     except (RuntimeError, OSError, ValueError):
-        writer = None
+        manifest = None
+    writer = manifest_writer(manifest) if manifest else None
     return TableFormat(str(dataset.data_storage_version), writer)
 
 

@@ -1,5 +1,5 @@
 """The `lancedb` import format: any existing LanceDB table, its columns mapped onto memlens
-fields with `--param FIELD=COLUMN` (DESIGN.md section 6). Never chosen by `--format auto`.
+fields with `--param FIELD=COLUMN` (docs/design/importers.md). Never chosen by `--format auto`.
 
 PATH is the LanceDB database folder (with `--table NAME`) or a `<table>.lance` folder. Each
 memlens field reads the column of its own name unless a param names another:

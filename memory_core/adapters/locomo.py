@@ -21,7 +21,7 @@ Mapping (one project per sample):
   `derived_from` edge to each evidence turn when turns are imported) and `session_summary`
   memories (`session_summary.session_N_summary`); both have source `agent_inference` (the
   benchmark generated them) and the session's date time. `event_summary` is not imported.
-- each question -> one query line per imported unit (DESIGN.md section 9): qid
+- each question -> one query line per imported unit (docs/design/evaluation.md): qid
   "<sample_id>:q<n>" (turns) or "<sample_id>:q<n>:<unit>", relevant = the evidence turns
   (grade 1), the observations derived from them, or the summaries of their sessions; filter
   {project: sample_id, memory_type: the unit's type}; tags [category name, unit] with

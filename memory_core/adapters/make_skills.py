@@ -1,4 +1,4 @@
-"""The `make_skills` import format: seed 002's LanceDB memory records, read in place.
+"""The `make_skills` import format: Make_Skills' LanceDB memory records, read in place.
 
 PATH is the LanceDB database folder (Make_Skills' `MEMORY_DATA_DIR`, `/data/memory` in its
 api container) or its `records.lance` folder; `--table` names another table (Make_Skills'
@@ -21,7 +21,7 @@ tenant_id (or it has no tenant_id column: self-hosted); else the import is refus
 the tenant ids with their row counts: silently mixing other people's memories into one
 tenant, or importing nothing, would surprise more than one clear error.
 
-Vectors: seed 002 says only "fastembed, 384-d, ~80MB"; Make_Skills' code
+Vectors: Make_Skills' documentation says only "fastembed, 384-d, ~80MB"; its code
 (`platform/api/memory/lance.py`) embeds with fastembed's `BAAI/bge-small-en-v1.5`, so that is
 the model assumed, and its vectors are kept only in a store of that model; in the default
 all-MiniLM-L6-v2 store the memories are embedded again. `--param model=ID` overrides it.
@@ -92,7 +92,7 @@ class MakeSkillsAdapter(Adapter):
 
     name = "make_skills"
     sniff_order = 70
-    summary = "seed 002 Make_Skills LanceDB records (type/project_tags/ts/why), read in place"
+    summary = "Make_Skills LanceDB records (type/project_tags/ts/why), read in place"
     options = frozenset({"limit", "table"})
     params = PARAMS
 

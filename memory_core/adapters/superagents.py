@@ -1,4 +1,4 @@
-"""The `superagents` import format: seed 001's `superagents_export` NDJSON files.
+"""The `superagents` import format: superagents' `superagents_export` NDJSON files.
 
 Line 1 is `{"superagents_export": "1", "schema_version": 1, "exported_at": ..., "agent_id":
 ..., "record_types": ["Fact", "Decision", "Identity"]}`; every further line is a typed memory
@@ -35,7 +35,7 @@ from memory_core.stability import default_stability
 from memory_core.untrusted import shown
 
 MANIFEST_KEY = "superagents_export"
-#: The newest superagents export schema this reader knows (seed 001 ADR-0002).
+#: The newest superagents export schema this reader knows (superagents' ADR-0002).
 SUPERAGENTS_SCHEMA = 1
 TYPE_MAP = {"Fact": "fact", "Decision": "decision", "Identity": "identity"}
 #: Record fields that keep their name in memlens.
@@ -93,7 +93,7 @@ class SuperagentsReader(Adapter):
 
     name = "superagents"
     sniff_order = 10
-    summary = "seed 001 superagents_export NDJSON (Fact, Decision, Identity records)"
+    summary = "superagents_export NDJSON (Fact, Decision, Identity records)"
     options = frozenset({"limit"})
 
     def sniff(self, path: Path, first_line: str) -> bool:
