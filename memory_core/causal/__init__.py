@@ -1,5 +1,5 @@
 """The causal-graph explorer: lineage ("why"), supersession chains, contradictions,
-neighbourhoods, graph health, and writing edges (DESIGN.md section 10). No Streamlit here.
+neighbourhoods, graph health, and writing edges (docs/design/graph.md). No Streamlit here.
 
     lineage(store, id, *, depth=3, relations=CAUSAL, as_of=None) -> Lineage
     supersession_chain(store, id) -> SupersessionChain

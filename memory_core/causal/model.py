@@ -1,4 +1,4 @@
-"""What the causal-graph explorer returns: plain, frozen values (DESIGN.md section 10).
+"""What the causal-graph explorer returns: plain, frozen values (docs/design/graph.md).
 
 Pages, the CLI and notebooks read these; `Neighbourhood.to_networkx()` gives notebooks a
 `networkx.MultiDiGraph`.
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import networkx as nx
     import polars as pl
 
-#: Relations that say what led to what (seed 003 ADR-004), and for each whether the cause is
+#: Relations that say what led to what (docs/design/graph.md), and for each whether the cause is
 #: the edge's source (`A caused B`) or its target (`R derived_from O`: O led to R).
 CAUSAL: dict[str, bool] = {"caused": True, "enabled": True, "supports": True,
                            "derived_from": False}

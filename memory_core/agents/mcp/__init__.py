@@ -1,5 +1,6 @@
 """The memlens MCP server (`memlens mcp`): agents recall, remember, cite and correct through
-the official MCP SDK, on one store and tenant fixed at start (issue 38; seed 003 ADR-008)."""
+the official MCP SDK, on one store and tenant fixed at start. Tools are grouped in the layers
+of ADR-008 (docs/design/seeds.md)."""
 
 from typing import TYPE_CHECKING, Any
 

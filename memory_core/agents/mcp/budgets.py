@@ -1,4 +1,6 @@
-"""The tool layers of seed 003 ADR-008 and each tool's token budget, stated in its description.
+"""The tool layers (ADR-008 in docs/design/seeds.md) and each tool's token budget.
+
+Each tool states its budget in its description.
 
 A budget is the most tokens (the shipped tokenizer, `memory_core.retrieval.budget`) a tool's
 answer takes on the demo store at its default arguments; a test runs every tool there and

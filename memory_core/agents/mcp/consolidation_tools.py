@@ -1,5 +1,5 @@
 """L4 `consolidation_candidates`: groups of related memories no reflection consolidates yet,
-for the agent's own model to synthesise (issue 39: memlens needs no LLM of its own).
+for the agent's own model to synthesise, so memlens needs no LLM of its own.
 
 Each candidate is a few lines: its id, strength, cohesion, size, time span and terms, its
 members (id, type, first line) and the rule-based draft. The agent writes the reflection in

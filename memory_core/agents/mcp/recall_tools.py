@@ -48,7 +48,7 @@ RECALL_TEXT = (
     "cite when your answer used them, to get_memory for one in full, to why/related for "
     "its links.")
 HERD_TEXT = (
-    "herd's recall (seed 000): the same search as recall with herd's metadata filters: "
+    "herd's recall: the same search as recall with herd's metadata filters: "
     "project, repo, agent, session_id and memory_type (session_summary, decision_context, "
     "pattern, preference, thread, or any other type).")
 

@@ -1,10 +1,10 @@
-"""L3 `remember`: seed 002's recorder, with the agent's own model deciding what to keep.
+"""L3 `remember`: Make_Skills' recorder, with the agent's own model deciding what to keep.
 
 Every argument is checked before anything is written: text sizes, control characters (only
 newline and tab are allowed in content and why), the type (one of `MEMORY_TYPES` or an alias),
 the importance tier, and each link's relation and target (an id this tenant does not hold is
-refused). The memory is embedded by the store (pending when the model is unavailable, seed
-003 ADR-009) and de-duplicated by content hash; the memory and its links are one write
+refused). The memory is embedded by the store (pending when the model is unavailable,
+docs/design/embeddings.md) and de-duplicated by content hash; the memory and its links are one write
 under the store's lock and journal, audited with the agent as the actor.
 
 A reflection that `consolidates` memories (`remember_reflection`) is one curation batch instead

@@ -2,7 +2,7 @@
 
 The store and tenant are fixed when the server starts. The actor of every write and event is
 `--agent` when given, else the client's name from the MCP initialize handshake. The session
-that keys recall's de-duplication (seed 003 ADR-003) is the streamable HTTP session
+that keys recall's de-duplication (ADR-003 in docs/design/seeds.md) is the streamable HTTP session
 (`Mcp-Session-Id`), or on stdio the server process itself (one client per process).
 
 Tool calls run in worker threads; one lock runs them one at a time on the store, which

@@ -100,7 +100,7 @@ def register(server: MCPServer[Any], state: ToolState) -> None:
 
     @server.tool(name="correct", annotations=write, structured_output=False,
                  description=described("correct", (
-                     "Correct a memory that proved wrong or stale (seed 003 ADR-005): a "
+                     "Correct a memory that proved wrong or stale: a "
                      "verdict on what it said (accepted, modified, rejected: its "
                      "confidence), a kind (superseded, deprecated, refined, merged: its "
                      "stability; all but deprecated need the `replacement` memory's id), "
