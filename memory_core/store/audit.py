@@ -54,7 +54,7 @@ class AuditLog:
     """Appends to and reads the `audit` table of one store."""
 
     def __init__(self, table: Any) -> None:
-        self._table = table
+        self._handle = table
 
     def append(
         self,
@@ -75,13 +75,13 @@ class AuditLog:
             target_ids=tuple(target_ids), before=before, after=after, reason=reason,
             table_version=table_version, batch_id=batch_id,
         )
-        self._table.add(rows_to_table([audit_to_row(entry)], audit_schema()))
+        self._handle.add(rows_to_table([audit_to_row(entry)], audit_schema()))
         return entry
 
     def append_many(self, entries: Sequence[AuditEntry]) -> int:
         """Write several audit rows in one commit; returns the audit table's version."""
-        self._table.add(rows_to_table([audit_to_row(e) for e in entries], audit_schema()))
-        return int(self._table.version)
+        self._handle.add(rows_to_table([audit_to_row(e) for e in entries], audit_schema()))
+        return int(self._handle.version)
 
     def query(self, tenant: str, *, target_ids: Sequence[str] = (), batch_id: str | None = None,
               actor: str | None = None, action: str | None = None,
@@ -103,9 +103,9 @@ class AuditLog:
             where.append(f"at >= {sql_time(since)}")
         if until is not None:
             where.append(f"at < {sql_time(until)}")
-        if batch_id is not None and "batch_id" not in self._table.schema.names:
+        if batch_id is not None and "batch_id" not in self._handle.schema.names:
             return []  # a store opened read-only before it gained the column has no batches
-        table = self._table.search().where(" AND ".join(where)).limit(None).to_arrow()
+        table = self._handle.search().where(" AND ".join(where)).limit(None).to_arrow()
         rows = sorted(table.to_pylist(), key=lambda r: (r["at"], r["id"]), reverse=True)
         return [audit_from_row(r) for r in rows[:limit]]
 
@@ -115,8 +115,8 @@ class AuditLog:
         version."""
         if entries:
             data = rows_to_table([audit_to_row(e) for e in entries], audit_schema())
-            self._table.merge_insert(ROW_KEY).when_matched_update_all().execute(data)
-        return int(self._table.version)
+            self._handle.merge_insert(ROW_KEY).when_matched_update_all().execute(data)
+        return int(self._handle.version)
 
     def entries(
         self, tenant: str, *, target_id: str | None = None, limit: int = 50

@@ -61,7 +61,7 @@ class BulkTables:
     def __init__(self, store: MemoryStore) -> None:
         self._store = store
 
-    def _table(self, kind: str) -> Any:
+    def _table_of(self, kind: str) -> Any:
         if kind not in TABLE_OF_KIND:
             raise ValueError(f"unknown record kind {kind!r}; use one of: "
                              f"{', '.join(TABLE_OF_KIND)}")
@@ -71,7 +71,7 @@ class BulkTables:
     def append(self, kind: str, data: pa.Table | pa.RecordBatchReader) -> int:
         """Append rows already in the table's schema (one commit); returns the version."""
         with self._store.writing("append"):
-            table = self._table(kind)
+            table = self._table_of(kind)
             table.add(data)
             self._store.forget_caches()
             return int(table.version)
@@ -82,14 +82,14 @@ class BulkTables:
             return {}
         if kind == "memory":
             return self._store.id_owners(ids)
-        rows = self._table(kind).search().select(["id", "tenant"]).limit(None).to_arrow()
+        rows = self._table_of(kind).search().select(["id", "tenant"]).limit(None).to_arrow()
         wanted = set(ids)
         return {i: t for i, t in zip(rows["id"].to_pylist(), rows["tenant"].to_pylist(),
                                      strict=True) if i in wanted}
 
     def count(self, kind: str, where: str | None = None) -> int:
         """Rows of the table of `kind` matching `where` (all rows, every tenant, without)."""
-        return int(self._table(kind).count_rows(where))
+        return int(self._table_of(kind).count_rows(where))
 
     def scan(self, columns: Sequence[str], where: str | None = None) -> pa.Table:
         """`columns` of every memory row matching `where`, in any tenant."""
@@ -111,7 +111,7 @@ class BulkTables:
         """Delete the rows of `kind` with these ids (any tenant)."""
         with self._store.writing("delete ids"):
             if ids:
-                self._table(kind).delete(f"id IN ({', '.join(sql_string(i) for i in ids)})")
+                self._table_of(kind).delete(f"id IN ({', '.join(sql_string(i) for i in ids)})")
                 self._store.forget_caches()
 
     def delete_tenant(self) -> None:
@@ -119,7 +119,7 @@ class BulkTables:
         with self._store.writing("delete tenant"):
             where = f"tenant = {sql_string(self._store.tenant)}"
             for kind in TABLE_OF_KIND:
-                self._table(kind).delete(where)
+                self._table_of(kind).delete(where)
             self._store.forget_caches()
 
     def other_tenants_rows(self) -> dict[str, int]:

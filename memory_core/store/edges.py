@@ -32,7 +32,7 @@ class EdgeTable:
     """The edges of one tenant in one `edges` table."""
 
     def __init__(self, table: Any, tenant: str) -> None:
-        self._table = table
+        self._handle = table
         self._tenant = tenant
         self._version: int | None = None
         self._adjacency: dict[str, list[Edge]] = {}
@@ -44,8 +44,8 @@ class EdgeTable:
     def append(self, edges: Sequence[Edge]) -> int:
         """Append validated edges of this tenant; returns the table version after."""
         rows = [edge_to_row(e) for e in edges]
-        self._table.add(rows_to_table(rows, self._table.schema))
-        return int(self._table.version)
+        self._handle.add(rows_to_table(rows, self._handle.schema))
+        return int(self._handle.version)
 
     def list(self, *, memory_id: str | None = None, include_inactive: bool = False
              ) -> list[Edge]:
@@ -54,18 +54,18 @@ class EdgeTable:
         if memory_id is not None:
             mid = sql_string(memory_id)
             where += f" AND (source_id = {mid} OR target_id = {mid})"
-        table = self._table.search().where(where).limit(None).to_arrow()
+        table = self._handle.search().where(where).limit(None).to_arrow()
         return [edge_from_row(r) for r in table.sort_by("id").to_pylist()]
 
     def count(self) -> int:
         """Number of active edges of this tenant."""
-        return int(self._table.count_rows(self._where()))
+        return int(self._handle.count_rows(self._where()))
 
     def endpoint_table(self, *, with_relation: bool = False) -> pa.Table:
         """source_id and target_id (and `relation` when asked) of every active edge of this
         tenant, as Arrow columns."""
         columns = ["source_id", "target_id", *(["relation"] if with_relation else [])]
-        table: pa.Table = (self._table.search().where(self._where())
+        table: pa.Table = (self._handle.search().where(self._where())
                            .select(columns).limit(None).to_arrow())
         return table
 
@@ -77,10 +77,10 @@ class EdgeTable:
 
     def adjacency(self) -> dict[str, builtins.list[Edge]]:
         """node id -> active edges touching it, re-read when the table version moved."""
-        self._table.checkout_latest()
-        version = int(self._table.version)
+        self._handle.checkout_latest()
+        version = int(self._handle.version)
         if version != self._version:
-            rows = self._table.search().where(self._where()).limit(None).to_arrow()
+            rows = self._handle.search().where(self._where()).limit(None).to_arrow()
             self._adjacency = build_adjacency([edge_from_row(r) for r in rows.to_pylist()])
             self._version = version
         return self._adjacency

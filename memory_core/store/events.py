@@ -29,10 +29,10 @@ class EventLog:
     """Appends to and reads the `events` table of one store, scoped to a tenant."""
 
     def __init__(self, table: Any | None, tenant: str) -> None:
-        self._table = table
+        self._handle = table
         self.tenant = tenant
         self._counts = VersionCounts()
-        self._latest = LatestDataset(lambda: self._table)
+        self._latest = LatestDataset(lambda: self._handle)
         self._seen: set[str] = set()  # kinds a count found (thread-safe: only ever added to)
 
     def has_kind(self, kind: str) -> bool:
@@ -43,13 +43,13 @@ class EventLog:
         A search with decay asks for the latest `cite` of its candidates; LanceDB takes 4-5 ms
         to plan and run that query even on an empty table, so a store without citations
         answers from the count instead, and a store with them never counts again."""
-        if self._table is None:
+        if self._handle is None:
             return False
         if kind in self._seen:
             return True
         where = " AND ".join(self._where(kinds=(kind,), session_id=None, since=None,
                                          until=None))
-        if self._counts.count(self._table, where, self._latest.version()) > 0:
+        if self._counts.count(self._handle, where, self._latest.version()) > 0:
             self._seen.add(kind)
             return True
         return False
@@ -57,14 +57,14 @@ class EventLog:
     @property
     def present(self) -> bool:
         """False for a schema v1 store opened read-only (no events table yet)."""
-        return self._table is not None
+        return self._handle is not None
 
     def append(self, events: Sequence[Event]) -> int:
         """Write `events` in one commit; returns the table's version (0 when none written)."""
-        if not events or self._table is None:
-            return 0 if self._table is None else int(self._table.version)
-        self._table.add(rows_to_table([event_to_row(e) for e in events], events_schema()))
-        return int(self._table.version)
+        if not events or self._handle is None:
+            return 0 if self._handle is None else int(self._handle.version)
+        self._handle.add(rows_to_table([event_to_row(e) for e in events], events_schema()))
+        return int(self._handle.version)
 
     def _where(self, *, kinds: Sequence[str], session_id: str | None,
                since: datetime | None, until: datetime | None) -> list[str]:
@@ -88,14 +88,14 @@ class EventLog:
         """
         names = list(columns) if columns is not None else list(events_schema().names)
         empty = events_schema().empty_table().select(names)
-        if self._table is None or (memory_ids is not None and not memory_ids):
+        if self._handle is None or (memory_ids is not None and not memory_ids):
             return empty
         where = self._where(kinds=kinds, session_id=session_id,
                             since=since, until=until)
         parts = []
         for chunk in ([None] if memory_ids is None else in_chunks(list(memory_ids))):
             clauses = where if chunk is None else [*where, sql_in("memory_id", chunk)]
-            parts.append(collect(query(self._table).where(" AND ".join(clauses))
+            parts.append(collect(query(self._handle).where(" AND ".join(clauses))
                                  .select(names)))
         return pa.concat_tables(parts).cast(empty.schema) if parts else empty
 
@@ -124,15 +124,15 @@ class EventLog:
 
     def count(self) -> int:
         """How many events the tenant has."""
-        if self._table is None:
+        if self._handle is None:
             return 0
-        return int(self._table.count_rows(f"tenant = {sql_string(self.tenant)}"))
+        return int(self._handle.count_rows(f"tenant = {sql_string(self.tenant)}"))
 
     def delete_for(self, memory_ids: Sequence[str]) -> int:
         """Delete every event of `memory_ids` (a purge); returns the table's version."""
-        if self._table is None:
+        if self._handle is None:
             return 0
         for chunk in in_chunks(list(memory_ids)):
-            self._table.delete(f"tenant = {sql_string(self.tenant)} AND "
+            self._handle.delete(f"tenant = {sql_string(self.tenant)} AND "
                                f"{sql_in('memory_id', chunk)}")
-        return int(self._table.version)
+        return int(self._handle.version)

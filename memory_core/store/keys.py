@@ -17,17 +17,17 @@ class KeyIndex:
     """ids -> tenant and (tenant, content_hash) -> first id, for one memories table."""
 
     def __init__(self, table: Any) -> None:
-        self._table = table
+        self._handle = table
         self._version: int | None = None
         self._tenant_of: dict[str, str] = {}
         self._by_hash: dict[tuple[str, str], str] = {}
 
     def _current(self) -> None:
-        self._table.checkout_latest()
-        version = int(self._table.version)
+        self._handle.checkout_latest()
+        version = int(self._handle.version)
         if version == self._version:
             return
-        columns = self._table.search().select(["id", "tenant", "content_hash"]).limit(None)
+        columns = self._handle.search().select(["id", "tenant", "content_hash"]).limit(None)
         table = columns.to_arrow()
         ids = table["id"].to_pylist()
         tenants = table["tenant"].to_pylist()

@@ -175,7 +175,7 @@ class HeldRows:
                  whole: bool, vector_indexed: bool | None = False) -> None:
         order = (None if len(row_ids) < 2 or bool(np.all(row_ids[1:] > row_ids[:-1]))
                  else np.argsort(row_ids, kind="stable"))
-        self._table = table
+        self._held = table
         self.columns = frozenset(table.column_names)
         self._sorted = row_ids if order is None else row_ids[order]
         self._order = order  # sorted position -> scan index (None: the same)
@@ -201,9 +201,9 @@ class HeldRows:
         (0 when the held rows cannot tell: another tenant's rows, an unknown status)."""
         counts = self.status_counts
         if not self.whole or counts is None or condition.column != "status" \
-                or condition.op != "in" or not self._table.num_rows:
+                or condition.op != "in" or not self._held.num_rows:
             return 0.0
-        return sum(counts.get(s, 0) for s in condition.value) / self._table.num_rows
+        return sum(counts.get(s, 0) for s in condition.value) / self._held.num_rows
 
     def always(self, condition: Condition) -> bool:
         """Whether every row of the table at this version satisfies `condition`, so that
@@ -254,7 +254,7 @@ class HeldRows:
         found_ids = pa.array(wanted[found], type=pa.uint64())
         if not columns:
             return pa.table({"_rowid": found_ids})
-        got = self._table.select(list(dict.fromkeys(columns))).take(
+        got = self._held.select(list(dict.fromkeys(columns))).take(
             pa.array(index, type=pa.int64()))
         return got.append_column("_rowid", found_ids)
 

@@ -18,6 +18,7 @@ import pyarrow as pa
 from memory_core.codec import memory_from_row
 from memory_core.filters import IN_CHUNK, in_chunks, sql_in, sql_string
 from memory_core.records import Memory
+from memory_core.store import lance_private
 from memory_core.store.one_hop import collect, query
 
 if TYPE_CHECKING:
@@ -99,8 +100,8 @@ class RowReads:
         """The tenant's rows taken straight from the Lance dataset, or None when the take
         cannot serve (a row deleted since, a table the Lance API cannot open)."""
         try:
-            got = dataset._take_rows(
-                wanted, columns=[*dict.fromkeys([*columns, "tenant"]), "_rowid"])
+            got = lance_private.take_rows(
+                dataset, wanted, [*dict.fromkeys([*columns, "tenant"]), "_rowid"])
         except Exception:  # noqa: BLE001 - a fast path: `read` is the answer
             return None
         return _of_tenant(got, self._store.tenant).select([*columns, "_rowid"])

@@ -80,7 +80,7 @@ class SessionOrder:
 
     def __init__(self, table: Any, tenant: str,
                  latest_version: Callable[[], int] | None = None) -> None:
-        self._table = table
+        self._handle = table
         self._tenant = tenant
         #: the table's latest version (`store.latest.version`: no LanceDB hop)
         self._latest = latest_version or (lambda: int(table.version))
@@ -99,7 +99,7 @@ class SessionOrder:
     def _read(self) -> dict[str, Any]:
         where = f"tenant = {sql_string(self._tenant)} AND session_id IS NOT NULL " \
                 f"AND session_id != ''"
-        table = (self._table.search().where(where).select(_COLUMNS).with_row_id(True)
+        table = (self._handle.search().where(where).select(_COLUMNS).with_row_id(True)
                  .limit(None).to_arrow())
         sessions = pc.dictionary_encode(table["session_id"]).combine_chunks()
         kinds = pc.dictionary_encode(table["memory_type"]).combine_chunks()

@@ -2,7 +2,7 @@
 error within MEMLENS_STORAGE_TIMEOUT seconds, and Ctrl-C stops the wait.
 
 LanceDB's synchronous API runs each call on its background event loop and waits for the
-answer without a timeout (`lancedb.background_loop.LOOP.run`). Two things go wrong there when
+answer without a timeout (the loop's `run`). Two things go wrong there when
 an endpoint stalls (its server stopped, not dead: the kernel still accepts connections and
 nothing answers). object_store times each request out and retries it for minutes, and Lance
 repeats the retried requests, so a call waits more than 7 minutes whatever `timeout` the
@@ -11,7 +11,8 @@ thread wakes only for a signal that lands on that thread, and LanceDB's runtime 
 usually take it.
 
 `watch(uri, endpoint, seconds)` (`object_storage.storage_options` calls it for every store
-on object storage) replaces `LOOP.run`, once per process, with `_run`. It waits in slices of
+on object storage) replaces that loop's `run`, once per process, with `_run`
+(`lance_private.replace_run`). It waits in slices of
 `SLICE` seconds, so a pending Ctrl-C is raised between two, and while a call lasts it asks
 the watched endpoints for a sign of life: a bare HEAD request, where any answer (a 403 too)
 counts. A long call to a live endpoint (a large import, a compaction) goes on. When no
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import functools
 import http.client
 import math
 import threading
@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from memory_core.errors import ObjectStorageConfigError, ObjectStorageStalledError
+from memory_core.store import lance_private
 from memory_core.untrusted import shown
 
 T = TypeVar("T")
@@ -113,10 +114,7 @@ def only_uri() -> str | None:
 
 
 def _install() -> None:
-    from lancedb.background_loop import LOOP
-
-    if "run" not in vars(LOOP):  # the class's own `run` waits without a timeout
-        setattr(LOOP, "run", functools.partial(_run, LOOP))  # noqa: B010 (mypy: a method)
+    lance_private.replace_run(_run)
 
 
 def bounded(call: Callable[[], T]) -> T:
@@ -139,9 +137,9 @@ def bounded(call: Callable[[], T]) -> T:
     return cast(T, wait(future))
 
 
-def _run(loop: Any, coroutine: Any) -> Any:
-    """`BackgroundEventLoop.run`, waiting in slices and within the watched bounds."""
-    future = asyncio.run_coroutine_threadsafe(coroutine, loop.loop)
+def _run(coroutine: Any) -> Any:
+    """LanceDB's loop's `run`, waiting in slices and within the watched bounds."""
+    future = asyncio.run_coroutine_threadsafe(coroutine, lance_private.event_loop())
     try:
         return wait(future)
     except BaseException:
