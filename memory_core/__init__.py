@@ -180,7 +180,6 @@ if TYPE_CHECKING:
     from memory_core.integrity import CheckReport as CheckReport
     from memory_core.integrity import check_store as check_store
     from memory_core.integrity import store_damage as store_damage
-    from memory_core.preload import wait_for_preload as wait_for_preload
     from memory_core.projection import Clusters as Clusters
     from memory_core.projection import MapParams as MapParams
     from memory_core.projection import Projection as Projection
@@ -226,6 +225,7 @@ if TYPE_CHECKING:
     from memory_core.schema import STATUSES as STATUSES
     from memory_core.seeding import DEMO_QUERIES as DEMO_QUERIES
     from memory_core.seeding import demo_dir as demo_dir
+    from memory_core.seeding import demo_file as demo_file
     from memory_core.seeding import demo_store as demo_store
     from memory_core.seeding import seed_from_export as seed_from_export
     from memory_core.stability import default_stability as default_stability
@@ -327,7 +327,6 @@ _BY_MODULE: dict[str, str] = {
     "memory_core.filters": "Filter",
     "memory_core.integrity": "check_store CheckReport store_damage",
     "memory_core.frames": "memories_to_frame",
-    "memory_core.preload": "wait_for_preload",
     "memory_core.projection": (
         "cluster_labels cluster_layout Clusters MapParams near_duplicate_pairs near_duplicates "
         "place_query project Projection ProjectionCache QueryPlacement"
@@ -344,7 +343,7 @@ _BY_MODULE: dict[str, str] = {
     "memory_core.retrieval.search": "search",
     "memory_core.retrieval.tiers": "cut_content render_tier SHOWN_CHARS TIERS",
     "memory_core.schema": "IMPORTANCE_TIERS MEMORY_TYPES RELATIONS SCHEMA_VERSION STATUSES",
-    "memory_core.seeding": "demo_dir DEMO_QUERIES demo_store seed_from_export",
+    "memory_core.seeding": "demo_dir demo_file DEMO_QUERIES demo_store seed_from_export",
     "memory_core.stability": "default_stability",
     "memory_core.stats": (
         "filter_choices FilterChoices memories_over_time store_stats StoreStats"

@@ -102,8 +102,8 @@ class EmbedderUnavailableError(MemlensError):
 
 
 class VectorFileError(MemlensError):
-    """A file of precomputed vectors (`data/demo/demo_vectors.npz`) is missing, damaged or not
-    in memlens' format."""
+    """A file of precomputed vectors (`memory_core/demo_data/demo_vectors.npz`) is missing,
+    damaged or not in memlens' format."""
 
 
 class ExportFormatError(MemlensError):

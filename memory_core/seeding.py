@@ -1,6 +1,7 @@
 """Seeding a store from an export file: the demo corpus (the embedded default) or any export.
 
-The demo corpus lives in `data/demo/` as a memlens export (vectors left out; memories, edges,
+The demo corpus ships as package data in `memory_core/demo_data/` (`demo_file` finds its
+files, installed or in a checkout): a memlens export (vectors left out; memories, edges,
 then the recall and cite events behind the access histories) plus a query set;
 `write_demo_files` regenerates both from `memory_core.demo` byte for byte, and the offline
 model's vectors of its texts (`demo_vectors.npz`, a cache: seeding takes a memory's vector
@@ -14,6 +15,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,9 +45,27 @@ DEMO_EXPORTED_AT = datetime(2026, 10, 1, tzinfo=UTC)
 Progress = Callable[[int], None]
 
 
+#: The demo corpus' files, as `demo_file` takes them.
+DEMO_FILES = (DEMO_EXPORT, DEMO_QUERIES, DEMO_VECTORS)
+
+
 def demo_dir() -> Path:
-    """`data/demo` of the source checkout memlens runs from."""
-    return Path(__file__).resolve().parent.parent / "data" / "demo"
+    """The folder of the demo corpus: `demo_data` of the installed `memory_core`."""
+    # a package installed from a wheel or a checkout is on disk (not zipped), so the
+    # resource folder is a plain path
+    return Path(str(resources.files("memory_core") / "demo_data"))
+
+
+def demo_file(name: str) -> Path:
+    """The demo corpus' file `name` (one of `DEMO_FILES`), from wherever memlens is
+    installed.
+
+    >>> demo_file("queries.ndjson").name
+    'queries.ndjson'
+    """
+    if name not in DEMO_FILES:
+        raise ValueError(f"no demo file {name!r}; the demo files are {', '.join(DEMO_FILES)}")
+    return demo_dir() / name
 
 
 @dataclass(frozen=True)
@@ -133,13 +153,13 @@ def seed_from_export(
     """
     store.check_writable("seeding")
     demo = path is None
-    path = path or demo_dir() / DEMO_EXPORT
-    target, preloaded, note = _reusing_vectors(store, vectors or demo_dir() / DEMO_VECTORS)
+    path = path or demo_file(DEMO_EXPORT)
+    target, preloaded, note = _reusing_vectors(store, vectors or demo_file(DEMO_VECTORS))
     report = import_file(target, path, mode="empty", progress=progress)
     if demo:  # the demo's query set becomes the store's: what impact previews measure with
         from memory_core.impact_preview.queries import save_query_set
 
-        save_query_set(store, demo_dir() / DEMO_QUERIES)
+        save_query_set(store, demo_file(DEMO_QUERIES))
     return SeedReport(str(path), len(report.inserted), report.edges_added, report.pending,
                       report.embedding_error, preloaded.served if preloaded else 0, note)
 

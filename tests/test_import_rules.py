@@ -22,8 +22,7 @@ PACKAGE = ROOT / "memory_core"
 #: its texts, so it sits with the engines; `seeding` loads the demo through the importer.
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("model", frozenset({"schema", "columns", "records", "stability", "codec", "canonical",
-                         "frames", "filters", "errors", "config", "untrusted", "preload",
-                         "date_range"})),
+                         "frames", "filters", "errors", "config", "untrusted", "date_range"})),
     ("embedding", frozenset({"embedding"})),
     ("store", frozenset({"store"})),
     ("engines", frozenset({"retrieval", "decay", "graph", "exchange", "adapters", "reembed",

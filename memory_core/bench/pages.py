@@ -2,7 +2,7 @@
 
 Target (issue 19): the Overview and Search pages render first in <= 5 s on a store of a
 million memories, on a 2-core machine. Each page is rendered in a fresh Python process by
-Streamlit's AppTest (`app_pages/widgets/render_probe.py`, run from the checkout): the
+Streamlit's AppTest (`memlens_app/widgets/common/render_probe.py`, by module name): the
 libraries are imported before the clock starts (a server pays that once, whatever the
 store) and Streamlit's caches are empty, so the first render counts opening the store,
 loading the embedder and every read and chart of the page; a second render shows what
@@ -16,6 +16,7 @@ work on shared cores stretches every one of them.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -29,6 +30,7 @@ from typing import Any
 
 from memory_core.bench.targets import target_figures, target_line
 from memory_core.config import Settings
+from memory_core.errors import MemlensError
 from memory_core.filters import Filter
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
@@ -41,13 +43,22 @@ RENDER_TIMEOUT_S = 900.0
 #: Seconds a page's process gets beyond its render timeout (imports, the second render):
 #: a page whose work holds Python's lock keeps AppTest from noticing its own timeout.
 PROCESS_SLACK_S = 600.0
-#: The source checkout: the app and its pages are there, not in the installed package.
-CHECKOUT = Path(__file__).resolve().parents[2]
+#: The app's module that renders one page (the engine names it and never imports it).
+RENDER_PROBE = "memlens_app.widgets.common.render_probe"
+
+
+def app_dir() -> Path:
+    """The folder of the installed web app (`memlens_app`), found without importing it."""
+    spec = importlib.util.find_spec("memlens_app")
+    if spec is None or not spec.submodule_search_locations:
+        raise MemlensError("the web app (package memlens_app) is not installed beside "
+                           "memory_core; reinstall memlens (pip install memlens)")
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def page_names() -> tuple[str, ...]:
-    """The app's pages by script name (every top-level module of app_pages/ is a page)."""
-    folder = CHECKOUT / "app_pages"
+    """The app's pages by script name (every module of memlens_app/page_scripts/ is one)."""
+    folder = app_dir() / "page_scripts"
     return tuple(sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__"))
 
 
@@ -130,14 +141,11 @@ def render_page(uri: str, tenant: str, page: str, *,
     problem (the other pages are still rendered)."""
     env = {**os.environ, "MEMLENS_STORE": uri, "MEMLENS_TENANT": tenant,
            "MEMLENS_READ_ONLY": "1"}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(CHECKOUT), env.get("PYTHONPATH"))
-                                        if p)
     began = time.perf_counter()
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "app_pages.widgets.render_probe", f"app_pages/{page}.py",
-             str(timeout)],
-            cwd=CHECKOUT, env=env, capture_output=True, text=True, check=False,
+            [sys.executable, "-m", RENDER_PROBE, f"page_scripts/{page}.py", str(timeout)],
+            env=env, capture_output=True, text=True, check=False,
             timeout=timeout + PROCESS_SLACK_S)
     except subprocess.TimeoutExpired:
         return _failed(page, time.perf_counter() - began,

@@ -24,6 +24,7 @@ from memory_core.cli.options import (
     shorten,
     store_options,
 )
+from memory_core.cli.query_sets import QUERY_SET_HELP, QuerySetPath
 from memory_core.evaluation.compare import STAT_TESTS
 from memory_core.retrieval.config import DEFAULT_PRESET
 from memory_core.untrusted import for_terminal, shown
@@ -216,9 +217,8 @@ def _compare_configs(store: MemoryStore, queries: list[Query], queries_path: Pat
 
 @click.command(name="eval")
 @store_options
-@click.option("--queries", "queries_path", required=True, metavar="FILE",
-              type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Query set: NDJSON, one {qid, query, relevant, filter, tags} a line.")
+@click.option("--queries", "queries_path", required=True, metavar="FILE|demo",
+              type=QuerySetPath(), help=QUERY_SET_HELP)
 @click.option("--preset", "preset_name", type=PRESET_CHOICE,
               help=f"Ranking preset to evaluate (default {DEFAULT_PRESET}).")
 @click.option("--config", "config_file", type=click.File("r"),

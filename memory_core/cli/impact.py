@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from memory_core.cli.options import echo, emit_json, print_table, progress_bar, shorten
+from memory_core.cli.query_sets import QuerySetPath
 
 if TYPE_CHECKING:
     from memory_core.impact_preview.changes import Moved
@@ -45,10 +45,11 @@ def impact_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     command = click.option("--impact-k", "impact_k", type=click.IntRange(min=1), default=10,
                            show_default=True, help="With --impact: the cut-off of recall "
                            "and of the results compared.")(command)
-    command = click.option("--impact-queries", "impact_queries", metavar="FILE",
-                           type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                           help="With --impact: measure with this query set (default the "
-                                "store's saved one, else its recent recalls).")(command)
+    command = click.option("--impact-queries", "impact_queries", metavar="FILE|demo",
+                           type=QuerySetPath(),
+                           help="With --impact: measure with this query set (`demo`: the "
+                                "demo corpus'; default the store's saved one, else its recent "
+                                "recalls).")(command)
     return click.option("--impact", "impact", is_flag=True,
                         help="Preview what the batch does to retrieval (metrics before and "
                              "after, changed queries and why) and write nothing.")(command)

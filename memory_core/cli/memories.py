@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -11,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from memory_core.cli.app_config import config_flags
 from memory_core.cli.options import (
     echo,
     emit_json,
@@ -38,16 +38,22 @@ if TYPE_CHECKING:
 @click.command()
 @store_options
 @click.option("--from", "source", type=click.Path(path_type=Path),
-              help="Export file to seed from (default: the demo corpus in data/demo).")
+              help="Export file to seed from (default: the demo corpus shipped with memlens).")
+@click.option("--demo", is_flag=True,
+              help="Seed with the demo corpus shipped with memlens (what `init` does without "
+                   "--from).")
 @json_option("Print the report as JSON.")
 @click.pass_context
-def init(ctx: click.Context, source: Path | None, as_json: bool) -> None:
+def init(ctx: click.Context, source: Path | None, demo: bool, as_json: bool) -> None:
     """Create the store and seed it with the demo corpus (embedding it with a progress bar).
 
     Does nothing if the tenant already has memories.
     """
     from memory_core.seeding import seed_from_export
 
+    if demo and source is not None:
+        raise click.UsageError("--demo seeds the demo corpus and --from another export; "
+                               "give one of them")
     settings = settings_of(ctx)
     if settings.read_only:  # refused before a missing store could be reported as missing
         raise ReadOnlyError.refusing(settings.store_uri, "init")
@@ -70,6 +76,8 @@ def init(ctx: click.Context, source: Path | None, as_json: bool) -> None:
 
 #: Addresses that only this machine can reach; `serve` binds to the first by default.
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+#: The web app's server process, by module (the `memlens_app` package installed beside this one).
+APP_SERVER = "memlens_app.server"
 
 
 @click.command()
@@ -108,11 +116,9 @@ def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: boo
                  f"seeded", err=True)
         else:
             ctx.invoke(init)
-    checkout = Path(__file__).resolve().parents[2]  # memory_core/cli/ -> the checkout
-    app = checkout / "app.py"
-    if not app.is_file():
-        raise MemlensError(f"app.py is not at {app}; run memlens from a source checkout "
-                           f"(pip install -e .)")
+    if importlib.util.find_spec(APP_SERVER.partition(".")[0]) is None:  # found, not imported
+        raise MemlensError("the web app (package memlens_app) is not installed beside "
+                           "memory_core; reinstall memlens (pip install memlens)")
     if host not in LOOPBACK:
         # the app has no login: whoever reaches the port can read and (unless read-only)
         # change every memory of the allowed stores
@@ -121,9 +127,8 @@ def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: boo
                    f"{'read' if read_only else 'read and change'} the store; there is "
                    f"no login. Set MEMLENS_READ_ONLY=1 or put it behind an authenticating "
                    f"proxy.", err=True)
-    # the checkout's settings first: the address, port and headless mode here win over them
-    env_args = [*config_flags(checkout / ".streamlit" / "config.toml"),
-                "--server.address", host, "--server.port", str(port),
+    # after the app's own settings (the server adds them): these win over them
+    env_args = ["--server.address", host, "--server.port", str(port),
                 "--server.headless", str(headless).lower(),
                 "--browser.gatherUsageStats", "false"]
     app_args = ["--", "--store", uri, "--tenant", tenant]
@@ -133,9 +138,9 @@ def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: boo
         env["MEMLENS_READ_ONLY"] = "1"
     shown_host = f"[{host}]" if ":" in host else host
     echo(f"memlens is at http://{shown_host}:{port} (Ctrl+C stops it)", err=True)
-    # Streamlit's own command line, behind one that preloads LanceDB and scikit-learn
-    code = subprocess.call([sys.executable, str(checkout / "app_server.py"), "run",
-                            str(app), *env_args, *app_args], env=env)
+    # Streamlit's own command line on the app, behind one that preloads LanceDB and
+    # scikit-learn; the engine names the app's module and never imports it
+    code = subprocess.call([sys.executable, "-m", APP_SERVER, *env_args, *app_args], env=env)
     sys.exit(code)
 
 

@@ -23,6 +23,7 @@ from memory_core.cli.options import (
     shorten,
     store_options,
 )
+from memory_core.cli.query_sets import QUERY_SET_HELP, QuerySetPath
 from memory_core.errors import InvalidConfigError
 from memory_core.retrieval.config import DEFAULT_PRESET
 
@@ -108,9 +109,8 @@ def _queries(ctx: click.Context, path: Path, size: int, seed: int) -> list[Query
 
 @click.command(name="tune")
 @store_options
-@click.option("--queries", "queries_path", required=True, metavar="FILE",
-              type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Query set: NDJSON, one {qid, query, relevant, filter, tags} a line.")
+@click.option("--queries", "queries_path", required=True, metavar="FILE|demo",
+              type=QuerySetPath(), help=QUERY_SET_HELP)
 @click.option("--preset", "preset_name", type=PRESET_CHOICE,
               help=f"The config to tune from, and to compare with (default {DEFAULT_PRESET}).")
 @click.option("--config", "config_file", type=click.File("r"),

@@ -1,7 +1,7 @@
 """Files of precomputed vectors: one model's vector of each text, keyed by the text's sha256.
 
-A cache, not a source of truth: `data/demo/demo_vectors.npz` holds the offline model's
-vectors of the demo corpus so that seeding it embeds nothing. The file records the model id,
+A cache, not a source of truth: `memory_core/demo_data/demo_vectors.npz` holds the offline
+model's vectors of the demo corpus so that seeding it embeds nothing. The file records the model id,
 the dimension and the model's fingerprint (`model_fingerprint`: for the offline default, the
 sha256 of its ONNX, tokenizer and settings), and a reader gets its vectors only for an
 embedder of that same model. Vectors are float32 exactly as the model made them (float16
@@ -41,7 +41,7 @@ MEMBERS = ("meta", "keys", "vectors")
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed: regenerating the same vectors gives the same bytes
 _REGENERATE = ("regenerate it with `python -c \"from memory_core.seeding import "
                "write_demo_files, demo_dir; write_demo_files(demo_dir())\"` or restore it with "
-               "`git checkout -- data/demo`")
+               "`git checkout -- memory_core/demo_data`")
 
 
 def text_key(text: str) -> bytes:

@@ -15,7 +15,7 @@ def app_embedder(fake_embedder: FakeEmbedder,
                  monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeEmbedder]:
     """The app's stores open with `fake_embedder` (stores the test made with it match), so
     a test that searches needs no real model; cached handles are dropped before and after."""
-    import app_pages.widgets.state as state
+    import memlens_app.widgets.common.state as state
 
     monkeypatch.setattr(state, "load_embedder", lambda settings=None: fake_embedder)
     st.cache_resource.clear()

@@ -18,7 +18,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
-from app_pages.widgets.markup import NODE_BREAK
+from memlens_app.widgets.common.markup import NODE_BREAK
 
 #: CommonMark with backslash escapes kept as their own tokens (`text_special`).
 _PARSER = MarkdownIt("commonmark").disable("text_join")

@@ -20,8 +20,8 @@ from tests.app.inert import check_page, plain
 from tests.conftest import FakeEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
-PAGE = "app_pages/agents.py"
+APP = str(ROOT / "memlens_app" / "main.py")
+PAGE = "page_scripts/agents.py"
 HOSTILE_AGENT = "<img src=x onerror=alert(1)> [x](http://evil.example)"
 VECTOR = RankingConfig(use_bm25=False, context_window=0)
 

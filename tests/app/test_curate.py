@@ -18,7 +18,7 @@ from tests.app.inert import check_page, plain
 from tests.conftest import FakeEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "app_pages" / "curate.py")
+PAGE = str(ROOT / "memlens_app" / "page_scripts" / "curate.py")
 HOSTILE = "<script>alert(1)</script> **bold** [link](javascript:x) :red[alert]"
 #: The table lists newest first, every status (curation sees archived memories too).
 LISTED = ["redis", "postgres", "evict", "hostile", "old"]
@@ -287,8 +287,8 @@ def test_handed_over_ids_are_listed_and_selected(store: MemoryStore) -> None:
 def test_hostile_text_is_shown_as_text(store: MemoryStore,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMLENS_ACTOR", HOSTILE)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    at.switch_page("app_pages/curate.py").run()
+    at = AppTest.from_file(str(ROOT / "memlens_app" / "main.py"), default_timeout=60).run()
+    at.switch_page("page_scripts/curate.py").run()
     check_page(at, HOSTILE)
     at = _select(at, "hostile", "redis")
     at.button_group(key="curate_action").set_value("merge").run()
@@ -301,7 +301,7 @@ def test_hostile_text_is_shown_as_text(store: MemoryStore,
 
 
 def test_audit_rows_read_as_field_diffs() -> None:
-    from app_pages.widgets.curate_audit import row_diffs
+    from memlens_app.widgets.curate.audit import row_diffs
     from memory_core import AuditEntry
 
     def row(before: Any, after: Any) -> AuditEntry:

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_pages.widgets.consolidate_candidates import by_strength
-from app_pages.widgets.curate_report import snippet
-from app_pages.widgets.graph_reflection import source_ids
+from memlens_app.widgets.consolidate.candidates import by_strength
+from memlens_app.widgets.curate.report import snippet
+from memlens_app.widgets.graph.reflection import source_ids
 from memory_core import Candidate, Filter, archive, consolidate, consolidation_candidates, recall
 from memory_core.records import Memory, utcnow
 from memory_core.retrieval.engines import ensure_fts_index
@@ -27,10 +27,10 @@ from tests.app.inert import check_page, plain
 from tests.conftest import FakeEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
-CURATE = "app_pages/curate.py"
-GRAPH = "app_pages/graph.py"
-MAP = "app_pages/map.py"
+APP = str(ROOT / "memlens_app" / "main.py")
+CURATE = "page_scripts/curate.py"
+GRAPH = "page_scripts/graph.py"
+MAP = "page_scripts/map.py"
 #: Markdown, HTML, a bidi override and terminal control characters in one member's content.
 HOSTILE = ("<script>alert(1)</script> **bold** [link](http://evil.example) :red[alert] "
            "safe\u202etxt \x1b[31m\x07")

@@ -17,7 +17,7 @@ from tests.app.inert import check_page
 from tests.conftest import FakeEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "app_pages" / "curate.py")
+PAGE = str(ROOT / "memlens_app" / "page_scripts" / "curate.py")
 HOSTILE = "<script>alert(1)</script> **bold** [link](javascript:x) :red[alert]"
 
 

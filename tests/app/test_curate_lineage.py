@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_pages.widgets.curate_lineage import RECEIPT, tick_key
+from memlens_app.widgets.curate.lineage import RECEIPT, tick_key
 from memory_core.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.app.inert import plain
 from tests.conftest import FakeEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "app_pages" / "curate.py")
+PAGE = str(ROOT / "memlens_app" / "page_scripts" / "curate.py")
 HOSTILE = "<script>alert(1)</script> **bold** [link](javascript:x) :red[alert]"
 
 

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from tests.conftest import FakeEmbedder
 from tests.memory_core.integrity.damaged import TABLE_OF, build_base, damaged_copy
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "memlens_app" / "main.py")
 
 
 @pytest.fixture(scope="module")

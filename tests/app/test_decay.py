@@ -21,8 +21,8 @@ from tests.app.inert import check_page, plain
 from tests.conftest import FakeEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
-PAGE = "app_pages/decay.py"
+APP = str(ROOT / "memlens_app" / "main.py")
+PAGE = "page_scripts/decay.py"
 DAY = date(2026, 6, 1)
 CLOCK = datetime(2026, 6, 1, tzinfo=UTC)  # the decay clock: midnight UTC of DAY
 IMG = "<img src=x onerror=alert(1)>"

@@ -1,4 +1,4 @@
-"""AppTest of the Export Diff page (run as its own script: app.py registers it later)."""
+"""AppTest of the Export Diff page (run as its own script: the router registers it later)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_pages.widgets.uploads import save_upload
+from memlens_app.widgets.common.uploads import save_upload
 from memory_core.config import Settings
 from memory_core.exchange.export import export_store
 from memory_core.records import Memory
 from memory_core.store import MemoryStore
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "app_pages" / "export_diff.py")
+PAGE = str(ROOT / "memlens_app" / "page_scripts" / "export_diff.py")
 HOSTILE = "<script>alert('x')</script> **bold** [link](http://evil)"
 
 pytestmark = pytest.mark.model  # the stores here are embedded by the real model
@@ -114,5 +114,5 @@ def test_uploads_are_saved_by_content(tmp_path: Path) -> None:
 
 
 def test_pages_never_render_html() -> None:
-    for path in (ROOT / "app_pages").rglob("*.py"):
+    for path in (ROOT / "memlens_app").rglob("*.py"):
         assert "unsafe_allow_html" not in path.read_text(), path.name

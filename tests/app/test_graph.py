@@ -21,8 +21,8 @@ from tests.app.inert import check_page, plain
 from tests.conftest import FakeEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
-PAGE = "app_pages/graph.py"
+APP = str(ROOT / "memlens_app" / "main.py")
+PAGE = "page_scripts/graph.py"
 IMG = "<img src=x onerror=alert(1)>"
 HOSTILE = f"{IMG} [link](http://evil.example) :red[alert] prefers Postgres"
 
@@ -271,7 +271,7 @@ def test_hostile_content_is_text_everywhere(store: MemoryStore) -> None:
 
 def test_open_in_graph_from_a_search_result(store: MemoryStore) -> None:
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("app_pages/search.py").run()
+    at.switch_page("page_scripts/search.py").run()
     at.text_input(key="search_query").input("Postgres sessions").run()
     assert not at.exception, at.exception
     at.button(key="graph_pg").click().run()

@@ -13,7 +13,7 @@ from memory_core.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "memlens_app" / "main.py")
 LONG = " ".join(["caching"] * 25_000)  # 199,999 characters
 
 
@@ -34,7 +34,7 @@ def _texts(at: AppTest) -> list[str]:
 def test_the_card_and_the_details_cut_a_long_memory_until_show_all(store: MemoryStore
                                                                     ) -> None:
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("app_pages/search.py").run()
+    at.switch_page("page_scripts/search.py").run()
     at.text_input(key="search_query").set_value("caching").run()
     assert max(len(t) for t in _texts(at)) == SHOWN_CHARS
     assert "caching decision, short" in _texts(at)  # a short one whole, with no toggle

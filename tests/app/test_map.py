@@ -29,8 +29,8 @@ from tests.app.inert import check_page
 from tests.conftest import FakeEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
-PAGE = "app_pages/map.py"
+APP = str(ROOT / "memlens_app" / "main.py")
+PAGE = "page_scripts/map.py"
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 IMG = "<img src=x onerror=alert(1)>"
 BIDI = "safe\u202etxt.exe"

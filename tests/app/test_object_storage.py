@@ -16,8 +16,8 @@ from tests.conftest import FakeEmbedder
 from tests.memory_core.store.object_storage_server import S3Server
 
 ROOT = Path(__file__).resolve().parents[2]
-SEARCH = str(ROOT / "app_pages" / "search.py")
-APP = str(ROOT / "app.py")
+SEARCH = str(ROOT / "memlens_app" / "page_scripts" / "search.py")
+APP = str(ROOT / "memlens_app" / "main.py")
 
 
 @pytest.fixture

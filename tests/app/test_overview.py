@@ -1,4 +1,5 @@
-"""AppTest of app.py and the Overview page against real stores in tmp_path."""
+"""AppTest of the router (memlens_app/main.py) and the Overview page against real stores in
+tmp_path."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from memory_core.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "memlens_app" / "main.py")
 
 
 @pytest.fixture
@@ -80,24 +81,24 @@ def test_bad_store_location_is_an_error_not_a_crash(tmp_path: Path,
     assert "is a file, not a folder" in at.sidebar.error[0].value
 
 
-def test_app_py_routes_to_every_page_script_and_only_to_those() -> None:
-    """Top-level modules of app_pages/ are pages; everything else lives in app_pages/widgets/."""
-    from app_pages.widgets.routes import PAGES
+def test_the_router_routes_to_every_page_script_and_only_to_those() -> None:
+    """The modules of memlens_app/page_scripts/ are pages; widgets live in memlens_app/widgets/."""
+    from memlens_app.widgets.common.routes import PAGES
 
-    routed = {spec.script for spec in PAGES}  # app.py builds its navigation from PAGES
-    scripts = {f"app_pages/{p.name}" for p in (Path(APP).parent / "app_pages").glob("*.py")
+    routed = {spec.script for spec in PAGES}  # main.py builds its navigation from PAGES
+    scripts = {f"page_scripts/{p.name}" for p in (Path(APP).parent / "page_scripts").glob("*.py")
                if p.name != "__init__.py"}
-    assert routed == scripts == {"app_pages/overview.py", "app_pages/search.py",
-                                 "app_pages/ranking_lab.py", "app_pages/export_diff.py",
-                                 "app_pages/curate.py", "app_pages/graph.py",
-                                 "app_pages/decay.py", "app_pages/map.py",
-                                 "app_pages/agents.py"}
+    assert routed == scripts == {"page_scripts/overview.py", "page_scripts/search.py",
+                                 "page_scripts/ranking_lab.py", "page_scripts/export_diff.py",
+                                 "page_scripts/curate.py", "page_scripts/graph.py",
+                                 "page_scripts/decay.py", "page_scripts/map.py",
+                                 "page_scripts/agents.py"}
 
 
 @pytest.mark.model  # the Search page embeds its default query with the real model
 @pytest.mark.parametrize("page, header", [
-    ("app_pages/search.py", "Search"), ("app_pages/ranking_lab.py", "Ranking Lab"),
-    ("app_pages/export_diff.py", "Export Diff"), ("app_pages/decay.py", "Decay"),
+    ("page_scripts/search.py", "Search"), ("page_scripts/ranking_lab.py", "Ranking Lab"),
+    ("page_scripts/export_diff.py", "Export Diff"), ("page_scripts/decay.py", "Decay"),
 ])
 def test_every_page_opens_through_the_router(seeded: MemoryStore, page: str,
                                              header: str) -> None:

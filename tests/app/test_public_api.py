@@ -1,5 +1,6 @@
-"""The web app (app.py and everything under app_pages/) uses only memory_core's public API:
-`from memory_core import ...` of names in `__all__`, and no store internals."""
+"""The web app (everything under memlens_app/, and the checkout's app.py) uses only
+memory_core's public API: `from memory_core import ...` of names in `__all__`, and no store
+internals."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 import memory_core
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_FILES = sorted([ROOT / "app.py", *(ROOT / "app_pages").rglob("*.py")])
+APP_FILES = sorted([ROOT / "app.py", *(ROOT / "memlens_app").rglob("*.py")])
 # MemoryStore's parts that only the store itself may touch (DESIGN.md section 1, STYLE.md).
 STORE_INTERNALS = ("tables", "keys", "edge_index")
 
@@ -67,4 +68,5 @@ def test_the_scan_catches_each_kind_of_reach(source: str, expected: list[str]) -
 
 def test_the_scan_covers_the_pages_and_their_widgets() -> None:
     names = {str(p.relative_to(ROOT)) for p in APP_FILES}
-    assert {"app.py", "app_pages/search.py", "app_pages/widgets/state.py"} <= names
+    assert {"app.py", "memlens_app/main.py", "memlens_app/page_scripts/search.py",
+            "memlens_app/widgets/common/state.py", "memlens_app/server.py"} <= names

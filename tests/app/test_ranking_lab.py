@@ -16,7 +16,7 @@ from memory_core.seeding import DEMO_QUERIES, demo_dir
 from memory_core.store import MemoryStore
 from tests.app.inert import plain
 
-PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "ranking_lab.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "memlens_app" / "page_scripts" / "ranking_lab.py")
 TAG = "costs"
 AS_OF = datetime(2026, 10, 1, tzinfo=UTC)  # the decay clock the page is set to
 
@@ -112,7 +112,7 @@ def test_invalid_knobs_disable_the_run(demo_store: MemoryStore) -> None:
 
 def test_a_query_file_under_data_and_a_broken_one(monkeypatch: pytest.MonkeyPatch,
                                                   tmp_path: Path) -> None:
-    import app_pages.widgets.lab_inputs as lab_inputs
+    import memlens_app.widgets.ranking_lab.inputs as lab_inputs
 
     (tmp_path / "sets").mkdir()
     good = (demo_dir() / DEMO_QUERIES).read_text().splitlines()[:3]

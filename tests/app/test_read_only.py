@@ -12,7 +12,7 @@ from memory_core.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "memlens_app" / "main.py")
 SEED = "Seed the demo corpus"
 ENV_NOTICE = "read-only: MEMLENS_READ_ONLY is set, so this app cannot seed the demo corpus."
 
@@ -92,7 +92,7 @@ def test_populated_store_reads_fine_read_only(
     assert {m.label: m.value for m in at.metric}["Memories"] == "2"
     assert not _seed_buttons(at)
     assert "read-only: MEMLENS_READ_ONLY is set" in [c.value for c in at.sidebar.caption]
-    at.switch_page("app_pages/search.py").run()
+    at.switch_page("page_scripts/search.py").run()
     at.text_input(key="search_query").input("token race").run()
     assert not at.exception and not at.error
     assert store.table_versions() == before

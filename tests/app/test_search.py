@@ -19,7 +19,7 @@ from memory_core.retrieval.search import EngineEvidence, Hit
 from memory_core.store import MemoryStore
 from memory_core.viz.explain import score_parts, score_waterfall
 
-PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "search.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "memlens_app" / "page_scripts" / "search.py")
 HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(2)> prefers terse caching answers"
 ATLAS = {"dec-old", "dec-new", "obs-evict", "auth-mutex", "auth-tabs"}
 HERD = {"hostile", "herd-table", "herd-summary", "herd-uv", "archived"}

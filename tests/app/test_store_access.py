@@ -12,7 +12,7 @@ from memory_core.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "memlens_app" / "main.py")
 
 
 @pytest.fixture
@@ -85,8 +85,9 @@ def test_only_the_seed_button_creates_the_configured_store(
     at = AppTest.from_file(APP, default_timeout=120).run()
     assert not at.exception and not at.sidebar.error
     assert "has no memories yet" in at.info[0].value
-    for page in ("app_pages/search.py", "app_pages/ranking_lab.py", "app_pages/export_diff.py",
-                 "app_pages/decay.py", "app_pages/map.py", "app_pages/overview.py"):
+    for page in ("page_scripts/search.py", "page_scripts/ranking_lab.py",
+                 "page_scripts/export_diff.py", "page_scripts/decay.py", "page_scripts/map.py",
+                 "page_scripts/overview.py"):
         at.switch_page(page).run()
         assert not at.exception
     assert not missing.exists()  # looking at every page created nothing

@@ -16,7 +16,7 @@ from memory_core.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "memlens_app" / "main.py")
 SECRET = "acme payroll runs on the third friday"
 
 
@@ -44,7 +44,7 @@ def _shown(at: AppTest) -> str:
 
 def test_ranking_lab_drops_another_tenants_results(two_tenants: MemoryStore, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    import app_pages.widgets.lab_inputs as lab_inputs
+    import memlens_app.widgets.ranking_lab.inputs as lab_inputs
 
     sets = tmp_path / "data"
     sets.mkdir()
@@ -52,7 +52,7 @@ def test_ranking_lab_drops_another_tenants_results(two_tenants: MemoryStore, tmp
         {"qid": "q1", "query": "payroll friday", "relevant": {"a-1": 1}}) + "\n")
     monkeypatch.setattr(lab_inputs, "data_dir", lambda: sets)
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("app_pages/ranking_lab.py").run()
+    at.switch_page("page_scripts/ranking_lab.py").run()
     at.radio(key="lab_source").set_value("File under data/").run()
     at.selectbox(key="lab_file").select("acme.ndjson").run()
     at.button(key="lab_run").click().run()
@@ -77,7 +77,7 @@ def test_export_diff_defaults_to_this_tenants_export(two_tenants: MemoryStore,
     os.utime(folder / "acme.ndjson", (1, 1))
     os.utime(folder / "default.ndjson", (2, 2))
     at = AppTest.from_file(APP, default_timeout=60).run()  # tenant acme
-    at.switch_page("app_pages/export_diff.py").run()
+    at.switch_page("page_scripts/export_diff.py").run()
     assert not at.exception
     picked = at.selectbox(key="diff_file_A")
     assert picked.value == folder / "acme.ndjson"

@@ -19,7 +19,7 @@ from tests.conftest import FakeEmbedder
 from tests.payloads import BIDI, HOSTILE, SHOWN_BIDI, URL
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
+APP = str(ROOT / "memlens_app" / "main.py")
 TENANT = f"t {HOSTILE}"
 EMPTY_TENANT = f"e {HOSTILE}"
 
@@ -46,8 +46,8 @@ def hostile(tmp_path: Path, app_embedder: FakeEmbedder,
 
 def test_the_checker_sees_what_streamlit_would_render() -> None:
     """The oracle first: raw hostile text is caught, `md`'s output is not (Chromium agrees:
-    see app_pages/widgets/markup.py)."""
-    from app_pages.widgets.markup import badges, code, md
+    see memlens_app/widgets/common/markup.py)."""
+    from memlens_app.widgets.common.markup import badges, code, md
 
     found = hazards(HOSTILE)
     for kind in ("image", "link_open", "directive :red[", "html_inline", "autolink http",
@@ -75,7 +75,7 @@ def test_overview_and_sidebar(hostile: MemoryStore, monkeypatch: pytest.MonkeyPa
 
 def test_search_results_filters_and_details(hostile: MemoryStore) -> None:
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("app_pages/search.py").run()
+    at.switch_page("page_scripts/search.py").run()
     at.text_input(key="search_query").set_value("caching").run()
     at.segmented_control(key="search_tier").set_value("full").run()
     at.multiselect(key="search_project").set_value([HOSTILE, "atlas"]).run()
@@ -91,7 +91,7 @@ def test_search_results_filters_and_details(hostile: MemoryStore) -> None:
 
 def test_ranking_lab(hostile: MemoryStore, tmp_path: Path,
                      monkeypatch: pytest.MonkeyPatch) -> None:
-    import app_pages.widgets.lab_inputs as lab_inputs
+    import memlens_app.widgets.ranking_lab.inputs as lab_inputs
 
     sets = tmp_path / "data"
     sets.mkdir()
@@ -101,7 +101,7 @@ def test_ranking_lab(hostile: MemoryStore, tmp_path: Path,
     (sets / "hostile.ndjson").write_text("".join(json.dumps(q) + "\n" for q in lines))
     monkeypatch.setattr(lab_inputs, "data_dir", lambda: sets)
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("app_pages/ranking_lab.py").run()
+    at.switch_page("page_scripts/ranking_lab.py").run()
     at.radio(key="lab_source").set_value("File under data/").run()
     at.selectbox(key="lab_file").select("hostile.ndjson").run()
     at.multiselect(key="lab_tags").set_value([HOSTILE]).run()
@@ -118,7 +118,7 @@ def test_export_diff(hostile: MemoryStore, app_embedder: FakeEmbedder) -> None:
                                                   project=f"{HOSTILE} 2")])
     hostile.add([Memory.new(f"new {HOSTILE}", "lesson", project=HOSTILE, tenant=TENANT)])
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("app_pages/export_diff.py").run()
+    at.switch_page("page_scripts/export_diff.py").run()
     at.radio(key="diff_breakdown").set_value("project").run()
     check_page(at, SHOWN_BIDI)
     assert at.selectbox(key="diff_record").options  # the side-by-side view is there
@@ -128,7 +128,7 @@ def test_decay(hostile: MemoryStore) -> None:
     from datetime import UTC, datetime, timedelta
 
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("app_pages/decay.py").run()
+    at.switch_page("page_scripts/decay.py").run()
     # a year on, the observation (S 30 days) is about to fall below 0.5: listed at risk
     day = (datetime.now(UTC) + timedelta(days=370)).date()
     at.date_input(key="decay_as_of").set_value(day).run()

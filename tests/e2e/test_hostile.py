@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from app_pages.widgets.routes import PAGES, PageSpec
+from memlens_app.widgets.common.routes import PAGES, PageSpec
 from tests.e2e.browser import Visit, open_visit
 from tests.e2e.chromium import PLAYWRIGHT_MISSING
 from tests.e2e.hostile_store import BEFORE_EXPORT, TOPIC, HostileStore, build

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from app_pages.widgets.routes import PAGES, PageSpec
+from memlens_app.widgets.common.routes import PAGES, PageSpec
 from tests.e2e.browser import Visit
 from tests.e2e.chromium import PLAYWRIGHT_MISSING
 from tests.e2e.demo_copy import DemoCopy
@@ -67,7 +67,7 @@ def menu_and_favicon(visit: Visit, demo_copy: DemoCopy) -> None:
         "[...document.querySelectorAll('link[rel~=icon]')].map(link => link.href)")
     assert icons and all("/media/" in href for href in icons), icons
     favicon = page.request.get(icons[0])
-    expected = (Path(__file__).resolve().parents[2] / "app_pages" / "favicon.png").read_bytes()
+    expected = (Path(__file__).resolve().parents[2] / "memlens_app" / "favicon.png").read_bytes()
     assert favicon.ok and favicon.body() == expected
 
 

@@ -1,4 +1,4 @@
-"""Every page (app_pages/widgets/routes.py) opened on one tenant of the store whose two
+"""Every page (memlens_app/widgets/common/routes.py) opened on one tenant of the store whose two
 tenants share memory ids and texts shows nothing of the other tenant: no element the page
 sends to the browser (text, tables, charts, graph HTML, widget options) holds the other
 tenant's marker. One AppTest per tenant visits every page once; Search also runs a query,
@@ -13,17 +13,17 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_pages.widgets.routes import PAGES
+from memlens_app.widgets.common.routes import PAGES
 from tests.hardening.isolation import two_tenants, use_fast_stand_ins
 from tests.hardening.tenants import MARK, OWN_ID, TENANTS, TwoTenants, other, solo_id
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "memlens_app" / "main.py")
 #: Pages that show the chosen tenant's records here (so their check is not vacuous); the
 #: Ranking Lab and Export Diff need a query set or export files first: their tenant scope
 #: is driven in tests/app/test_tenant_scope.py.
-SHOWS_OWN = {"app_pages/overview.py", "app_pages/search.py", "app_pages/curate.py",
-             "app_pages/decay.py", "app_pages/map.py", "app_pages/graph.py",
-             "app_pages/agents.py"}
+SHOWS_OWN = {"page_scripts/overview.py", "page_scripts/search.py", "page_scripts/curate.py",
+             "page_scripts/decay.py", "page_scripts/map.py", "page_scripts/graph.py",
+             "page_scripts/agents.py"}
 
 
 def _protos(node: Any) -> Iterator[str]:
@@ -50,7 +50,7 @@ def two(tmp_path_factory: pytest.TempPathFactory) -> TwoTenants:
 def app_on(two: TwoTenants, monkeypatch: pytest.MonkeyPatch) -> TwoTenants:
     import streamlit as st
 
-    import app_pages.widgets.state as state
+    import memlens_app.widgets.common.state as state
 
     use_fast_stand_ins(monkeypatch)
     monkeypatch.setattr(state, "load_embedder", lambda settings=None: two.embedder)
@@ -76,16 +76,16 @@ def test_pages_show_only_the_tenants_records(app_on: TwoTenants, tenant: str,
     for page in PAGES:
         at.switch_page(page.script).run()
         assert not at.exception, (page.script, at.exception)
-        if page.script == "app_pages/search.py":
+        if page.script == "page_scripts/search.py":
             at.text_input(key="search_query").input("launch code vault").run()
-        if page.script == "app_pages/graph.py":
+        if page.script == "page_scripts/graph.py":
             at.segmented_control(key="graph_focus_by").set_value("id").run()
             at.text_input(key="graph_focus_id").input(OWN_ID).run()
-        if page.script == "app_pages/curate.py":  # the Consolidate tab runs only when open
+        if page.script == "page_scripts/curate.py":  # the Consolidate tab runs only when open
             at.session_state["curate_tab"] = "Consolidate"
             at.run()
             assert "Evidence changed" in [h.value for h in at.subheader]
-        if page.script == "app_pages/map.py":
+        if page.script == "page_scripts/map.py":
             at.button_group(key="map_colour").set_value("consolidation").run()
         text = sent(at)
         assert theirs not in text and solo_id(other(tenant)) not in text, page.script

@@ -19,7 +19,7 @@ from tests.conftest import run_cli
 
 
 def test_the_pages_are_the_apps() -> None:
-    from app_pages.widgets.routes import PAGES
+    from memlens_app.widgets.common.routes import PAGES
 
     assert set(page_names()) == {Path(p.script).stem for p in PAGES}
     assert check_pages(()) == TARGET_PAGES == ("overview", "search")

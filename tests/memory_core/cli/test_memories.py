@@ -123,9 +123,8 @@ def test_serve_binds_to_this_machine_unless_told(tmp_path: Path, argv: list[str]
                         *argv], capsys)
     assert code == 0
     [args] = calls
-    # Streamlit's command line behind the launcher that preloads LanceDB
-    root = Path(memories.__file__).resolve().parents[2]
-    assert args[1:4] == [str(root / "app_server.py"), "run", str(root / "app.py")]
+    # the app's server process, by module: the engine never imports the app
+    assert args[1:3] == ["-m", "memlens_app.server"]
     assert args[args.index("--server.address") + 1] == address
     assert ("warning: memlens listens on 0.0.0.0" in err) is warned
     assert "no login" in err if warned else "warning" not in err

@@ -1,0 +1,1 @@
+"""The Agents page's widgets."""

@@ -1,0 +1,1 @@
+"""The Curate page's widgets."""

@@ -1,0 +1,1 @@
+"""The Decay page's widgets."""

@@ -1,0 +1,1 @@
+"""The Export Diff page's widgets."""

@@ -1,0 +1,1 @@
+"""The Graph page's widgets."""

@@ -1,0 +1,1 @@
+"""The Map page's widgets."""

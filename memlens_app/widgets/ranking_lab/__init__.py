@@ -1,0 +1,1 @@
+"""The Ranking Lab page's widgets."""
