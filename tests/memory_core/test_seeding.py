@@ -83,3 +83,16 @@ def test_demo_store_seeds_once_in_the_cache_folder(monkeypatch: pytest.MonkeyPat
     assert again.count(Filter(status=STATUSES)) == memories and again.version == version
     monkeypatch.setenv("MEMLENS_STORE", str(tmp_path / "chosen"))
     assert demo_store().uri == str(tmp_path / "chosen")
+
+
+def test_the_demo_files_are_package_data_of_memory_core() -> None:
+    """Installed from a wheel, memlens finds its demo corpus in its own package (no
+    checkout's `data/` folder needed)."""
+    import memory_core
+    from memory_core.seeding import DEMO_FILES, demo_file
+
+    package = Path(memory_core.__file__).resolve().parent
+    for name in DEMO_FILES:
+        assert demo_file(name).is_file() and demo_file(name).parent == package / "demo_data"
+    with pytest.raises(ValueError, match="demo_export.ndjson, queries.ndjson"):
+        demo_file("../pyproject.toml")
