@@ -81,6 +81,18 @@ def test_bad_store_location_is_an_error_not_a_crash(tmp_path: Path,
     assert "is a file, not a folder" in at.sidebar.error[0].value
 
 
+def test_the_checkouts_app_py_runs_the_packaged_router(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`streamlit run app.py` in a checkout still works: the shim runs memlens_app/main.py,
+    which finds its pages in the package, not beside the entry script."""
+    monkeypatch.setenv("MEMLENS_STORE", str(tmp_path / "none"))
+    monkeypatch.setenv("MEMLENS_EMBED_MODEL", "none")
+    at = AppTest.from_file(str(Path(APP).parents[1] / "app.py"), default_timeout=60).run()
+    assert not at.exception and at.header[0].value == "Overview"
+    at.switch_page("memlens_app/page_scripts/export_diff.py").run()
+    assert not at.exception and at.header[0].value == "Export Diff"
+
+
 def test_the_router_routes_to_every_page_script_and_only_to_those() -> None:
     """The modules of memlens_app/page_scripts/ are pages; widgets live in memlens_app/widgets/."""
     from memlens_app.widgets.common.routes import PAGES
