@@ -7,6 +7,7 @@ import threading
 from memory_core.config import DEFAULT_MODEL, Settings
 from memory_core.embedding.base import Embedder, UnavailableEmbedder
 from memory_core.embedding.fastembed_embedder import FastEmbedEmbedder
+from memory_core.embedding.packaged_model import PackagedModelEmbedder
 from memory_core.errors import EmbedderUnavailableError
 from memory_core.untrusted import shown
 
@@ -39,8 +40,6 @@ def load_embedder(settings: Settings | None = None) -> Embedder:
     BM25-only). Loading itself is lazy: a broken model shows up at the first `embed_batch`
     as `EmbedderUnavailableError`, which the store turns into `embedding_status="pending"`.
     """
-    from memory_core.embedding.offline import offline_model_dir
-
     settings = settings or Settings.from_env()
     name = settings.embed_model
     key = (name, str(settings.model_cache))
@@ -54,11 +53,7 @@ def load_embedder(settings: Settings | None = None) -> Embedder:
                 "(MEMLENS_EMBED_MODEL=none); unset it and run `memlens reembed`",
             )
         elif name == DEFAULT_MODEL:
-            cache = settings.model_cache
-            embedder = FastEmbedEmbedder(
-                DEFAULT_MODEL, KNOWN_DIMENSIONS[DEFAULT_MODEL],
-                model_dir=lambda: offline_model_dir(cache),
-            )
+            embedder = PackagedModelEmbedder(DEFAULT_MODEL, KNOWN_DIMENSIONS[DEFAULT_MODEL])
         else:
             embedder = FastEmbedEmbedder(
                 name, model_dimension(name), cache_dir=settings.model_cache / "fastembed"

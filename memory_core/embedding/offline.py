@@ -129,6 +129,18 @@ def _link_or_copy(source: Path, target: Path) -> None:
         shutil.copyfile(source, target)
 
 
+def verified_files() -> tuple[Path, Path]:
+    """The packaged ONNX and `tokenizer.json`, their sha256 checked once a process."""
+    onnx, expected = packaged_onnx()
+    tokenizer = packaged_tokenizer()
+    with _lock:
+        if onnx not in _verified:
+            verify_onnx(onnx, expected)
+            verify_tokenizer(tokenizer)
+            _verified.add(onnx)
+    return onnx, tokenizer
+
+
 def offline_model_dir(cache: Path) -> Path:
     """The fastembed model folder under `cache`, (re)built and its files verified once a process."""
     onnx, expected = packaged_onnx()

@@ -10,8 +10,14 @@ import numpy as np
 import pytest
 
 from memory_core.config import DEFAULT_MODEL, Settings
-from memory_core.embedding import FastEmbedEmbedder, load_embedder, loader, offline
-from memory_core.embedding.no_spinning import spinning_of
+from memory_core.embedding import (
+    FastEmbedEmbedder,
+    PackagedModelEmbedder,
+    load_embedder,
+    loader,
+    offline,
+)
+from memory_core.embedding.packaged_model import SPINNING
 from memory_core.errors import EmbedderUnavailableError
 
 REFERENCES = Path(__file__).parent / "data" / "reference_vectors.json"
@@ -20,13 +26,13 @@ pytestmark = pytest.mark.model
 
 
 @pytest.fixture
-def model(model_cache: Path) -> FastEmbedEmbedder:
+def model(model_cache: Path) -> PackagedModelEmbedder:
     embedder = load_embedder(Settings.from_env())
-    assert isinstance(embedder, FastEmbedEmbedder)
+    assert isinstance(embedder, PackagedModelEmbedder)
     return embedder
 
 
-def test_default_is_minilm_384(model: FastEmbedEmbedder) -> None:
+def test_default_is_minilm_384(model: PackagedModelEmbedder) -> None:
     assert model.model_id == DEFAULT_MODEL == "sentence-transformers/all-MiniLM-L6-v2"
     assert model.dimension == 384
     vectors = model.embed(["hello world", "another text"])
@@ -34,7 +40,7 @@ def test_default_is_minilm_384(model: FastEmbedEmbedder) -> None:
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
 
 
-def test_related_sentences_score_far_above_unrelated(model: FastEmbedEmbedder) -> None:
+def test_related_sentences_score_far_above_unrelated(model: PackagedModelEmbedder) -> None:
     cat, kitten, revenue = model.embed([
         "The cat sat on the mat", "A kitten is resting on the rug",
         "Quarterly revenue grew by twelve percent",
@@ -45,7 +51,7 @@ def test_related_sentences_score_far_above_unrelated(model: FastEmbedEmbedder) -
     assert related - unrelated > 0.4
 
 
-def test_vectors_match_independent_reference_pipeline(model: FastEmbedEmbedder) -> None:
+def test_vectors_match_independent_reference_pipeline(model: PackagedModelEmbedder) -> None:
     references = json.loads(REFERENCES.read_text())
     texts = list(references)
     vectors = model.embed(texts)
@@ -55,14 +61,30 @@ def test_vectors_match_independent_reference_pipeline(model: FastEmbedEmbedder) 
         assert cosine >= 0.999, (text, cosine)
 
 
-def test_batching_does_not_change_vectors(model: FastEmbedEmbedder) -> None:
+def test_batching_does_not_change_vectors(model: PackagedModelEmbedder) -> None:
     texts = [f"note {i} about {'caching ' * (i % 7)}layers" for i in range(40)]
     together = model.embed(texts, batch_size=32)
     alone = np.vstack([model.embed_one(t) for t in texts[:5]])
     assert np.allclose(together[:5], alone, atol=1e-4)
 
 
-def test_model_folder_has_the_files_fastembed_reads(model: FastEmbedEmbedder,
+def test_vectors_are_fastembeds_bit_for_bit(model: PackagedModelEmbedder,
+                                            model_cache: Path) -> None:
+    """The default model run directly gives the vectors fastembed gives from the same files:
+    short and long texts (past the 256-token truncation), one at a time and padded together,
+    so stores embedded by either search the same."""
+    reference = FastEmbedEmbedder(DEFAULT_MODEL, 384,
+                                  model_dir=lambda: offline.offline_model_dir(model_cache))
+    texts = ["hi", "The cat sat on the mat.", "Ünïcödé naïve café — ok?", "x " * 600,
+             "We chose LanceDB for the memory store because it embeds without a server.",
+             " ".join(f"decision {i} about caching layers" for i in range(80))]
+    ours, theirs = model.embed(texts, batch_size=4), reference.embed(texts, batch_size=4)
+    assert ours.dtype == theirs.dtype == np.float32
+    assert np.array_equal(ours, theirs)
+    assert np.array_equal(model.embed_one(texts[3]), reference.embed_one(texts[3]))
+
+
+def test_model_folder_has_the_files_fastembed_reads(model: PackagedModelEmbedder,
                                                     model_cache: Path) -> None:
     folder = offline.offline_model_dir(model_cache)
     names = {p.name for p in folder.iterdir()}
@@ -107,7 +129,7 @@ def test_no_network_is_touched(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     monkeypatch.setattr(socket.socket, "connect_ex", refuse)
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
-    monkeypatch.setattr(FastEmbedEmbedder, "_models", {})
+    monkeypatch.setattr(PackagedModelEmbedder, "_loaded_models", {})
     monkeypatch.setattr(loader, "_EMBEDDERS", {})
     monkeypatch.setattr(offline, "_verified", set())
     embedder = load_embedder(Settings.from_env(model_cache=tmp_path / "cold"))
@@ -128,16 +150,41 @@ def test_writes_go_pending_when_the_model_cannot_load(tmp_path: Path) -> None:
     assert store.get(report.inserted[0]).embedding_status == "pending"
 
 
-def test_the_query_encoder_does_not_spin_between_queries(model: FastEmbedEmbedder) -> None:
-    """Its onnxruntime threads sleep between runs (`no_spinning.py`), and the patch that
-    does it is gone once the model is loaded."""
+def test_the_query_encoder_does_not_spin_between_queries(model: PackagedModelEmbedder) -> None:
+    """Its onnxruntime threads sleep between runs, set on its own session only."""
+    import onnxruntime
+
+    options = model.session_options()
+    assert {options.get_session_config_entry(key) for key in SPINNING} == {"0"}
+    assert not _entries(onnxruntime.SessionOptions())
+
+
+def test_fastembed_models_do_not_spin_either(model_cache: Path) -> None:
+    """Other models run by fastembed get the same quiet threads (`no_spinning.py`), and the
+    patch that does it is gone once the model is loaded."""
     import onnxruntime
     from fastembed.common import onnx_model
 
-    model.preload()
-    assert set(spinning_of(model._load()).values()) == {"0"}
+    from memory_core.embedding.no_spinning import spinning_of
+
+    embedder = FastEmbedEmbedder(DEFAULT_MODEL, 384,
+                                 model_dir=lambda: offline.offline_model_dir(model_cache))
+    embedder.preload()
+    assert set(spinning_of(embedder._load()).values()) == {"0"}
     assert onnx_model.ort is onnxruntime
-    assert "session.intra_op.allow_spinning" not in _entries(onnxruntime.SessionOptions())
+
+
+def test_a_missing_model_package_is_pending_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the model package the embedder says what to install, as an error the store
+    turns into pending writes."""
+    def missing() -> tuple[Path, str]:
+        raise EmbedderUnavailableError("the embedding model package is missing; run `pip ...`")
+
+    monkeypatch.setattr(offline, "packaged_onnx", missing)
+    embedder = PackagedModelEmbedder(DEFAULT_MODEL, 384, threads=1)
+    monkeypatch.setattr(PackagedModelEmbedder, "_loaded_models", {})
+    with pytest.raises(EmbedderUnavailableError, match="model package is missing"):
+        embedder.embed(["x"])
 
 
 def _entries(options: object) -> set[str]:

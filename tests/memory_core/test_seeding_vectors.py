@@ -16,7 +16,7 @@ import pytest
 from memory_core.config import DEFAULT_MODEL, Settings
 from memory_core.embedding import (
     Embedder,
-    FastEmbedEmbedder,
+    PackagedModelEmbedder,
     UnavailableEmbedder,
     load_embedder,
     offline,
@@ -100,11 +100,11 @@ def _seed(tmp_path: Path, embedder: Embedder, texts: Sequence[str],
 def test_seeding_the_demo_embeds_nothing_with_the_model(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    monkeypatch.setattr(FastEmbedEmbedder, "embed_batch",
+    monkeypatch.setattr(PackagedModelEmbedder, "embed_batch",
                         lambda self, texts: calls.append(len(texts)))
     settings = Settings.from_env(store_uri=str(tmp_path / "store"))
     store = MemoryStore.open(settings=settings)
-    assert isinstance(store.embedder, FastEmbedEmbedder)  # the real default, loaded lazily
+    assert isinstance(store.embedder, PackagedModelEmbedder)  # the real default, loaded lazily
     report = seed_from_export(store)
     assert calls == []
     assert (report.pending, report.embedding_error, report.vectors_note) == (0, None, None)
