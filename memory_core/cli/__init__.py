@@ -1,4 +1,4 @@
-"""The `memlens` command: parse, call the engine, print (DESIGN.md section 8).
+"""The `memlens` command: parse, call the engine, print (docs/reference/cli.md).
 
 One module per command family (`memories`, `curation`, `corrections`, `search`, `graph`,
 `decay`, `projection` (map), `maintenance`, `exchange`, `eval`, `tune`, `bench`, `check`,

@@ -1,5 +1,5 @@
 """`memlens consolidate suggest | accept | reject | evaluate`: reflections from groups of
-related memories (seed 004), thin over `memory_core.consolidation` and
+related memories (HADES's reflections), thin over `memory_core.consolidation` and
 `memory_core.curation.consolidate`.
 
 `suggest` lists the candidates, strongest first, each with its rule-based draft; `accept`

@@ -1,5 +1,5 @@
 """`memlens correct | cite | events`: corrections, citations and the events table from the
-command line (seed 003 ADR-005, DESIGN.md sections 8 and 11).
+command line (docs/design/records.md for corrections, docs/design/events.md for events).
 
 `correct` writes one audited batch (`memlens undo BATCH` reverts its records; `--dry-run`
 previews it) and a `correct` event; `cite` records `cite` events (the decay composite's
@@ -58,8 +58,8 @@ TEXT_CHARS = 60
 def correct(ctx: click.Context, memory_id: str, verdict: str | None, kind: str | None,
             replacement: str | None, note: str | None, session_id: str | None,
             dry_run: bool, as_json: bool) -> None:
-    """Correct memory MEMORY_ID (seed 003 ADR-005): a --verdict on its confidence, a --kind
-    of correction on its stability, or both.
+    """Correct memory MEMORY_ID: a --verdict on its confidence, a --kind of correction on its
+    stability, or both.
 
     The status is left as it is (that is `memlens supersede`, `merge` or `archive`).
     Constitutional memories are exempt from the penalties (modified, rejected, the stability

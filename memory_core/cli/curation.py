@@ -1,5 +1,5 @@
 """`memlens edit | archive | restore | supersede | merge | delete | undo | audit |
-verify-deleted`: curation, previewed, confirmed and undoable (DESIGN.md sections 8 and 13).
+verify-deleted`: curation, previewed, confirmed and undoable (docs/design/curation.md).
 
 Every write is previewed first (the engine's `dry_run`): `--dry-run` prints the preview and
 stops, otherwise it is printed and confirmed (a purge by typing the number of memories) unless

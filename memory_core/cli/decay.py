@@ -1,5 +1,5 @@
 """`memlens decay at-risk | show | impact | what-if`: the decay analytics from the command
-line (DESIGN.md sections 4, 8 and 11), thin over `memory_core.decay_analysis`.
+line (docs/design/decay.md, docs/design/events.md), thin over `memory_core.decay_analysis`.
 
 Every command reads at one decay clock (`--as-of`, now by default) and writes nothing.
 Memory content is untrusted: everything printed goes through `echo`, content is shortened;

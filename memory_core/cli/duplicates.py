@@ -1,4 +1,4 @@
-"""`memlens duplicates`: near-duplicate memories (DESIGN.md sections 8 and 12), thin over
+"""`memlens duplicates`: near-duplicate memories (docs/design/map.md), thin over
 `memory_core.projection.near_duplicates`.
 
 Pairs whose vectors have cosine >= --threshold but whose contents differ (exact copies are

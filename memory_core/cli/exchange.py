@@ -1,4 +1,6 @@
-"""`memlens export | import | drill | diff`: move a tenant in and out of files (DESIGN.md 5, 8).
+"""`memlens export | import | drill | diff`: move a tenant in and out of files.
+
+The file formats are those of docs/design/exports.md and docs/design/importers.md.
 
 Each command parses, calls one engine function of `memory_core.exchange` and prints; user
 mistakes are `MemlensError`s, which the CLI's `main` prints as one line with exit code 1.
@@ -145,7 +147,7 @@ def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 @click.option("--table", default=None, callback=refuse_empty("to let the format find it"),
               help="Table name of a LanceDB source.")
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
-              help="A format-specific setting (see README); repeatable.")
+              help="A format-specific setting (see docs/guides/importers.md); repeatable.")
 @click.option("--queries-out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Benchmark formats: write their query set to this NDJSON file.")
 @click.option("--formats", "list_formats", is_flag=True, is_eager=True, expose_value=False,

@@ -1,5 +1,5 @@
 """`memlens why | link | unlink | graph health | graph export`: the causal graph from the
-command line (DESIGN.md sections 8 and 10).
+command line (docs/design/graph.md).
 
 `why` prints what led to a memory and what it led to as indented trees (relation, decayed
 strength, shortened content), its supersession chain, the contradictions touching it and the

@@ -35,9 +35,9 @@ def index(ctx: click.Context, force_vector: bool, rebuild_vector: bool, threshol
     """Create missing indexes (filters, full text, vectors) and fold new rows into existing ones.
 
     Says what it built and why. Version history is kept, so undo still works afterwards.
-    Vector search stays exact (brute force) below the threshold; above it an IVF_HNSW_SQ
-    index is built (partitions by the rule in README.md) and its recall@10 against exact
-    search is reported.
+    Vector search stays exact (brute force) below the threshold; above it a vector index is
+    built (IVF_HNSW_SQ in one partition up to 250,000 vectors, IVF_SQ above) and its
+    recall@10 against exact search is reported.
     """
     from memory_core.store.indexes import ensure_indexes, index_steps
 

@@ -47,7 +47,7 @@ UNSET_TENANT = "to use MEMLENS_TENANT (default 'default')"
 def refuse_empty(unset: str) -> Callback:
     """An option callback refusing an empty value, with `unset` saying what leaving the
     option out does: `--project ""` is nearly always an unset shell variable, and an empty
-    value used to mean "no restriction" for some options and "match nothing" for others.
+    value could mean either "no restriction" or "match nothing".
     """
     def check(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
         if value == "" or (isinstance(value, tuple) and "" in value):

@@ -1,4 +1,4 @@
-"""`memlens map`: the embedding map from the command line (DESIGN.md sections 8 and 12),
+"""`memlens map`: the embedding map from the command line (docs/design/map.md),
 thin over `memory_core.projection`: the layout written to parquet or CSV for notebooks and
 other tools, or printed.
 
@@ -66,7 +66,7 @@ def _with_clusters(frame: pl.DataFrame) -> tuple[pl.DataFrame, Any]:
     import memory_core.projection as projection
 
     cluster_layout = getattr(projection, "cluster_layout", None)
-    if cluster_layout is None:  # the clusters are the other half of issue 14
+    if cluster_layout is None:  # an install whose projection package has no clusters
         raise click.ClickException("--clusters needs memory_core.projection.cluster_layout, "
                                    "which this install of memlens lacks")
     clusters = cluster_layout(frame)
