@@ -22,7 +22,7 @@ DEMO_SEED = 20260522
 class DemoCorpus:
     """What agents of four projects remembered over six months, with an evaluation set.
 
-    `queries` are query-set lines (DESIGN.md section 9): dicts with `qid`, `query`,
+    `queries` are query-set lines (docs/design/evaluation.md): dicts with `qid`, `query`,
     `relevant` ({memory_id: grade}), `filter` and `tags`. `events` are the recalls that
     account for each memory's access history, and a few cites (`demo/events.py`).
     """

@@ -1,4 +1,4 @@
-"""Re-recorded memories for dedup tools to find: exact copies and near copies (seed 004's
+"""Re-recorded memories for dedup tools to find: exact copies and near copies (HADES's
 content_hash dedup). Each copy names its original in `metadata["duplicate_of"]` and says
 `metadata["duplicate_kind"]`: "exact" (same content hash; some differ only in whitespace,
 which the hash normalises away) or "near" (a small rewording, so a different hash)."""

@@ -164,7 +164,7 @@ def build_memories(b: Builder) -> tuple[Memory, ...]:
         count, last = _access(b, draft, tier)
         stability = None
         if draft.status == "superseded":
-            # A corrected memory's stability is halved (DESIGN.md section 4, corrections).
+            # A corrected memory's stability is halved (docs/design/decay.md, corrections).
             stability = default_stability(draft.memory_type, tier) * 0.5
         memories.append(Memory.new(
             draft.content, draft.memory_type, id=draft.id, created_at=created,

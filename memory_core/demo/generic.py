@@ -1,5 +1,5 @@
 """Memories outside any storyline: rules, identities, preferences, agent patterns, facts, and
-one summary per session (seed 000's session_summary, identity from seed 001)."""
+one summary per session (herd's session_summary, superagents' identity)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Cross-cutting lore of the demo world: coordination patterns the agents show across
-sessions (seed 000: "Mason needs explicit file lists in spawn context"), skill ideas
-(seed 002), and standing facts about each project."""
+sessions (herd's "Mason needs explicit file lists in spawn context"), skill ideas
+(Make_Skills'), and standing facts about each project."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class AgentPattern:
-    """A coordination pattern accumulated from observations across sessions (seed 000)."""
+    """A coordination pattern accumulated from observations across sessions (herd's kind)."""
 
     pattern: str
     observations: tuple[str, ...]

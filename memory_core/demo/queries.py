@@ -1,4 +1,4 @@
-"""The evaluation query set of the demo corpus (DESIGN.md section 9).
+"""The evaluation query set of the demo corpus (docs/design/evaluation.md).
 
 Four kinds, named in each query's `tags`: `keyword` (shares words with its targets),
 `paraphrase` (the storyline in other words; few shared content words), `filtered` (a

@@ -1,6 +1,6 @@
 """The session calendar of the demo: 80 working sessions over six months.
 
-A session has one agent, one project and one day; its id follows seed 000's
+A session has one agent, one project and one day; its id follows herd's
 `agent-date-letter` form (`steve-2026-05-14-a`, then `-b` for the same agent's second session
 that day). Every memory of a session is created within that day.
 """

@@ -1,4 +1,4 @@
-"""Storylines of `herd`: the multi-agent platform whose memory lives in LanceDB (seed 000)."""
+"""Storylines of `herd`: the multi-agent platform whose memory lives in LanceDB."""
 
 from __future__ import annotations
 

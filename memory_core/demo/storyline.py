@@ -1,7 +1,7 @@
 """Storylines into drafts: each storyline becomes a chain of memories across sessions.
 
-A storyline runs through 3-5 sessions of its project in phases (seed 004's observation ->
-reflection flow, seed 000's decision_context): `discover` (symptoms, an incident, the topic),
+A storyline runs through 3-5 sessions of its project in phases (HADES's observation ->
+reflection flow, herd's decision_context): `discover` (symptoms, an incident, the topic),
 `diagnose` (the cause), `decide` (decision_context and the decision, an HDR), `verify` (the
 numbers after the fix, a lesson, a reflection), and for storylines with a `later` option,
 `strain` (the choice shows its limits and a new decision supersedes the first).
@@ -284,7 +284,7 @@ PHASES = {"discover": _discover, "diagnose": _diagnose, "decide": _decide,
 
 
 def _link_story(b: Builder, t: Trace) -> None:
-    """The lineage of a storyline (seed 003 ADR-004 relations, seed 004's derived_from)."""
+    """The lineage of a storyline (the causal relations and HADES's derived_from)."""
     rng = b.rng
     ev = (t.ticket, t.hdr)
     dec, dec2, topic = t.first("decision"), t.first("decision2"), t.first("topic")

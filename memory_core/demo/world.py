@@ -1,7 +1,8 @@
 """The demo world: projects, agents, people, and the memories that belong to no storyline.
 
-The agents and their habits follow seed 000 (herd: Steve the architect, Mason the backend agent,
-Wardenstein the reviewer; Faust the human architect); the memory kinds follow seeds 002-004.
+The agents and their habits follow herd's (Steve the architect, Mason the backend agent,
+Wardenstein the reviewer; Faust the human architect); the memory kinds follow Make_Skills,
+SpecKit and HADES (docs/design/seeds.md).
 Everything here is plain data; `corpus` turns it into records.
 """
 
@@ -48,7 +49,7 @@ PROJECTS: tuple[Project, ...] = (
 )
 PROJECT_BY_NAME = {p.name: p for p in PROJECTS}
 
-#: agent -> role (seed 000 names three of them; the other three complete the team).
+#: agent -> role (herd names three of them; the other three complete the team).
 AGENTS: dict[str, str] = {
     "steve": "architect",
     "mason": "backend",
