@@ -1,7 +1,7 @@
 """Curation: edit, archive, restore, supersede, merge, delete (optionally purge), undo,
-previews and `verify_deleted` (DESIGN.md section 13); corrections and citations (`correct`,
-`cite`: seed 003 ADR-005, DESIGN.md section 11); reflections (`consolidate`, seed 004). No
-Streamlit here."""
+previews and `verify_deleted` (docs/design/curation.md); corrections and citations
+(`correct`, `cite`: docs/design/records.md, docs/design/events.md); reflections
+(`consolidate`). No Streamlit here."""
 
 from memory_core.curation.actions import (
     EDITABLE,

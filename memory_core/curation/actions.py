@@ -1,4 +1,6 @@
-"""The curation actions: edit, archive, restore, supersede, merge and delete (DESIGN.md 13).
+"""The curation actions: edit, archive, restore, supersede, merge and delete.
+
+docs/design/curation.md describes them.
 
 Each validates everything before writing, writes in few commits under one `batch_id`
 (`memory_core.curation.batch`), and returns a `CurationReport`; `dry_run=True` returns the same

@@ -1,4 +1,4 @@
-"""`cite`: record that an agent's answer used memories (`cite` events, DESIGN.md section 11).
+"""`cite`: record that an agent's answer used memories (`cite` events, docs/design/events.md).
 
 A cite event earns the memory the decay composite's citation factor (x1.1 while its latest
 cite is at most 7 days old: `memory_core.decay`). Citing changes no record, so it writes no

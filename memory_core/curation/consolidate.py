@@ -1,11 +1,11 @@
-"""`consolidate`: a reflection written from several memories (seed 004), as one curation batch.
+"""`consolidate`: a reflection written from several memories, as one curation batch.
 
 The batch creates a `reflection` memory whose metadata says how it was made (`method`:
 manual, rule_based or llm_synthesis, and the `model` for the last), how many sources it has
 (`source_count`), how well they support it (`strength`, `memory_core.consolidation.strength`
 over the sources' cohesion) and which sources at which content (`sources`: id and content
 hash, so a later change to one is seen: `memory_core.consolidation.evidence`), plus one
-`derived_from` edge from the reflection to each source (seed 004's `consolidates`). The
+`derived_from` edge from the reflection to each source (HADES's `consolidates`). The
 sources may be archived in the same batch. Previewed with `dry_run`, confirmed with
 `expect=`, audited and undone like every other curation action.
 """
@@ -28,7 +28,7 @@ from memory_core.records import Edge, Memory, content_hash, utcnow
 from memory_core.store import MemoryStore
 from memory_core.untrusted import shown
 
-#: How a reflection was written (seed 004 `method`).
+#: How a reflection was written (HADES's `method`).
 METHODS = ("manual", "rule_based", "llm_synthesis")
 #: Fields of the new reflection a caller may set (the rest are the batch's own).
 FIELDS = ("tags", "why", "project", "repo", "agent", "session_id", "importance")
@@ -67,7 +67,7 @@ def _check(members: Sequence[str], content: str, method: str, model: str | None,
 def _refuse_held(store: MemoryStore, content: str) -> None:
     """Refuse content a memory of the tenant (any status) holds already. One filtered scan
     of the hash column, not `store.content_holder`: that key index is read again in full
-    after every curation write (about 0.7 s at 100,000 memories, most of a consolidate)."""
+    after every curation write, which would be most of a consolidate's cost."""
     where = (f"tenant = {sql_string(store.tenant)} AND "
              f"content_hash = {sql_string(content_hash(content))}")
     holders = sorted(store.bulk.scan(["id"], where)["id"].to_pylist())

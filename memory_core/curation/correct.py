@@ -1,4 +1,4 @@
-"""`correct`: an explicit correction of a memory (seed 003 ADR-005, DESIGN.md sections 4, 11).
+"""`correct`: an explicit correction of a memory (docs/design/records.md, "Corrections").
 
 A correction is a verdict on what the memory said (accepted, modified, rejected: its
 confidence), a kind (superseded, deprecated, refined, merged: its stability, and for three of
@@ -97,7 +97,7 @@ class _Correction:
         return before, after
 
     def metadata(self, memory_id: str, batch_id: str) -> dict[str, Any]:
-        """The `correct` event's metadata (DESIGN.md section 11)."""
+        """The `correct` event's metadata (docs/design/events.md)."""
         old, new = self.values["before"][memory_id], self.values["after"][memory_id]
         out: dict[str, Any] = {
             "verdict": self.verdict, "kind": self.kind, "note": self.note,

@@ -1,4 +1,4 @@
-"""The learning rules of a correction (seed 003 ADR-005, DESIGN.md section 4): pure functions.
+"""The learning rules of a correction (ADR-005, docs/design/decay.md): pure functions.
 
 * A verdict on what a memory said multiplies its confidence: accepted x1.05, modified x0.95,
   rejected x0.80, capped at 1. A memory with no confidence (null: nobody said) starts from
@@ -25,15 +25,15 @@ from memory_core.canonical import f32
 from memory_core.records import Memory
 from memory_core.stability import usable_stability
 
-#: Confidence multiplier of each verdict (seed 003 ADR-005).
+#: Confidence multiplier of each verdict.
 VERDICTS: dict[str, float] = {"accepted": 1.05, "modified": 0.95, "rejected": 0.80}
 #: Verdicts that lower confidence: waived for constitutional memories.
 PENALTIES = frozenset({"modified", "rejected"})
-#: Correction kinds (seed 003 ADR-005 `correction_type`) and the edge each draws from the
+#: Correction kinds (ADR-005's `correction_type`) and the edge each draws from the
 #: replacement to the corrected memory (None: no replacement).
 KINDS: dict[str, str | None] = {"superseded": "supersedes", "deprecated": None,
                                 "refined": "derived_from", "merged": "supersedes"}
-#: Stability multiplier of a corrected memory (seed 003 ADR-005 "0.5x stability penalty").
+#: Stability multiplier of a corrected memory (ADR-005's "0.5x stability penalty").
 STABILITY_PENALTY = 0.5
 #: What a null confidence counts as: the middle of the scale, "nobody said".
 UNKNOWN_CONFIDENCE = 0.5

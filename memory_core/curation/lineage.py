@@ -1,7 +1,7 @@
 """`derived_closure`: every memory derived from some given memories, each with the path that
-makes it derived (issue 39 section 4, the purge that follows lineage).
+makes it derived: what a purge that follows lineage also removes.
 
-`X derived_from Y` (seed 004's `consolidates`: a reflection, summary or insight pointing at its
+`X derived_from Y` (HADES's `consolidates`: a reflection, summary or insight pointing at its
 sources) makes X derived from Y, and whatever is derived from X is derived from Y too. The
 closure is a breadth-first walk against the edges' direction, from the given ids level by level
 (one read of the tenant's edges per level): each memory is reached once, by a shortest path,

@@ -1,6 +1,6 @@
 """What a purge does after the rows are deleted: scrub the audit's copies of the purged
 memories to tombstones, make recall sessions forget them, rebuild the full-text index and
-remove every older table version from disk (DESIGN.md section 13)."""
+remove every older table version from disk (docs/design/curation.md)."""
 
 from __future__ import annotations
 

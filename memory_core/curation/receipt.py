@@ -1,5 +1,5 @@
 """Deletion receipts: what a purge erased and how that was verified, as a JSON file a user
-can keep and show (issue 39 section 4), and `verify_receipt` to check it again later.
+can keep and show, and `verify_receipt` to check it again later (docs/design/curation.md).
 
 A receipt holds the store's URI and tenant, the purge's batch id and time, every purged id
 with its content hash (and, for a memory taken along as derived, the `derived_from` path that

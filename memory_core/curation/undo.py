@@ -1,5 +1,5 @@
 """Undo a curation batch: put the memories and edges it touched back as they were before it,
-read from LanceDB's version history (DESIGN.md section 2), as a new batch of its own.
+read from LanceDB's version history (docs/design/records.md), as a new batch of its own.
 
 Refused for a purge (its rows are gone from every version), when a later change touched the
 same memories or edges (the message names it: undo that first), and when the versions it
