@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 #: `progress(stage, fraction)`, fraction of the whole call in [0, 1].
 Progress = Callable[[str, float], None]
-#: Each stage's share of a call (measured at 100,000 memories: the neighbours most).
+#: Each stage's share of a call, for the progress bar (comparing vectors costs most).
 STAGES = {"reading memories": (0.0, 0.1), "comparing vectors": (0.1, 0.6),
           "grouping": (0.6, 0.75), "writing drafts": (0.75, 1.0), "done": (1.0, 1.0)}
 
@@ -167,8 +167,8 @@ def consolidation_candidates(store: MemoryStore, filter: Filter | None = None, *
     reflection consolidates yet, strongest first (then by id).
 
     `filter` keeps the candidates with a member it selects; `limit` the first that many;
-    rejected candidates (`reject`) are left out unless `include_rejected`. README.md
-    "Consolidation" explains the grouping, the strength and the drafts.
+    rejected candidates (`reject`) are left out unless `include_rejected`.
+    docs/design/curation.md explains the grouping, the strength and the drafts.
 
     >>> [c.draft for c in consolidation_candidates(store, limit=3)]  # doctest: +SKIP
     """

@@ -1,4 +1,4 @@
-"""Rule-based drafts of a reflection (seed 004 `method: rule_based`): the group's distinctive
+"""Rule-based drafts of a reflection (`method: rule_based`): the group's distinctive
 terms by class-based TF-IDF, and the members' sentences that cover them, most central member
 first. No model and no network; every character of a draft is a member's.
 

@@ -1,5 +1,5 @@
-"""`evidence_changes`: reflections whose sources changed since they were written (issue 39
-"reflections stay honest"), each with what changed and its strength then and now.
+"""`evidence_changes`: reflections whose sources changed since they were written, each with
+what changed and its strength then and now, so a reflection stays honest about its evidence.
 
 A reflection's sources are the `sources` its metadata recorded (`consolidate` writes them with
 their content hashes); a reflection without them (an import) has its active `derived_from`

@@ -33,7 +33,7 @@ Progress = Callable[[str, float], None]
 
 @dataclass(frozen=True)
 class GroupingParams:
-    """The grouping's settings; the defaults are the rules README.md "Consolidation"
+    """The grouping's settings; the defaults are the rules docs/design/curation.md
     explains (round values, not fitted to the demo)."""
 
     k: int = 15

@@ -19,7 +19,7 @@ from memory_core.filters import Filter
 if TYPE_CHECKING:
     from memory_core.store import MemoryStore
 
-#: The memory types a reflection consolidates (seed 004: "synthesized from multiple
+#: The memory types a reflection consolidates (HADES: "synthesized from multiple
 #: observations"; events and learnings are observations of what happened and what was
 #: learnt).
 ELIGIBLE_TYPES = ("observation", "event", "learning")
