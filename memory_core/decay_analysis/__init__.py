@@ -1,5 +1,5 @@
-"""Decay analytics over a whole tenant, vectorised with polars and numpy (DESIGN.md sections
-4 and 11): what the Decay page, the CLI and notebooks show about forgetting.
+"""Decay analytics over a whole tenant, vectorised with polars and numpy (docs/design/decay.md):
+what the Decay page, the CLI and notebooks show about forgetting.
 
 * `decay_frame` (frame.py): one row per memory with every decay factor at a clock
   (`model.FRAME_COLUMNS`) and the day its composite falls below a threshold.

@@ -1,5 +1,5 @@
 """Retrievability curves and the closed form of the day a decayed memory drops below a
-threshold (FSRS v4 retrievability, seed 003 ADR-002; DESIGN.md section 4).
+threshold (FSRS v4 retrievability; docs/design/decay.md).
 
 With no further access, a memory's composite is `k * R(t)`, where k is the product of the
 factors that do not depend on time (usage, tier anchor, citation) and

@@ -1,5 +1,5 @@
 """`decay_frame`: every memory's decay factors at one clock, computed for the whole tenant at
-once with polars and numpy (DESIGN.md sections 4 and 11).
+once with polars and numpy (docs/design/decay.md).
 
 It agrees with `memory_core.decay.composite` memory by memory (a test checks it to 1e-9):
 t is days from the last access (or creation) to `as_of`, S the stored stability (its

@@ -1,5 +1,6 @@
 """`decay_impact`: one query ranked with the decay prior on and off, everything else equal,
-and which factor moved each memory (DESIGN.md sections 3 and 4), for the Decay page."""
+and which factor moved each memory (docs/design/retrieval.md, docs/design/decay.md), for the
+Decay page."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The values decay analytics return (DESIGN.md section 11): plain frozen data and polars
+"""The values decay analytics return (docs/design/decay.md): plain frozen data and polars
 frames, so the CLI, the Decay page and notebooks read the same things.
 
 Column contract of `decay_frame` (one row per memory of the filtered tenant), kept in

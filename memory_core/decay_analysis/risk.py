@@ -1,5 +1,5 @@
 """`at_risk`: the memories about to fall below the decay threshold, most important first
-(DESIGN.md sections 4 and 11), for the Decay page's review queue and the CLI."""
+(docs/design/decay.md), for the Decay page's review queue and the CLI."""
 
 from __future__ import annotations
 

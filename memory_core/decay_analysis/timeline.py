@@ -1,5 +1,5 @@
 """`memory_timeline`: one memory's history (created, recalls, cites, corrections, edges,
-status changes and edits) and its decay curve replayed from creation (DESIGN.md section 11),
+status changes and edits) and its decay curve replayed from creation (docs/design/events.md),
 for the Decay page's per-memory view.
 
 The curve is the composite as it was at each moment: t counts from the latest recall before

@@ -1,5 +1,5 @@
 """`what_if`: how many memories two decay parameter sets put below the threshold at a few
-horizons, overall and per memory type and importance tier (DESIGN.md section 11), for the
+horizons, overall and per memory type and importance tier (docs/design/decay.md), for the
 Decay page's sliders. Each horizon is one vectorised pass over the tenant."""
 
 from __future__ import annotations
