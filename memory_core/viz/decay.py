@@ -1,4 +1,4 @@
-"""Figures of decay (DESIGN.md sections 4 and 11), shared by the Decay page and notebooks:
+"""Figures of decay (docs/design/decay.md), shared by the Decay page and notebooks:
 retrievability or composite curves (current parameters dashed, what-if solid), the
 composite's distribution, age against composite, one memory's timeline, and a query's
 ranks with decay off and on. No Streamlit here.

@@ -1,6 +1,6 @@
 """Figures that explain one search hit: how its final score is built (no Streamlit here).
 
-A hit's score is `rrf * bonus * decay + mmr_adjustment` (DESIGN.md section 3), and its RRF
+A hit's score is `rrf * bonus * decay + mmr_adjustment` (docs/design/retrieval.md), and its RRF
 score is the sum of the engines' contributions. Written as a sum of parts,
 
     score = sum(contributions) + rrf * (bonus - 1) + rrf * bonus * (decay - 1) + mmr_adjustment

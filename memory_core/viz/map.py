@@ -1,4 +1,4 @@
-"""The embedding map's figure (issue 14), shared by the Map page and notebooks: one WebGL
+"""The embedding map's figure (docs/design/map.md), shared by the Map page and notebooks: one WebGL
 point per memory of a projection's layout, coloured by a memory field, a cluster or a
 continuous value (age, decay composite); cluster labels at their centres; near-duplicate
 links; a query's star and its hits ringed; and `selected_ids`, which turns a Streamlit plotly
