@@ -18,8 +18,8 @@ still scored (0 on every metric): the mean is over the whole query set.
 
 They are ranx's metrics of the same names, value for value (a test compares them with ranx's
 numbers for seeded random runs), computed in plain Python: ranx's numba kernels and typed
-containers compile on first use in every process (8-17 s on 2 cores), which every `memlens
-eval`, notebook kernel and first Ranking Lab run paid, for a few hundred additions.
+containers compile on first use in every process, a delay of seconds that every `memlens
+eval`, notebook kernel and first Ranking Lab run would pay for a few hundred additions.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Query sets: NDJSON files of queries and their graded relevant memories (DESIGN.md section 9).
+"""Query sets: NDJSON files of queries and their graded relevant memories.
 
-One JSON object a line:
+One JSON object a line (docs/design/evaluation.md):
 
     {"qid": "q001", "query": "...", "relevant": {"<memory id>": 2, ...},
      "filter": {"project": "herd"}, "tags": ["paraphrase"]}
