@@ -1,12 +1,11 @@
 """Load a fastembed model whose onnxruntime threads sleep between queries instead of spinning.
 
 onnxruntime's worker threads spin-wait for work after each run by default. For a search that
-embeds one short query and then waits on LanceDB, that spinning is pure loss: measured over
-100 searches at 100,000 memories, the query encoder's worker thread used 5.9 s of CPU in
-6.9 s of wall time, a whole core of a 2-core machine taken from the LanceDB queries and the
-Python work beside them. With spinning off the same searches took 56 ms on average instead
-of 61-67 (p95 66-70 ms instead of 77-88), while a query's embedding alone got 1.5-2 ms slower
-(the worker wakes from sleep).
+embeds one short query and then waits on LanceDB, that spinning is pure loss: the query
+encoder's worker thread keeps nearly a whole core busy, which on a small machine is taken
+from the LanceDB queries and the Python work beside them. With spinning off, searches are
+faster overall, while a query's embedding alone is slightly slower (the worker wakes from
+sleep).
 
 fastembed builds its `onnxruntime.SessionOptions` itself and exposes no spinning option, so
 while it loads, its module sees a `SessionOptions` with the two spinning entries set to "0";
