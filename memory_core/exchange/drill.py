@@ -1,4 +1,6 @@
-"""The recovery drill (seed 001): export -> drop the store -> import -> same counts and hash.
+"""The recovery drill: export -> drop the store -> import -> same counts and hash.
+
+The drill is the recovery check of docs/design/exports.md.
 
 Run on the configured store, so it is built to lose nothing:
 

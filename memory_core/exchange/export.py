@@ -1,4 +1,6 @@
-"""`export_store`: a store's tenant as a canonical NDJSON export, streamed (DESIGN.md 5).
+"""`export_store`: a store's tenant as a canonical NDJSON export, streamed.
+
+The format is that of docs/design/exports.md.
 
 Memories (every status unless the filter names some), then edges, then events (recall, cite,
 correct: they feed the decay composite, so a restored store ranks as the original did), then

@@ -1,4 +1,4 @@
-"""`import_file`: load an export into a store, all or nothing (DESIGN.md section 5, seed 001).
+"""`import_file`: load an export into a store, all or nothing (docs/design/exports.md).
 
 1. Open the file with a reader (`--format`, default `auto`: the reader that recognises it);
    newer schemas are refused, older ones migrated step by step. Foreign formats (adapters)

@@ -1,4 +1,4 @@
-"""Writing and reading memlens NDJSON exports (DESIGN.md section 5, seed 001).
+"""Writing and reading memlens NDJSON exports (docs/design/exports.md).
 
 Line 1 is the manifest (`memlens_export`, `schema_version`, `exported_at`, `tenant`,
 `record_types`, `counts`, `body_sha256`, and `embedding` when vectors are included); then

@@ -1,9 +1,9 @@
 """Canonical JSON text of whole vector columns, without a Python call per float.
 
 `canonical.memory_doc(..., with_vector=True)` writes each float32 as the shortest decimal that
-reads back to it (`canonical.f32`), in Python's float notation. Doing that float by float costs
-about a microsecond each: 40 s for 100,000 vectors of 384 floats. polars' float32 -> string
-cast writes the same shortest digits in Rust (about 15x faster); it differs from Python's
+reads back to it (`canonical.f32`), in Python's float notation. Doing that float by float is
+a Python call per float, tens of millions of them for a large store. polars' float32 -> string
+cast writes the same shortest digits in Rust, many times faster; it differs from Python's
 notation only for tiny and huge magnitudes (`0.00001` vs `1e-05`), which are rewritten in
 Python. The result is byte-identical to `canonical_json([f32(x) for x in vector])`.
 """

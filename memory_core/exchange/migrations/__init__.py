@@ -1,4 +1,7 @@
-"""Numbered export-schema migrations: one pure function per version step (seed 001).
+"""Numbered export-schema migrations: one pure function per version step.
+
+Versioned exports with ordered, pure migrations are what superagents' ADR-0002 decided
+(docs/design/seeds.md, docs/design/exports.md).
 
 Each step lives in `vN_to_vM.py` as a `Migration` (M = N + 1) with two pure functions: one
 for a body record, one for the manifest. `MigrationRegistry` keeps the steps in order and

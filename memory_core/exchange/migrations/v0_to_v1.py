@@ -1,6 +1,6 @@
 """Export schema v0 -> v1: the pre-release layout of memlens exports, renamed to v1's fields.
 
-v0 wrote `{"record": "memory" | "edge", ...}` lines (seed 002's Make_Skills names):
+v0 wrote `{"record": "memory" | "edge", ...}` lines (Make_Skills' names):
 
 | v0 memory field | v1 field |        | v0 edge field | v1 field |
 | --- | --- | --- | --- | --- |

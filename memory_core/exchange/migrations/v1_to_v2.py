@@ -1,5 +1,5 @@
-"""Export schema v1 -> v2: v2 adds `event` lines (recall, cite and correct events; DESIGN.md
-section 11). A v1 file has none, so its records are unchanged and only the manifest's
+"""Export schema v1 -> v2: v2 adds `event` lines (recall, cite and correct events;
+docs/design/events.md). A v1 file has none, so its records are unchanged and only the manifest's
 `schema_version` moves. Both functions are pure.
 
 >>> migrate_manifest({"schema_version": 1, "record_types": ["memory", "edge"]})["schema_version"]

@@ -2,7 +2,7 @@
 
 A reader knows one file format. `sniff` says whether a file looks like its format (for
 `--format auto`); `open` reads the header and returns an `ExportSource`, whose `records()`
-streams `SourceRecord`s: canonical documents of the current schema (DESIGN.md section 5),
+streams `SourceRecord`s: canonical documents of the current schema (docs/design/exports.md),
 each with the line it came from. Readers check what their format can check (manifest,
 checksum, counts) and raise `ExportFormatError` naming the line; the importer validates the
 records and loads them.
@@ -152,7 +152,8 @@ class ExportReader(ABC):
     dedup_content: ClassVar[bool] = False
     #: Whether the reader honours `ReadOptions.limit` / `.project` / `.table`.
     options: ClassVar[frozenset[str]] = frozenset()
-    #: The `--param` keys the format takes (its README section says what values they take).
+    #: The `--param` keys the format takes (docs/guides/importers.md says what values they
+    #: take).
     params: ClassVar[tuple[str, ...]] = ()
     #: Where `--format auto` asks this reader, lowest first (most specific sniff first).
     sniff_order: ClassVar[int] = 1000
