@@ -1,5 +1,5 @@
 """`memlens check`: a store's tables read whole and held against what they must satisfy,
-and `--repair` (DESIGN.md section 2's version history is what it restores from).
+and `--repair`, which restores from the tables' version history (docs/design/records.md).
 
 `check_store` scans every table (manifests, data files, deletion files, indexes: the store
 layer's `memory_core.store.files`), the memories' content and vectors and the audit against
