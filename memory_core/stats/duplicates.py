@@ -56,7 +56,7 @@ def exact_duplicates(store: MemoryStore, seen: Iterable[np.ndarray]) -> Duplicat
     for hashes in store.streams.iter_column(HASH_COLUMN):
         digest = digests(hashes)
         # `suspects` is sorted (np.unique): a binary search per digest, where np.isin
-        # hashed the suspects again for every batch (2.4 s at a million memories)
+        # would hash the suspects again for every batch
         suspect = suspects[np.minimum(np.searchsorted(suspects, digest), last)] == digest
         exact.add(hashes.filter(pa.array(suspect)))
     sizes = [n for n in exact.raw.values() if n > 1]
