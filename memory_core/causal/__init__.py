@@ -20,24 +20,25 @@ from memory_core.causal.links import link, unlink
 from memory_core.causal.model import (
     CAUSAL,
     Contradiction,
-    Finding,
-    Fork,
+    ContradictionSide,
     GraphEdge,
     GraphHealth,
     GraphNode,
+    HealthFinding,
     Lineage,
+    LineageFork,
     LineagePath,
+    LineageStep,
     Neighbourhood,
-    Side,
-    Step,
     SupersessionChain,
 )
 from memory_core.causal.neighbourhood import neighbourhood
 from memory_core.causal.walk import lineage, supersession_chain
 
 __all__ = [
-    "CAUSAL", "Contradiction", "Finding", "Fork", "GraphEdge", "GraphHealth", "GraphNode",
-    "Lineage", "LineagePath", "Neighbourhood", "Side", "Step", "SupersessionChain",
+    "CAUSAL", "Contradiction", "ContradictionSide", "GraphEdge", "GraphHealth", "GraphNode",
+    "HealthFinding", "Lineage", "LineageFork", "LineagePath", "LineageStep", "Neighbourhood",
+    "SupersessionChain",
     "contradictions", "graph_health", "lineage", "link", "neighbourhood", "supersession_chain",
     "unlink", "write_graph",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from memory_core.causal.model import Contradiction, Side
+from memory_core.causal.model import Contradiction, ContradictionSide
 from memory_core.decay import composite
 from memory_core.filters import Filter
 from memory_core.records import Memory, utcnow
@@ -13,13 +13,13 @@ from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 
 
-def side(memory: Memory, now: datetime) -> Side:
+def side(memory: Memory, now: datetime) -> ContradictionSide:
     """One side of a contradiction, with its decay composite at `now`."""
-    return Side(memory.id, memory.status, memory.created_at, memory.importance,
+    return ContradictionSide(memory.id, memory.status, memory.created_at, memory.importance,
                 memory.confidence, composite(memory, now).composite, memory.content)
 
 
-def _strength(s: Side) -> tuple[float, float]:
+def _strength(s: ContradictionSide) -> tuple[float, float]:
     return (s.composite, s.confidence if s.confidence is not None else 0.0)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from memory_core.causal.model import CAUSAL, Finding, GraphHealth
+from memory_core.causal.model import CAUSAL, GraphHealth, HealthFinding
 from memory_core.filters import Filter
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
@@ -59,24 +59,24 @@ def graph_health(store: MemoryStore) -> GraphHealth:
     stranded = sorted(i for i, s in status.items() if s == "superseded" and i not in succeeded)
     evidence = sorted(evidence_changes(store), key=lambda c: c.reflection_id)
     findings = (
-        Finding("orphans", "active memories with no edge", tuple(orphans),
-                {"by_type": dict(Counter(types[i] for i in orphans).most_common())}),
-        Finding("dangling_edges", "edges with an end that is not a memory of the tenant "
-                                  "(missing or hard-deleted)", tuple(dangling)),
-        Finding("edges_to_inactive", "edges touching an archived or superseded memory "
-                                     "(beyond the supersedes edge into it)", tuple(inactive)),
-        Finding("causal_cycles", "memories caught in a causal cycle (each group listed)",
-                tuple(i for g in groups for i in g), {"groups": groups}),
-        Finding("self_loops", "edges from a memory to itself", tuple(loops)),
-        Finding("duplicate_edges", "edges repeating the source, target and relation of an "
-                                   "older edge", tuple(duplicates)),
-        Finding("superseded_without_successor", "superseded memories no supersedes edge "
-                                                "points at", tuple(stranded)),
-        Finding("evidence_changed", "reflections whose sources were corrected, archived, "
-                                    "superseded, deleted or purged since they were written",
-                tuple(c.reflection_id for c in evidence),
-                {"by_kind": dict(Counter(k for c in evidence for _, k in c.changes)
-                                 .most_common()),
-                 "reflections": [c.to_dict() for c in evidence]}),
+        HealthFinding("orphans", "active memories with no edge", tuple(orphans),
+                      {"by_type": dict(Counter(types[i] for i in orphans).most_common())}),
+        HealthFinding("dangling_edges", "edges with an end that is not a memory of the tenant "
+                                        "(missing or hard-deleted)", tuple(dangling)),
+        HealthFinding("edges_to_inactive", "edges touching an archived or superseded memory "
+                                           "(beyond the supersedes edge into it)", tuple(inactive)),
+        HealthFinding("causal_cycles", "memories caught in a causal cycle (each group listed)",
+                      tuple(i for g in groups for i in g), {"groups": groups}),
+        HealthFinding("self_loops", "edges from a memory to itself", tuple(loops)),
+        HealthFinding("duplicate_edges", "edges repeating the source, target and relation of an "
+                                         "older edge", tuple(duplicates)),
+        HealthFinding("superseded_without_successor", "superseded memories no supersedes edge "
+                                                      "points at", tuple(stranded)),
+        HealthFinding("evidence_changed", "reflections whose sources were corrected, archived, "
+                                          "superseded, deleted or purged since they were written",
+                      tuple(c.reflection_id for c in evidence),
+                      {"by_kind": dict(Counter(k for c in evidence for _, k in c.changes)
+                                       .most_common()),
+                       "reflections": [c.to_dict() for c in evidence]}),
     )
     return GraphHealth(len(status), len(edges), findings)

@@ -21,7 +21,7 @@ CAUSAL: dict[str, bool] = {"caused": True, "enabled": True, "supports": True,
 
 
 @dataclass(frozen=True)
-class Step:
+class LineageStep:
     """One edge walked, oriented cause -> effect (`cause_id` led to `effect_id`)."""
 
     edge_id: str
@@ -39,7 +39,7 @@ class LineagePath:
 
     memory_id: str
     hops: int
-    steps: tuple[Step, ...]
+    steps: tuple[LineageStep, ...]
     strength: float
 
 
@@ -61,7 +61,7 @@ class Lineage:
 
 
 @dataclass(frozen=True)
-class Fork:
+class LineageFork:
     """A memory superseded by more than one successor."""
 
     memory_id: str
@@ -75,7 +75,7 @@ class SupersessionChain:
 
     memory_id: str
     chain: tuple[str, ...]
-    forks: tuple[Fork, ...] = ()
+    forks: tuple[LineageFork, ...] = ()
     cycle: bool = False
 
     @property
@@ -87,7 +87,7 @@ class SupersessionChain:
 
 
 @dataclass(frozen=True)
-class Side:
+class ContradictionSide:
     """One side of a contradiction."""
 
     memory_id: str
@@ -105,8 +105,8 @@ class Contradiction:
     decay composite, then confidence)."""
 
     edge_id: str
-    a: Side
-    b: Side
+    a: ContradictionSide
+    b: ContradictionSide
     both_active: bool
     newer: str
     stronger: str
@@ -189,7 +189,7 @@ class Neighbourhood:
 
 
 @dataclass(frozen=True)
-class Finding:
+class HealthFinding:
     """One kind of graph-health problem and the ids it concerns."""
 
     kind: str
@@ -208,9 +208,9 @@ class GraphHealth:
 
     memories: int
     edges: int
-    findings: tuple[Finding, ...]
+    findings: tuple[HealthFinding, ...]
 
-    def finding(self, kind: str) -> Finding:
+    def finding(self, kind: str) -> HealthFinding:
         return next(f for f in self.findings if f.kind == kind)
 
     def to_frame(self) -> pl.DataFrame:

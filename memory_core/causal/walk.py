@@ -15,10 +15,10 @@ from datetime import datetime
 
 from memory_core.causal.model import (
     CAUSAL,
-    Fork,
     Lineage,
+    LineageFork,
     LineagePath,
-    Step,
+    LineageStep,
     SupersessionChain,
 )
 from memory_core.errors import GraphError
@@ -66,7 +66,7 @@ def _walk(focus: str, adjacency: Mapping[str, Sequence[Edge]], relations: Sequen
     """Breadth-first from `focus` towards causes (`up`) or effects; paths and cycles."""
     best: dict[str, LineagePath] = {}
     cycles: list[tuple[str, ...]] = []
-    frontier: list[tuple[str, tuple[Step, ...], tuple[str, ...], float]] = [
+    frontier: list[tuple[str, tuple[LineageStep, ...], tuple[str, ...], float]] = [
         (focus, (), (focus,), 1.0)]
     for hop in range(1, depth + 1):
         following = []
@@ -87,7 +87,8 @@ def _walk(focus: str, adjacency: Mapping[str, Sequence[Edge]], relations: Sequen
                         cycles.append(tuple(cycle))
                     continue
                 weight = decayed(edge, now)
-                step = Step(edge.id, edge.relation, cause, effect, float(edge.strength), weight)
+                step = LineageStep(edge.id, edge.relation, cause, effect, float(edge.strength),
+                                   weight)
                 path = LineagePath(other, hop, (*steps, step), strength * weight)
                 known = best.get(other)
                 if known is not None and (known.hops < hop or known.strength >= path.strength):
@@ -166,7 +167,7 @@ def supersession_chain(store: MemoryStore, memory_id: str) -> SupersessionChain:
     while newer.get(node):
         successors = by_age(newer[node])
         if len(successors) > 1:
-            forks.append(Fork(node, tuple(successors)))
+            forks.append(LineageFork(node, tuple(successors)))
         following = successors[-1]
         if following in seen:
             cycle = True

@@ -1,48 +1,63 @@
-"""memory_core/__init__.py: the lazy `_EXPORTS` table (built from `_BY_MODULE`) and its
-`if TYPE_CHECKING:` import block (what mypy and editors read) name the same things, no name
-comes from two modules, and every export resolves."""
+"""memory_core's public API: every name is written once, in `memory_core/__init__.pyi`; each
+resolves lazily to the object its module defines, no name is exported twice, names too generic
+for the top level are qualified, and `import memory_core` loads none of the heavy libraries."""
 
 from __future__ import annotations
 
 import ast
 import importlib
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 import memory_core
 
-INIT = Path(memory_core.__file__)
+STUB = Path(memory_core.__file__).with_suffix(".pyi")
 
 
-def _type_checking_imports() -> dict[str, str]:
-    """{name: module} imported under `if TYPE_CHECKING:` in memory_core/__init__.py."""
-    tree = ast.parse(INIT.read_text(encoding="utf-8"))
-    blocks = [node for node in tree.body if isinstance(node, ast.If)
-              and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"]
-    assert len(blocks) == 1, "expected one `if TYPE_CHECKING:` block at module level"
+def _stub_exports() -> dict[str, str]:
+    """{name: module} as `__init__.pyi` imports them."""
     found: dict[str, str] = {}
-    for node in blocks[0].body:
-        assert isinstance(node, ast.ImportFrom) and node.module, ast.unparse(node)
+    for node in ast.parse(STUB.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Expr):  # the docstring
+            continue
+        assert isinstance(node, ast.ImportFrom) and node.level == 1 and node.module, \
+            f"{ast.unparse(node)}: the stub holds only `from .module import X as X`"
         for alias in node.names:
             # `X as X` is how a typed re-export is spelled (mypy, pyright, ruff all read it).
             assert alias.asname == alias.name, f"write `{alias.name} as {alias.name}`"
-            assert alias.name not in found, f"{alias.name} imported twice"
-            found[alias.name] = node.module
+            assert alias.name not in found, f"{alias.name} is exported twice"
+            found[alias.name] = f"memory_core.{node.module}"
     return found
 
 
-def test_type_checking_block_matches_exports() -> None:
-    assert _type_checking_imports() == memory_core._EXPORTS
-
-
-def test_all_is_the_exports() -> None:
-    assert memory_core.__all__ == sorted(memory_core._EXPORTS)
+def test_all_is_what_the_stub_names() -> None:
+    assert sorted(memory_core.__all__) == sorted(_stub_exports())
 
 
 def test_every_export_resolves_to_its_module_attribute() -> None:
-    for name, module in memory_core._EXPORTS.items():
+    for name, module in _stub_exports().items():
         assert getattr(memory_core, name) is getattr(importlib.import_module(module), name), name
 
 
-def test_no_name_is_exported_from_two_modules() -> None:
-    listed = [name for names in memory_core._BY_MODULE.values() for name in names.split()]
-    assert len(listed) == len(set(listed)) == len(memory_core._EXPORTS)
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no_such_name"):
+        memory_core.no_such_name  # noqa: B018
+
+
+@pytest.mark.parametrize("generic", ["Side", "Step", "Fork", "Finding"])
+def test_names_too_generic_for_the_top_level_are_qualified(generic: str) -> None:
+    assert generic not in memory_core.__all__
+    qualified = {"Side": "ContradictionSide", "Step": "LineageStep", "Fork": "LineageFork",
+                 "Finding": "HealthFinding"}[generic]
+    assert qualified in memory_core.__all__
+
+
+def test_importing_the_package_loads_no_heavy_library() -> None:
+    code = ("import sys, memory_core; heavy = {'lancedb', 'pyarrow', 'polars', 'numpy', "
+            "'onnxruntime', 'sklearn', 'plotly'} & set(sys.modules); print(sorted(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"

@@ -11,7 +11,7 @@ from memlens_app.widgets.common.markup import badges, cells, md
 from memlens_app.widgets.common.routes import page_path
 from memlens_app.widgets.curate.source import CURATE_IDS
 from memlens_app.widgets.graph.data import short
-from memory_core import Contradiction, Side
+from memory_core import Contradiction, ContradictionSide
 
 CURATE_PAGE = page_path("curate")
 
@@ -22,7 +22,7 @@ def curate_pair(pair: Contradiction) -> None:
     st.switch_page(CURATE_PAGE)
 
 
-def _side(side: Side, pair: Contradiction) -> str:
+def _side(side: ContradictionSide, pair: Contradiction) -> str:
     marks = [("gray" if side.status == "active" else "red", side.status),
              ("green", "newer" if pair.newer == side.memory_id else ""),
              ("violet", "stronger" if pair.stronger == side.memory_id else "")]
