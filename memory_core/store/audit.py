@@ -1,4 +1,4 @@
-"""The append-only audit log: one row per write through memlens (DESIGN.md section 2).
+"""The append-only audit log: one row per write through memlens (docs/design/records.md).
 
 Small writes keep the full records before and after (vectors left out), so a reviewer can read
 what changed; bulk writes keep a summary, since LanceDB's version history (`table_version`)

@@ -1,4 +1,4 @@
-"""The append-only `events` table: recall, cite and correct events (DESIGN.md section 11).
+"""The append-only `events` table: recall, cite and correct events (docs/design/events.md).
 
 Events are never changed once written; a purge deletes the events of the memories it purges
 (with the rest of their traces). A schema v1 store opened read-only has no events table: it
@@ -40,7 +40,7 @@ class EventLog:
         table's latest version found none (counted once per version); once one is found it
         stays True (events are only appended; a purge's deletions leave a query to say so).
 
-        A search with decay asks for the latest `cite` of its candidates; LanceDB takes 4-5 ms
+        A search with decay asks for the latest `cite` of its candidates; LanceDB takes time
         to plan and run that query even on an empty table, so a store without citations
         answers from the count instead, and a store with them never counts again."""
         if self._handle is None:

@@ -1,10 +1,10 @@
 """The vector top-m of a version whose rows the row cache holds, vectors included.
 
 `queries.nearest` asks LanceDB for the top-m under the filter's predicate and has it re-rank
-`QUERY_REFINE` x m index candidates by their full vectors. At 100,000 memories on 2 cores
-that query takes 13 ms; of them about 3.5 ms are the re-ranking's reads of 100 full vectors
-from the Lance file, and about 3.5 ms the pre-filter (the tenant and status bitmaps turned
-into a mask of the rows the index may return). When the row cache (`row_cache.py`) holds the
+`QUERY_REFINE` x m index candidates by their full vectors. A good part of that query is the
+re-ranking's reads of the full vectors from the Lance file, and another the pre-filter (the
+tenant and status bitmaps turned into a mask of the rows the index may return). When the
+row cache (`row_cache.py`) holds the
 latest version's rows with their vectors, both can be had for less, for the same ranking
 (to within what an approximate index gives: see below):
 
@@ -31,8 +31,7 @@ None and the caller runs `queries.nearest`.
 Without a vector index the hits are LanceDB's, bit for bit. With one, the candidates are
 the index's, searched with the beam LanceDB's query has (`index_rule.beam`), re-ranked by the
 same exact cosines; where the status is checked on the candidates they can differ from
-LanceDB's, with the same recall against exact search (README.md, "the vector engine answers
-from the held rows").
+LanceDB's, with the same recall against exact search (docs/decisions/0003-row-cache.md).
 """
 
 from __future__ import annotations
@@ -87,11 +86,11 @@ def _post_status(held: HeldRows, kept: Sequence[Condition]) -> Condition | None:
     """The status condition to check on the index's candidates rather than push down, if
     it is the only one left and admits at least `POST_FILTER_SHARE` of the rows.
 
-    The index then searches without a mask: at 100,000 memories with 5% archived the vector
-    query took 10.3-12.3 ms instead of 14.0-16.0 with the status pushed down, with the same
-    recall against exact search (0.877 of the top 10, 0.805 of the top 50; LanceDB's own
-    query 0.825 and 0.756). When fewer than m of the candidates are admitted (the archived
-    memories are the nearest ones), the pre-filtered query answers."""
+    The index then searches without a mask, which is faster than pushing the status down
+    (at 100,000 memories with 5% archived), with the same recall against exact search
+    (0.877 of the top 10, 0.805 of the top 50; LanceDB's own query 0.825 and 0.756). When
+    fewer than m of the candidates are admitted (the archived memories are the nearest ones),
+    the pre-filtered query answers."""
     if not held.vector_indexed or len(kept) != 1 or kept[0].column != "status":
         return None
     return kept[0] if held.share(kept[0]) >= POST_FILTER_SHARE else None

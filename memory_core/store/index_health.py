@@ -4,20 +4,19 @@ Three findings, each only past a threshold a user would agree is worth a command
 
 - **Rows an index has not seen** (`UNINDEXED_ROWS`): LanceDB answers them by a flat scan on
   every query that uses the index, so the cost grows with their number, not their share.
-  Past 10,000 rows that scan costs tens of milliseconds per query (10,000 384-d vectors are
-  15 MB to compare; unindexed text is tokenised at query time), a good part of the hybrid
-  search's 60 ms p95 target; below it, it is noise. A missing filter or full-text index
+  Past 10,000 rows that scan is a good part of a hybrid search's time budget (10,000 384-d
+  vectors are 15 MB to compare; unindexed text is tokenised at query time); below it, it is
+  noise. A missing filter or full-text index
   counts as one that has seen no row, so a store of a few thousand memories is never told
   to index.
 - **A vector index missing** once `VECTOR_THRESHOLD` memories have vectors: the rule
   `memlens index` itself follows. Memories with vectors are counted by
   `embedding_status = 'ok'` (memlens writes the vector and that status together), because
-  `vector IS NOT NULL` reads every vector: 6.4 s at a million rows against 0.1 s.
+  `vector IS NOT NULL` reads every vector.
 - **Small fragments** (`SMALL_FRAGMENTS`): each write commits at least one data file, and
-  every read opens every file. Measured here on 100,000 rows: a filtered count took 8 ms
-  as one fragment, 28 ms as 100 and 418 ms as 1,000 (about 0.3 ms per fragment per
-  read), and a search reads the table several times; past 30 small fragments that is tens
-  of milliseconds per search. LanceDB calls a fragment small below 100,000 rows.
+  every read opens every file, at a cost per fragment per read; a search reads the table
+  several times, so past 30 small fragments the cost is a noticeable share of a search.
+  LanceDB calls a fragment small below 100,000 rows.
 
 `memlens index` fixes all three: it compacts the table, folds new rows into every index and
 creates the missing ones. Indexes belong to the table, so the figures cover every tenant's

@@ -2,14 +2,13 @@
 
 `memlens index` builds what this module decides and prints its reasons; `memlens stats` and the
 Overview page compare a store against it. The vector rule, set by measurement on clustered
-384-d vectors on 2 cores (README.md, "A million memories"):
+384-d vectors on a small machine (docs/guides/scaling.md):
 
 * below `VECTOR_THRESHOLD` (20,000) vectors, no index: exact search is exact and fast enough;
-* up to `HNSW_MAX_VECTORS` (250,000), IVF_HNSW_SQ in one partition: recall@10 0.96 at 100k,
-  built in under a minute there;
-* above it, IVF_SQ in LanceDB's default partitions: at a million vectors it built in 50 s
-  where IVF_HNSW_SQ had not finished after 20 CPU-minutes, and IVF_PQ built in 297 s to
-  reach a recall of 0.62 even with a refine factor of 10.
+* up to `HNSW_MAX_VECTORS` (250,000), IVF_HNSW_SQ in one partition: recall@10 0.96 at 100k;
+* above it, IVF_SQ in LanceDB's default partitions: at a million vectors IVF_HNSW_SQ's graph
+  takes far too long to build, and IVF_PQ builds slower than IVF_SQ to reach a recall of only
+  0.62 even with a refine factor of 10.
 
 Every vector search (`queries.nearest`, `held_nearest`, the recall check) probes
 `QUERY_NPROBES` partitions and re-ranks `QUERY_REFINE` times the candidates it needs by their
@@ -38,7 +37,7 @@ QUERY_REFINE = 2
 #: against exact search under a status filter 0.96 against 0.995 at 3,000 indexed
 #: memories). At 100,000, under the default filter, the top 10 held 0.823 of exact search's
 #: for LanceDB's default, 0.833 for Lance's, 0.882 with ef 200 (2 x the 100 candidates) in
-#: the same time, 0.928 with ef 300 (+0.7 ms).
+#: the same time, 0.928 with ef 300 (a little slower).
 EF_PER_CANDIDATE = 2
 
 #: Filter columns and their scalar index kinds (names as LanceDB's index statistics give them).

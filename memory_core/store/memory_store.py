@@ -2,8 +2,8 @@
 
 Every read is scoped to the store's tenant; archived and superseded memories come back only
 when a `Filter` asks for them; every write appends an audit row. Writes never fail because the
-embedder is missing: such memories are written with `embedding_status="pending"` (seed 003
-ADR-009) and `memlens reembed` fills them in.
+embedder is missing: such memories are written with `embedding_status="pending"` (ADR-009
+in docs/design/seeds.md) and `memlens reembed` fills them in.
 
 Its reads of the memories (lists, counts, look-ups by id, scans) are `MemoryReads`
 (`store/memory_reads.py`), which it extends. The store is composed of parts, each over one

@@ -40,7 +40,7 @@ class Found(NamedTuple):
 
 def vector_arrays(column: pa.ChunkedArray) -> list[Any]:
     """Each vector of an Arrow vector column as a float32 numpy array (None for none): one
-    conversion of the whole column, where a Python list per vector costs 0.1 ms a dozen."""
+    conversion of the whole column, not a Python list per vector."""
     column = column.combine_chunks()
     if not len(column):
         return []

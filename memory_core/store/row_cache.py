@@ -3,12 +3,12 @@
 A search reads rows by the row ids its engines returned: the ten hits (every column but the
 vector), the session neighbours' texts and vectors, and the filter columns of the neighbours
 no engine returned. Taken from the Lance file each column of a row is its own small read and
-decode: the hits' 21 columns cost 5-7 ms at 100,000 memories, the neighbours' 2-3 ms more.
-The same rows taken from an Arrow table in memory cost 0.2-0.5 ms.
+decode, a real share of a search's time for the hits' 21 columns and the neighbours'; the
+same rows taken from an Arrow table in memory cost a small fraction of that
+(docs/decisions/0003-row-cache.md).
 
 So the store keeps its tenant's rows as one Arrow table for the table's latest version,
-scanned on a background thread (0.2-0.3 s at 100,000 memories without the vectors, 0.4-1.0
-s and 200 MiB with them) once a version has been read by row id `WARM_READS` times: a
+scanned on a background thread once a version has been read by row id `WARM_READS` times: a
 one-shot command that runs one search never pays for it, a page, a notebook, `eval` or the
 bench do after their third search. Until the rows are in, and after any write (from this process
 or another: every read checks the latest version), reads go to the Lance file as before, so
@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 
 #: Above this many rows in the memories table (every tenant's) nothing is held.
 MAX_CACHED_ROWS = 2_000_000
-#: Above this many rows the vectors are not held (about 370 MiB of them at 384 dimensions).
+#: Above this many rows the vectors are not held (1.5 KiB a row at 384 dimensions).
 MAX_VECTOR_ROWS = 250_000
 #: Reads by row id of one version before its rows are scanned (a search makes two or three).
 WARM_READS = 8

@@ -3,10 +3,9 @@
 Session context (`retrieval/context.py`) needs, for a few dozen candidates, the memories of
 the same session and type within an hour of each. Asked of LanceDB as one query (an OR of
 `session_id = .. AND memory_type = .. AND created_at BETWEEN ..` per candidate), the scalar
-indexes intersect row sets as large as the sessions and the types: 75 ms per search on a
-million memories whose sessions hold thousands each, most of a search's time. This index
-answers the same question from sorted arrays in milliseconds: one scan of six columns per
-table version (2.5 s and about 100 MB at a million memories), then binary searches (4 ms).
+indexes intersect row sets as large as the sessions and the types, which on a large store
+whose sessions hold thousands each is most of a search's time. This index answers the same
+question from sorted arrays: one scan of six columns per table version, then binary searches.
 
 It holds every row of one tenant that has a session, whatever its status, and keeps to the
 statuses a caller asks for; a caller with any other filter reads the rows it names under

@@ -184,9 +184,9 @@ def add_missing_columns(table: Any, wanted: pa.Schema) -> list[str]:
 
 
 #: The Lance file format new tables are written in. Reading a search's hits back by row id
-#: takes their 22 columns at once; at 100,000 memories that took 3.9-5.3 ms for 10-20 rows
-#: in format 2.1 and 6.1-7.8 ms in 2.2, LanceDB's default (README.md, "Search latency").
-#: Existing tables keep the format they were made in.
+#: takes their 22 columns at once, which format 2.1 does faster than 2.2, LanceDB's default
+#: (docs/performance.md has the search figures). Existing tables keep the format they were
+#: made in.
 FILE_FORMAT = "2.1"
 
 

@@ -2,8 +2,8 @@
 
 `search()` asks, on every query, how many matching memories have no vector yet (so that it
 can say the vector engine cannot see them). The answer changes only when the table does, and
-counting costs 5-10 ms at 100,000 memories: CPU taken from the engines that run beside it on
-a 2-core machine. Any write makes a new table version, and a new version empties the cache,
+counting scans the table: CPU taken from the engines that run beside it on a small machine.
+Any write makes a new table version, and a new version empties the cache,
 so a count is never older than the table it is asked of.
 """
 

@@ -2,7 +2,7 @@
 
 A component of the store (`store._writes`); the store checks that it is writable before
 calling in. Every write appends one audit row; writes never fail because the embedder is
-missing (seed 003 ADR-009): such memories are written pending.
+missing (ADR-009 in docs/design/seeds.md): such memories are written pending.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from memory_core.untrusted import shown
 #: data files in a table the recall that writes folds them:
 #: LanceDB's `optimize` compacts them and brings every index up to date (every version is
 #: kept, as undo needs). Without it a store an agent recalls from all day slows with each
-#: recall (140 ms to 400 ms p95 over 150 recalls of the demo store) and its BM25 scores drift.
+#: recall and its BM25 scores drift.
 FOLD_FRAGMENTS = 32
 
 if TYPE_CHECKING:
