@@ -1,5 +1,5 @@
 """`memlens bench consolidate`: consolidation candidates, one consolidate, its impact preview
-and a purge that follows lineage, against the targets of issue 39 section 6.
+and a purge that follows lineage, against their targets.
 
 * Candidates over 100,000 memories <= 30 s: the search benchmark's synthetic store (demo
   texts recombined, clustered random unit vectors, about one edge per ten memories, written

@@ -1,6 +1,6 @@
 """`memlens bench curate`: archive, undo, merge and purge times on a synthetic store.
 
-Targets (issue: curation) on a 2-core machine in a 100,000-memory store: archive of 10,000
+Targets on a 2-core machine in a 100,000-memory store: archive of 10,000
 memories selected by a filter <= 5 s, the undo of that archive <= 5 s, 100 merges of two
 memories each <= 5 s in all (as one batch, `merge_many`, as the near-duplicates queue
 merges; ten single merges after it give the latency of one), the purge of one memory <=

@@ -1,6 +1,6 @@
 """`memlens bench decay`: the decay analytics on a large synthetic store.
 
-Targets (issue 13) on a 2-core machine at 100,000 memories with 20,000 recall and cite events:
+Targets on a 2-core machine at 100,000 memories with 20,000 recall and cite events:
 `decay_frame` over the tenant <= 1 s, `at_risk` (30 days) <= 1 s, and `what_if` (two
 parameter sets, three horizons) <= 2 s (no target was set for it; 2 s keeps the Decay page's
 sliders usable). `memory_timeline` of one memory is reported too. The store is the search

@@ -1,6 +1,6 @@
 """`memlens bench exchange`: export, import and diff times on a synthetic store.
 
-Targets (issue: versioned exports) on a 2-core machine at n = 100,000 memories: export <= 5 s,
+Targets on a 2-core machine at n = 100,000 memories: export <= 5 s,
 import of an export with vectors <= 15 s, diff of two exports differing in 1% of their
 records <= 2 s. The store is built with random unit vectors (no embedding) and about one edge
 per memory; peak resident memory is sampled during each timed step.

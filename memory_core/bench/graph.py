@@ -1,6 +1,6 @@
 """`memlens bench graph`: the causal-graph explorer's costs on synthetic stores.
 
-Targets (issue 12) on a 2-core machine: the neighbourhood of a memory with 1,000 nodes and
+Targets on a 2-core machine: the neighbourhood of a memory with 1,000 nodes and
 3,000 edges and its HTML (`neighbourhood_html`, the Graph page's drawing) built in <= 1 s;
 `graph_health` on 100,000 memories with 10,000 edges <= 2 s; `lineage` at depth 3 (what
 `memlens why` walks) on that store <= 100 ms p95.

@@ -1,6 +1,6 @@
 """`memlens bench ingest`: embedding throughput, batched add throughput, single-add latency.
 
-Targets (issue: foundation) on a 2-core machine: memlens' embedding within 20% of raw
+Targets on a 2-core machine: memlens' embedding within 20% of raw
 fastembed on the same texts in the same run, and single-record add p99 <= 50 ms (embedding
 included).
 """
