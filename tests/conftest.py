@@ -159,6 +159,20 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> None:
     monkeypatch.setenv("MEMLENS_MODEL_CACHE", str(model_cache))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def numba_cache_kept() -> Iterator[None]:
+    """The map engine's compiled code (umap-learn's numba) kept between runs, where a
+    default install keeps it (~/.cache/memlens/numba; NUMBA_CACHE_DIR when set), instead of
+    in the per-run MEMLENS_MODEL_CACHE: a run's first map then loads it, not compiles it."""
+    import os
+
+    with pytest.MonkeyPatch.context() as patch:
+        if not os.environ.get("NUMBA_CACHE_DIR"):
+            patch.setenv("NUMBA_CACHE_DIR",
+                         str(Path("~/.cache/memlens/numba").expanduser()))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def stores_unwatched_after() -> Iterator[None]:
     """A test's stores on object storage stop being watched when it ends, as a command's do

@@ -16,9 +16,11 @@ their labels; near-duplicate pairs.
 * `near_duplicates`, `near_duplicate_pairs` (duplicates.py): pairs with cosine >= a
   threshold whose contents differ, by a blocked numpy product.
 
-UMAP is memlens' own numpy implementation (umap_model.py: no compiler, so the first map on
-a machine is as quick as any other); scikit-learn and scipy load when a function runs, not
-on import.
+UMAP is umap-learn's (reducer.py), fitted from the exact neighbours memlens finds
+(neighbours.py); numba compiles it once per machine into memlens' cache folder (engine.py),
+in a background process after `memlens init` or `serve` (`start_map_warm`, warm.py), and
+`map_engine_state` says whether that is done. umap-learn, scikit-learn and scipy load when a
+function runs, not on import.
 """
 
 from __future__ import annotations
@@ -26,12 +28,15 @@ from __future__ import annotations
 from memory_core.projection.cache import ProjectionCache
 from memory_core.projection.clusters import Clusters, cluster_layout
 from memory_core.projection.duplicates import near_duplicate_pairs, near_duplicates
+from memory_core.projection.engine import EngineState, map_engine_state
 from memory_core.projection.labels import cluster_labels
 from memory_core.projection.layout import project
 from memory_core.projection.overlay import place_query
 from memory_core.projection.params import MapParams
 from memory_core.projection.result import Projection, QueryPlacement
+from memory_core.projection.warm import start_map_warm
 
-__all__ = ["Clusters", "MapParams", "Projection", "ProjectionCache", "QueryPlacement",
-           "cluster_labels", "cluster_layout", "near_duplicate_pairs", "near_duplicates",
-           "place_query", "project"]
+__all__ = ["Clusters", "EngineState", "MapParams", "Projection", "ProjectionCache",
+           "QueryPlacement", "cluster_labels", "cluster_layout", "map_engine_state",
+           "near_duplicate_pairs", "near_duplicates", "place_query", "project",
+           "start_map_warm"]

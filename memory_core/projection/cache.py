@@ -87,13 +87,14 @@ def cache_key(*, store_uri: str, tenant: str, version: int, filter: Filter | Non
               params: MapParams, model_id: str) -> str:
     """The sha256 naming a map: the store (its path resolved), tenant, memories table
     version, filter (`canonical_filter`), parameters, embedding model, and the entry
-    `FORMAT` and `umap_model.ALGORITHM` (a changed UMAP may lay out differently)."""
+    `FORMAT` and `engine.algorithm()` (umap-learn's version: another may lay out
+    differently)."""
     from memory_core.config import store_key
-    from memory_core.projection.umap_model import ALGORITHM
+    from memory_core.projection.engine import algorithm
 
     parts = {"store": store_key(store_uri), "tenant": tenant, "version": int(version),
              "filter": canonical_filter(filter, tenant), "params": params.to_dict(),
-             "model": model_id, "format": FORMAT, "umap": ALGORITHM}
+             "model": model_id, "format": FORMAT, "umap": algorithm()}
     text = json.dumps(parts, sort_keys=True, ensure_ascii=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -175,10 +176,13 @@ class ProjectionCache:
 
     @staticmethod
     def load_reducer(path: Path) -> Any:
-        """The fitted model pickled at `path` (a file of this cache: never a foreign one)."""
+        """The fitted model pickled at `path` (a file of this cache: never a foreign one),
+        loaded with numba's cache in memlens' cache folder (`engine.unpickle`)."""
+        from memory_core.projection.engine import unpickle
+
         try:
             with path.open("rb") as handle:
-                model = pickle.load(handle)
+                model = unpickle(handle)
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError,
                 ImportError) as exc:
             raise MapError(

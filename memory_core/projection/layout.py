@@ -1,8 +1,13 @@
 """`project`: the embedding map of a tenant's memories (UMAP, cosine), read from the cache
 when the store has not changed since it was computed (DESIGN.md section 12).
 
+UMAP is umap-learn's, fitted from the exact neighbours memlens finds (reducer.py); the
+first map of a machine waits for numba to compile it (engine.py), in a thread that runs
+beside the neighbour search.
+
 Stages, each reported to `progress(stage, fraction)` with fractions rising to 1: "loading
-vectors", "finding neighbours" (exact ones), "fitting" (rising with UMAP's epochs),
+vectors", "finding neighbours" (exact ones), "compiling the map engine (once per
+machine)" (only while numba compiles umap-learn), "fitting" (rising with UMAP's epochs),
 "placing the rest" (only when fitted on a sample), "saving the map to the cache" (unless
 `cache=False`), "done"; a cache hit reports "reading the cached map" then "done".
 """
@@ -43,6 +48,7 @@ AUTO_SAMPLE_ABOVE = 50_000
 AUTO_SAMPLE = 20_000
 LOADING = "loading vectors"
 NEIGHBOURS = "finding neighbours"
+COMPILING = "compiling the map engine (once per machine)"
 FITTING = "fitting"
 PLACING = "placing the rest"
 READING = "reading the cached map"
@@ -100,6 +106,7 @@ def _compute(data: MapInput, params: MapParams, progress: Progress
              ) -> tuple[np.ndarray, Any, int, tuple[str, ...]]:
     """Fit UMAP (on a sample when `sample_size` says) and place every memory: the
     coordinates in `data`'s order, the fitted model, how many it was fitted on, notes."""
+    from memory_core.projection import engine
     from memory_core.projection import reducer as umap_reducer
     from memory_core.projection.sampling import sample_rows
 
@@ -120,9 +127,14 @@ def _compute(data: MapInput, params: MapParams, progress: Progress
         lowered += (f"a random initial layout (seed {params.seed}): {len(rows)} memories are "
                     f"too few for a spectral one in {params.dims} dimensions",)
     fit_on = data.vectors if len(rows) == n else data.vectors[rows]
+    preparing = engine.prepare_in_background()
     progress(NEIGHBOURS, 0.02)
     known = umap_reducer.exact_neighbours(
         fit_on, n_neighbors, lambda done, total: progress(NEIGHBOURS, 0.02 + 0.3 * done / total))
+    if preparing is not None:
+        progress(COMPILING, 0.32)
+        preparing.wait(lambda seconds: progress(
+            COMPILING, 0.32 + 0.01 * min(1.0, seconds / engine.EXPECTED_COMPILE_S)))
     fitted_share = 0.35 if len(rows) < n else 0.6
     progress(FITTING, 0.33)
     model, fitted = umap_reducer.fit(

@@ -1,11 +1,10 @@
-"""Exact cosine nearest neighbours by blocked matrix products: what UMAP is fitted on and
-what its `transform` searches (`ExactCosineIndex`).
+"""Exact cosine nearest neighbours by blocked matrix products: what the map's UMAP is fitted
+from and what its `transform` searches (`ExactCosineIndex`).
 
-A product of unit vectors is one BLAS call per block, on both cores: the 15 neighbours of
-each of 50,000 384-d vectors in 34 s here (umap-learn's pynndescent took 65 s on one core
-and compiled for a minute first), and exact, so fitting and placing are repeatable. Its
-cost grows with n squared, which is why a map of more than 50,000 memories is fitted on a
-sample (`layout.AUTO_SAMPLE_ABOVE`).
+A product of unit vectors is one BLAS call per block, on every core, and exact, so fitting
+and placing are repeatable (umap-learn's own search, pynndescent, is approximate, seeded
+on one thread). Its cost grows with n squared, which is why a map of more than 50,000
+memories is fitted on a sample (`layout.AUTO_SAMPLE_ABOVE`).
 """
 
 from __future__ import annotations
@@ -26,7 +25,12 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
 
 
 class ExactCosineIndex:
-    """Nearest fitted vectors by cosine distance, searched exactly."""
+    """Nearest fitted vectors by cosine distance, searched exactly. It has the part of
+    pynndescent's `NNDescent` that umap-learn's `transform` uses (`query` with `epsilon`,
+    `_angular_trees`), so a fitted UMAP searches it for new vectors' neighbours."""
+
+    #: umap-learn reads this to choose `epsilon`, which an exact search ignores.
+    _angular_trees = True
 
     def __init__(self, data: np.ndarray) -> None:
         self.data = np.asarray(data, dtype=np.float32)
@@ -36,11 +40,12 @@ class ExactCosineIndex:
                                        where=norms > 0)
 
     def query(self, queries: np.ndarray, k: int,
-              advance: Callable[[int, int], None] | None = None
+              advance: Callable[[int, int], None] | None = None, *, epsilon: float = 0.0
               ) -> tuple[np.ndarray, np.ndarray]:
         """(indices, cosine distances) of the `k` fitted vectors nearest each query,
         nearest first (ties by position): two n_queries x k arrays (int32, float32).
-        `advance(done, queries)` is called after each block of queries."""
+        `advance(done, queries)` is called after each block of queries; `epsilon` (how
+        far an approximate search may look past the best found) is accepted and unused."""
         queries = _unit(np.asarray(queries, dtype=np.float32))
         n, k = len(self.data), min(k, len(self.data))
         indices = np.empty((len(queries), k), dtype=np.int32)

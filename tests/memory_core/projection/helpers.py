@@ -63,8 +63,9 @@ def linear_fit(vectors: np.ndarray, params: MapParams, n_neighbors: int,
 
 
 def use_linear_map(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make `project` fit `LinearMap` instead of UMAP (for tests of everything but the
-    layout itself: the cache, counts, notes, progress, the CLI)."""
-    from memory_core.projection import reducer
+    """Make `project` fit `LinearMap` instead of UMAP, with no engine to load (for tests of
+    everything but the layout itself: the cache, counts, notes, progress, the CLI)."""
+    from memory_core.projection import engine, reducer
 
     monkeypatch.setattr(reducer, "fit", linear_fit)
+    monkeypatch.setattr(engine, "prepare_in_background", lambda cache_dir=None: None)
