@@ -13,6 +13,6 @@ class Fused:
     doc_id: str
     ranks: dict[str, int]
     contributions: dict[str, float]
-    rrf: float  # sum of contributions
+    fused_sum: float  # sum of the engines' contributions, before the bonus
     bonus: float
-    score: float  # rrf * bonus
+    score: float  # fused_sum * bonus

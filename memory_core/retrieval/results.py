@@ -1,7 +1,7 @@
 """What `search()` returns: `Hit`s that carry their explanation, in `SearchResults`.
 
-A hit's parts add up to its score: `score == rrf * bonus * decay + mmr_adjustment`, where
-`rrf` is the fused sum of the engines' contributions (RRF terms, or weighted normalised scores
+A hit's parts add up to its score: `score == fused_sum * bonus * decay + mmr_adjustment`, where
+`fused_sum` is the sum of the engines' contributions (RRF terms, or weighted normalised scores
 for the score fusions), `bonus` the fusion's multiplier (RRF's convergence bonus, CombMNZ's
 engine count, 1 for convex) and `decay` the applied decay prior.
 """
@@ -40,7 +40,7 @@ class Hit:
     memory: Memory
     rank: int
     engines: dict[str, EngineEvidence]
-    rrf: float
+    fused_sum: float
     bonus: float
     decay: float
     mmr_adjustment: float
@@ -52,7 +52,7 @@ class Hit:
     @property
     def fused(self) -> float:
         """RRF score times the convergence bonus."""
-        return self.rrf * self.bonus
+        return self.fused_sum * self.bonus
 
     def explain(self) -> dict[str, Any]:
         """The explanation as plain data (CLI `--json`, pages)."""
@@ -60,7 +60,7 @@ class Hit:
             "rank": self.rank,
             "score": self.score,
             "engines": {e: _evidence(ev) for e, ev in self.engines.items()},
-            "rrf": self.rrf,
+            "fused_sum": self.fused_sum,
             "bonus": self.bonus,
             "decay": self.decay,
             "mmr_adjustment": self.mmr_adjustment,

@@ -14,8 +14,8 @@ noise count the same; score fusion keeps how far ahead each engine puts a docume
 * `combmnz`: `|{e : d in e}| * sum_e w_e * n_e(d) / sum_e w_e` (Fox & Shaw 1994, "Combination
   of multiple searches"): the sum times how many engines found the document.
 
-Each `Fused` keeps the engine contributions (they sum to `rrf`, the name the explanation has
-always used for the pre-bonus sum) and the multiplier as `bonus`, so `score = rrf * bonus`.
+Each `Fused` keeps the engine contributions (they sum to `fused_sum`) and the multiplier as
+`bonus`, so `score = fused_sum * bonus`.
 """
 
 from __future__ import annotations

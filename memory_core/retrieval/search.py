@@ -3,10 +3,12 @@
 A pipeline of named stages with typed values between them:
 1. `candidates` -> `Candidates`: vector and BM25 top-m under the filter, graph expansion from
    the best of them, and why any engine was off (`retrieval/candidates.py`);
-2. `fuse` -> `list[Fused]`: weighted RRF with the convergence bonus (`retrieval/fusion.py`);
+2. `fuse` -> `list[Fused]`: the config's fusion of the engines' lists, convex by default
+   (weighted normalised scores), or weighted RRF with its convergence bonus, or CombMNZ
+   (`retrieval/fusion.py`, `retrieval/score_fusion.py`);
 3. `rerank` -> `list[Scored]`: the decay composite, then MMR (`retrieval/rerank.py`);
 4. `explain` -> `list[Hit]`: each hit with the parts of its score, so that
-   `score == rrf * bonus * decay + mmr_adjustment` (`retrieval/results.py`).
+   `score == fused_sum * bonus * decay + mmr_adjustment` (`retrieval/results.py`).
 Searching never changes access statistics; `recall` is the call that records access.
 """
 
@@ -43,7 +45,8 @@ def explain(ranked: Sequence[Scored], found: Candidates) -> list[Hit]:
                 context_from=lift.neighbour if lift else None)
         graph = found.graph.get(s.doc_id)
         hits.append(Hit(
-            memory=replace(s.memory, vector=None), rank=rank, engines=engines, rrf=s.fused.rrf,
+            memory=replace(s.memory, vector=None), rank=rank, engines=engines,
+            fused_sum=s.fused.fused_sum,
             bonus=s.fused.bonus, decay=s.decay, mmr_adjustment=s.mmr_adjustment, score=s.score,
             decay_factors=s.factors, graph=graph.hit if graph else None,
             replaces=graph.replaces if graph else None,

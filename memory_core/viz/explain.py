@@ -1,9 +1,10 @@
 """Figures that explain one search hit: how its final score is built (no Streamlit here).
 
-A hit's score is `rrf * bonus * decay + mmr_adjustment` (docs/design/retrieval.md), and its RRF
-score is the sum of the engines' contributions. Written as a sum of parts,
+A hit's score is `fused_sum * bonus * decay + mmr_adjustment` (docs/design/retrieval.md), and
+its `fused_sum` is the sum of the engines' contributions. Written as a sum of parts,
 
-    score = sum(contributions) + rrf * (bonus - 1) + rrf * bonus * (decay - 1) + mmr_adjustment
+    score = sum(contributions) + fused_sum * (bonus - 1) + fused_sum * bonus * (decay - 1)
+            + mmr_adjustment
 
 so each engine, the convergence bonus, the decay rerank and MMR get one bar whose length is
 what it added to (or took from) the score. Works from pages and notebooks alike:
@@ -36,9 +37,9 @@ def score_parts(hit: Hit) -> list[tuple[str, float]]:
         ENGINE_ORDER.index(e) if e in ENGINE_ORDER else len(ENGINE_ORDER), e))
     parts = [(e, hit.engines[e].contribution) for e in engines]
     if hit.bonus != 1.0:
-        parts.append(("fusion bonus", hit.rrf * (hit.bonus - 1.0)))
+        parts.append(("fusion bonus", hit.fused_sum * (hit.bonus - 1.0)))
     if hit.decay != 1.0:
-        parts.append(("decay", hit.rrf * hit.bonus * (hit.decay - 1.0)))
+        parts.append(("decay", hit.fused_sum * hit.bonus * (hit.decay - 1.0)))
     if hit.mmr_adjustment != 0.0:
         parts.append(("MMR", hit.mmr_adjustment))
     return parts

@@ -229,7 +229,7 @@ def test_without_an_embedder_search_degrades_to_bm25(monkeypatch: pytest.MonkeyP
 def test_score_parts_add_up_to_the_score() -> None:
     """The chart's bars: engine contributions, then bonus, decay and MMR (hand-computed)."""
     rrf = 1 / 61 + 1 / 63
-    hit = Hit(memory=Memory.new("x", "fact"), rank=1, rrf=rrf, bonus=1.1, decay=0.5,
+    hit = Hit(memory=Memory.new("x", "fact"), rank=1, fused_sum=rrf, bonus=1.1, decay=0.5,
               mmr_adjustment=-0.001, score=rrf * 1.1 * 0.5 - 0.001,
               engines={"bm25": EngineEvidence(3, 2.0, 1 / 63),
                        "vector": EngineEvidence(1, 0.8, 1 / 61)})

@@ -77,7 +77,7 @@ def explanation(hit: Hit, key: str = "") -> None:
     `key` tells apart two explanations of the same memory on one page."""
     cols = st.columns(3) + st.columns(3)  # two rows: a result card is narrow
     cols[0].metric("Final score", f"{hit.score:.4f}")
-    cols[1].metric("Fused", f"{hit.rrf:.4f}",
+    cols[1].metric("Fused", f"{hit.fused_sum:.4f}",
                    help="The engines' contributions summed (RRF terms or weighted normalised "
                         "scores, by the config's fusion)")
     cols[2].metric("Bonus", f"×{hit.bonus:.2f}",

@@ -1,4 +1,4 @@
-"""RRF fusion against hand-worked values (seed 003 ADR-001)."""
+"""RRF fusion against hand-worked values (ADR-001 in docs/design/seeds.md)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def test_single_engine_scores_are_reciprocal_ranks() -> None:
 
 def test_two_engines_sum_and_get_the_convergence_bonus() -> None:
     fused = {f.doc_id: f for f in rrf({"vector": ["d2", "d1"], "bm25": ["d3", "d4", "d1"]}, W)}
-    assert fused["d1"].rrf == 1 / (60 + 2) + 1 / (60 + 3)
+    assert fused["d1"].fused_sum == 1 / (60 + 2) + 1 / (60 + 3)
     assert fused["d1"].bonus == 1.10
     assert fused["d1"].score == pytest.approx((1 / 62 + 1 / 63) * 1.10)
     assert fused["d1"].ranks == {"vector": 2, "bm25": 3}

@@ -1,4 +1,4 @@
-"""recall(): the token budget, the scope AND-ed with seed 002's arguments, and the recall
+"""recall(): the token budget, the scope AND-ed with Make_Skills' arguments, and the recall
 events that let a recall be replayed (their metadata survives an export and an import)."""
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from memory_core.retrieval.rerank import (
 )
 
 NOW = datetime(2026, 10, 1, tzinfo=UTC)
-#: RRF without context, and seed 003's plain multiplication by the composite (decay_weight
+#: RRF without context, and ADR-002's plain multiplication by the composite (decay_weight
 #: 1): the configs the hand-worked oracles below were written for
 HYBRID = preset("hybrid_rrf")
 FULL = HYBRID.with_changes(use_graph=True, use_decay=True, decay_weight=1.0)
@@ -68,7 +68,7 @@ def test_decay_does_not_bury_a_clearly_more_relevant_memory() -> None:
 def test_the_decay_prior_moves_a_score_by_at_most_beta_times_the_composite_gap() -> None:
     assert decay_prior(1.0, 0.3) == 1.0
     assert decay_prior(0.2, 0.3) == pytest.approx(0.7 + 0.3 * 0.2)
-    assert decay_prior(0.2, 1.0) == pytest.approx(0.2)  # seed 003's multiplication
+    assert decay_prior(0.2, 1.0) == pytest.approx(0.2)  # ADR-002's plain multiplication
     assert decay_prior(0.2, 0.0) == 1.0
 
 

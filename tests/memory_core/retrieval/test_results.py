@@ -16,7 +16,7 @@ NOW = datetime(2026, 10, 1, tzinfo=UTC)
 def _hit(doc_id: str, rank: int = 1) -> Hit:
     memory = Memory.new(f"memory {doc_id}", id=doc_id, created_at=NOW)
     return Hit(memory=memory, rank=rank, engines={"bm25": EngineEvidence(rank, 2.0, 1 / 61)},
-               rrf=1 / 61, bonus=1.0, decay=1.0, mmr_adjustment=0.0, score=1 / 61)
+               fused_sum=1 / 61, bonus=1.0, decay=1.0, mmr_adjustment=0.0, score=1 / 61)
 
 
 def test_results_with_different_hits_are_unequal_and_equal_ones_equal() -> None:
@@ -52,7 +52,7 @@ def test_results_are_an_immutable_sequence_of_hits() -> None:
 
 def test_a_hit_explains_the_parts_of_its_score() -> None:
     hit = _hit("a")
-    assert hit.explain() == {"rank": 1, "score": 1 / 61, "rrf": 1 / 61, "bonus": 1.0,
+    assert hit.explain() == {"rank": 1, "score": 1 / 61, "fused_sum": 1 / 61, "bonus": 1.0,
                              "decay": 1.0, "mmr_adjustment": 0.0,
                              "engines": {"bm25": {"rank": 1, "score": 2.0,
                                                   "contribution": 1 / 61}}}

@@ -37,7 +37,7 @@ def test_convex_weights_the_normalised_scores_and_shares_one_scale() -> None:
     assert by_id["c"].contributions == {"vector": pytest.approx(0.25)}
     assert by_id["a"].ranks == {"bm25": 1, "vector": 3}
     assert [f.doc_id for f in fused] == ["a", "b", "c"]  # a and b tie: by id
-    assert all(f.bonus == 1.0 and f.score == f.rrf for f in fused)
+    assert all(f.bonus == 1.0 and f.score == f.fused_sum for f in fused)
 
 
 def test_a_strong_engine_clear_winner_beats_rrf_rank_averaging() -> None:

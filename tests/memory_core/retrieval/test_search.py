@@ -65,8 +65,9 @@ def test_explanation_parts_reproduce_the_final_score(store: MemoryStore, world: 
     assert results and not results.degraded
     weights = {"vector": cfg.weight_vector, "bm25": cfg.weight_bm25, "graph": cfg.weight_graph}
     for hit in results:
-        assert hit.rrf == pytest.approx(sum(ev.contribution for ev in hit.engines.values()))
-        assert hit.score == pytest.approx(hit.rrf * hit.bonus * hit.decay + hit.mmr_adjustment)
+        assert hit.fused_sum == pytest.approx(sum(ev.contribution for ev in hit.engines.values()))
+        assert hit.score == pytest.approx(
+            hit.fused_sum * hit.bonus * hit.decay + hit.mmr_adjustment)
         if cfg.fusion == "rrf":
             assert hit.bonus == (1.10 if len(hit.engines) >= 2 else 1.0)
             for engine, ev in hit.engines.items():
@@ -96,7 +97,7 @@ def test_explain_gives_each_hit_the_parts_of_its_score() -> None:
     b, c, a = hits
     assert b.engines == {"vector": EngineEvidence(2, 0.8, 1 / 62),
                          "bm25": EngineEvidence(1, 4.0, 1 / 61)}
-    assert (b.rrf, b.bonus, b.decay, b.mmr_adjustment) == (1 / 62 + 1 / 61, 1.10, 0.9, -0.002)
+    assert (b.fused_sum, b.bonus, b.decay, b.mmr_adjustment) == (1 / 62 + 1 / 61, 1.10, 0.9, -0.002)
     assert b.score == (1 / 62 + 1 / 61) * 1.10 * 0.9 - 0.002
     assert b.explain()["mmr_adjustment"] == -0.002
     assert b.explain()["decay_factors"]["composite"] == 0.9
@@ -107,7 +108,8 @@ def test_explain_gives_each_hit_the_parts_of_its_score() -> None:
     assert a.graph is None and a.replaces is None
     assert all(h.memory.vector is None for h in hits)  # vectors are not sent out
     for hit in hits:
-        assert hit.score == pytest.approx(hit.rrf * hit.bonus * hit.decay + hit.mmr_adjustment)
+        assert hit.score == pytest.approx(
+            hit.fused_sum * hit.bonus * hit.decay + hit.mmr_adjustment)
 
 
 def test_the_default_config_is_the_default_preset(store: MemoryStore, world: dict) -> None:
@@ -206,7 +208,7 @@ def test_mmr_and_decay_change_the_order_explainably(store: MemoryStore) -> None:
     assert old.decay < 1.0 < fresh.decay or old.decay < fresh.decay
     # ... and the exact match stays first: a prior, not a veto
     assert plain[0].memory.content == decayed[0].memory.content
-    # plain multiplication (seed 003's) lets the fresh near-duplicate overtake it
+    # plain multiplication (ADR-002's) lets the fresh near-duplicate overtake it
     strict = search(store, "cache eviction policy",
                     config=preset("full").with_changes(decay_weight=1.0), limit=3, now=NOW)
     assert strict[0].memory.content == "cache eviction policy uses lru now"
