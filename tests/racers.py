@@ -9,7 +9,7 @@ sends one round to each racer of a pair and lets them go together, the second `s
 seconds after the first.
 
 One pair serves a whole test session, so the start-up of a process (Python, the CLI and
-LanceDB's import: some 7 s of CPU) is paid twice per session instead of twice per round.
+LanceDB's import: seconds of CPU) is paid twice per session instead of twice per round.
 What each round races is what two `memlens` commands started at once race: two processes,
 each with its own store handles, write lock and LanceDB state, on a store of the round's
 own (every round writes a different folder). The kill -9 tests start a process per trial:

@@ -1,4 +1,4 @@
-"""The layers of DESIGN.md section 1 as data, and the rules they imply, checked on the code.
+"""The layers of docs/design/index.md as data, and the rules they imply, checked on the code.
 
 A module of `memory_core` imports only from its own layer or below; no two packages (or
 top-level modules) import each other, directly or round a loop; no two modules do either.

@@ -13,7 +13,7 @@ import memory_core
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_FILES = sorted([ROOT / "app.py", *(ROOT / "memlens_app").rglob("*.py")])
-# MemoryStore's parts that only the store itself may touch (DESIGN.md section 1, STYLE.md).
+# MemoryStore's parts that only the store itself may touch (docs/design/index.md, STYLE.md).
 STORE_INTERNALS = ("tables", "keys", "edge_index")
 
 

@@ -7,8 +7,8 @@ The tests walk one browser page through the app, as a visitor does: the app open
 root, then each page reached by its sidebar link (the page's script runs as when its URL is
 opened, and a payload that ran on an earlier page would still show: `window.__pwned`, the
 dialogs and console errors are the page's since it opened). Following a link costs the
-browser and the server half of what a new page load does (measured: the eight pages, 38 s
-of CPU instead of 80 s); test_pages.py opens every page by its URL.
+browser and the server about half of what a new page load does; test_pages.py opens every
+page by its URL.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Decay formulas against hand-worked values (seed 003 ADR-002, DESIGN.md section 4)."""
+"""Decay formulas against hand-worked values (docs/design/decay.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""PathRAG expansion caps and superseded successors (seed 004), by hand."""
+"""PathRAG expansion caps and superseded successors (docs/design/retrieval.md), by hand."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The `decisions` adapter on its golden folder (data/decision_records/herd/decisions): seed
-000-style front matter, seed 001 bold fields, seed 003 multi-record files with metadata
+"""The `decisions` adapter on its golden folder (data/decision_records/herd/decisions): herd's
+front matter, superagents' bold fields, SpecKit's multi-record files with metadata
 tables, adr-tools records; counts, fields, supersedes edges, statuses, idempotence, dry runs,
 --limit/--project, sniffing, broken inputs that change nothing, and the CLI report."""
 

@@ -1,4 +1,4 @@
-"""The `hades` adapter on its golden fixtures (seed 004): a folder of the five collections
+"""The `hades` adapter on its golden fixtures: a folder of the five collections
 (JSON arrays, one NDJSON) and an arangodump folder; its parameters; broken inputs."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`correct`: seed 003 ADR-005's confidence and stability rules, worked out by hand, written
+"""`correct`: ADR-005's confidence and stability rules, worked out by hand, written
 as one audited, evented, undoable batch; the constitutional exemption; clear errors."""
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ def cache_notes(store: MemoryStore) -> None:
 
 
 def test_ranks_with_and_without_decay(store: MemoryStore, cache_notes: None) -> None:
-    # RRF and seed 003's plain multiplication (decay_weight 1), strong enough to push the
+    # RRF and ADR-002's plain multiplication (decay_weight 1), strong enough to push the
     # ancient exact match out of the top 4; the default prior (0.3) only reorders near-ties
     config = preset("hybrid_rrf").with_changes(use_graph=True, use_decay=True,
                                                decay_weight=1.0)

@@ -1,4 +1,4 @@
-"""Golden files: a seed 001 superagents export and a v0 memlens export, imported and exported.
+"""Golden files: a superagents export and a v0 memlens export, imported and exported.
 
 Each input in data/ is imported into a fresh store (fake embedder) and exported again; the
 export must equal its `.expected.ndjson` byte for byte. To regenerate after an intended
