@@ -15,7 +15,7 @@ from memory_core.untrusted import shown
 
 EARLIEST = datetime(1900, 1, 1, tzinfo=UTC)
 LATEST = datetime(9000, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
-#: The range as the error lines and the README say it.
+#: The range as the error lines and the docs say it.
 RANGE_TEXT = "1900-01-01 to 9000-12-31 (UTC)"
 
 
