@@ -71,6 +71,9 @@ def init(ctx: click.Context, source: Path | None, demo: bool, as_json: bool) -> 
         if report.pending:
             message += (f"; {report.pending} are pending embedding ({report.embedding_error}); "
                         f"run `memlens reembed` once the model is available")
+    from memory_core.projection.warm import start_map_warm
+
+    start_map_warm(settings.model_cache)  # the map's engine compiles once, in the background
     emit_json(result) if as_json else echo(message)
 
 
@@ -116,6 +119,9 @@ def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: boo
                  f"seeded", err=True)
         else:
             ctx.invoke(init)
+    from memory_core.projection.warm import start_map_warm
+
+    start_map_warm(settings.model_cache)  # the Map page's engine, compiled once per machine
     if importlib.util.find_spec(APP_SERVER.partition(".")[0]) is None:  # found, not imported
         raise MemlensError("the web app (package memlens_app) is not installed beside "
                            "memory_core; reinstall memlens (pip install memlens)")
