@@ -1,5 +1,5 @@
 """Export Diff: what changed between two exports, an export and the live store, or two table
-versions of the memories (DESIGN.md section 5)."""
+versions of the memories (docs/design/exports.md)."""
 
 from __future__ import annotations
 

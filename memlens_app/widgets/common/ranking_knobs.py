@@ -52,7 +52,7 @@ def _knobs(base: RankingConfig, key: str) -> dict[str, Any]:
     c1, c2, c3, c4, c5 = st.columns(5)
     v["fusion"] = c1.selectbox(
         "Method", FUSIONS, index=FUSIONS.index(base.fusion), key=k("fusion"),
-        help="rrf: reciprocal ranks (seed 003); convex: weighted normalised scores; "
+        help="rrf: weighted reciprocal ranks; convex: weighted normalised scores; "
              "combmnz: the sum times how many engines found the memory")
     v["normalisation"] = c2.selectbox(
         "Score normalisation", NORMALISATIONS, index=NORMALISATIONS.index(base.normalisation),
@@ -101,7 +101,7 @@ def _knobs(base: RankingConfig, key: str) -> dict[str, Any]:
     v["decay_weight"] = c2.slider(
         "Decay weight (beta)", 0.0, 1.0, float(base.decay_weight), 0.05, key=k("decay_weight"),
         disabled=not v["use_decay"],
-        help="1 multiplies by the composite itself (seed 003); lower values only reorder "
+        help="1 multiplies by the composite itself; lower values only reorder "
              "near-ties")
     v["decay"] = _decay_knobs(base.decay, k, disabled=not v["use_decay"])
     st.markdown("**MMR diversity**")

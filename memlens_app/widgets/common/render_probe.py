@@ -44,8 +44,9 @@ def main(argv: list[str]) -> None:
         importlib.import_module(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
 
     # AppTest scans every installed package for Streamlit components before its first run
-    # (2-10 s here, ~800 packages), where a server does it once at start-up: a script of
-    # nothing pays it before the clock starts, and the app's test reuses what it found
+    # (seconds in an environment with hundreds of packages), where a server does it once at
+    # start-up: a script of nothing pays it before the clock starts, and the app's test
+    # reuses what it found
     warm_up = AppTest.from_string("import streamlit", default_timeout=600).run()
     imports_s = time.perf_counter() - began
     rss_start = _peak_rss_mib()
