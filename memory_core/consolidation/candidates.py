@@ -168,7 +168,7 @@ def consolidation_candidates(store: MemoryStore, filter: Filter | None = None, *
 
     `filter` keeps the candidates with a member it selects; `limit` the first that many;
     rejected candidates (`reject`) are left out unless `include_rejected`.
-    docs/design/curation.md explains the grouping, the strength and the drafts.
+    docs/guides/curation.md explains the grouping, the strength and the drafts.
 
     >>> [c.draft for c in consolidation_candidates(store, limit=3)]  # doctest: +SKIP
     """

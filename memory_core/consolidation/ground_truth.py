@@ -129,7 +129,7 @@ def grouping_scores(store: MemoryStore, params: GroupingParams | None = None, *,
     """Score the grouping on a copy of `store`'s tenant without its reflections against the
     sources those reflections had (the store is only read; the copy is removed after).
 
-    On the demo store: `grouping_scores(demo_store())`; docs/design/curation.md gives
+    On the demo store: `grouping_scores(demo_store())`; docs/guides/curation.md gives
     the figures.
     """
     truth = truth_sets(store)

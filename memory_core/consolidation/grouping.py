@@ -33,8 +33,8 @@ Progress = Callable[[str, float], None]
 
 @dataclass(frozen=True)
 class GroupingParams:
-    """The grouping's settings; the defaults are the rules docs/design/curation.md
-    explains (round values, not fitted to the demo)."""
+    """The grouping's settings; the defaults are the rules docs/guides/curation.md
+    ("Consolidation candidates") explains (round values, not fitted to the demo)."""
 
     k: int = 15
     threshold: float = 0.3
