@@ -527,6 +527,9 @@ from .projection import (
     cluster_layout as cluster_layout,
 )
 from .projection import (
+    map_engine_state as map_engine_state,
+)
+from .projection import (
     near_duplicate_pairs as near_duplicate_pairs,
 )
 from .projection import (

@@ -1,4 +1,4 @@
-"""The embedding map (DESIGN.md section 12): where each memory sits when its vector is laid
+"""The embedding map (docs/design/map.md): where each memory sits when its vector is laid
 out in 2-D or 3-D, cached on disk, with queries placed on it; clusters of the layout with
 their labels; near-duplicate pairs.
 

@@ -1,5 +1,5 @@
 """`project`: the embedding map of a tenant's memories (UMAP, cosine), read from the cache
-when the store has not changed since it was computed (DESIGN.md section 12).
+when the store has not changed since it was computed (docs/design/map.md).
 
 UMAP is umap-learn's, fitted from the exact neighbours memlens finds (reducer.py); the
 first map of a machine waits for numba to compile it (engine.py), in a thread that runs
@@ -7,7 +7,8 @@ beside the neighbour search.
 
 Stages, each reported to `progress(stage, fraction)` with fractions rising to 1: "loading
 vectors", "finding neighbours" (exact ones), "compiling the map engine (once per
-machine)" (only while numba compiles umap-learn), "fitting" (rising with UMAP's epochs),
+machine)" (only while numba compiles umap-learn) or "loading the map engine" (the first
+map of a process), "fitting" (rising with UMAP's epochs),
 "placing the rest" (only when fitted on a sample), "saving the map to the cache" (unless
 `cache=False`), "done"; a cache hit reports "reading the cached map" then "done".
 """
@@ -49,6 +50,7 @@ AUTO_SAMPLE = 20_000
 LOADING = "loading vectors"
 NEIGHBOURS = "finding neighbours"
 COMPILING = "compiling the map engine (once per machine)"
+STARTING = "loading the map engine"
 FITTING = "fitting"
 PLACING = "placing the rest"
 READING = "reading the cached map"
@@ -132,9 +134,12 @@ def _compute(data: MapInput, params: MapParams, progress: Progress
     known = umap_reducer.exact_neighbours(
         fit_on, n_neighbors, lambda done, total: progress(NEIGHBOURS, 0.02 + 0.3 * done / total))
     if preparing is not None:
-        progress(COMPILING, 0.32)
+        # compiled on this machine already: only umap-learn's import (and numba's cached
+        # code) is waited for
+        stage = STARTING if engine.map_engine_state().state == "ready" else COMPILING
+        progress(stage, 0.32)
         preparing.wait(lambda seconds: progress(
-            COMPILING, 0.32 + 0.01 * min(1.0, seconds / engine.EXPECTED_COMPILE_S)))
+            stage, 0.32 + 0.01 * min(1.0, seconds / engine.EXPECTED_COMPILE_S)))
     fitted_share = 0.35 if len(rows) < n else 0.6
     progress(FITTING, 0.33)
     model, fitted = umap_reducer.fit(

@@ -4,6 +4,7 @@ chart, with a caption saying what is on it."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -35,6 +36,7 @@ from memory_core import (
     MemoryStore,
     Projection,
     QueryPlacement,
+    map_engine_state,
     map_figure,
     overlay_counts,
     with_colour_columns,
@@ -55,11 +57,28 @@ class Overlays:
     consolidation: dict[str, str] | None = None
 
 
+#: What the bar says while this machine's first compile of the map engine runs.
+COMPILING = "Compiling the map engine once for this machine (about a minute)"
+#: About how long that compile takes, for its bar (which stops short of full until done).
+COMPILE_S = 60.0
+
+
 def load_map(store: MemoryStore, flt: Filter, params: MapParams) -> Projection | None:
-    """The layout, with a progress bar while it is computed (None after an error, shown)."""
+    """The layout, with a progress bar while it is computed (None after an error, shown);
+    while the map engine compiles (a machine's first map), the bar says so with the
+    seconds it has run."""
     bar = st.empty()
+    compiling_since: list[float] = []
 
     def progress(stage: str, fraction: float) -> None:
+        if stage.startswith("compiling"):
+            if not compiling_since:
+                state = map_engine_state()
+                compiling_since.append(state.since or time.time())
+            seconds = max(0.0, time.time() - compiling_since[0])
+            bar.progress(min(0.95, seconds / COMPILE_S),
+                         text=f"{COMPILING}: {seconds:.0f} s so far…")
+            return
         bar.progress(min(max(fraction, 0.0), 1.0), text=f"Map: {stage}…")
 
     try:
