@@ -235,13 +235,17 @@ def mcp_bench(store_uri: str | None, seconds: float, queries: int | None, as_jso
               type=click.IntRange(min=3), help="Synthetic memories in the benchmark store.")
 @click.option("--sample", type=click.IntRange(min=16),
               help="Also time a map fitted on this many memories, the rest placed.")
+@click.option("--first-map/--no-first-map", default=True, show_default=True,
+              help="Also time a machine's very first map (an empty numba cache: umap-learn "
+                   "compiles, about a minute more).")
 @json_option("Print every figure, its target and its ratio as JSON.")
-def map_bench(memories: int, sample: int | None, as_json: bool) -> None:
-    """The embedding map cold (a fresh process) and cached, its HDBSCAN
-    clusters with labels, and its near-duplicates, vs the targets."""
+def map_bench(memories: int, sample: int | None, first_map: bool, as_json: bool) -> None:
+    """The embedding map cold (a fresh process, the numba cache warm) and cached, a
+    machine's first map, its HDBSCAN clusters with labels, and its near-duplicates, vs the
+    targets."""
     from memory_core.bench.map import run_map_bench
 
-    result = run_map_bench(memories, sample=sample)
+    result = run_map_bench(memories, sample=sample, first_map=first_map)
     _report(result, as_json)
 
 

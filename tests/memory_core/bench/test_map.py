@@ -1,7 +1,7 @@
 """`memlens bench map`: every figure printed with its target and ratio, stages split out of
 the progress marks, the figures of the other half of issue 14 reported as not run when this
-install lacks it. Never timings. The end-to-end run starts a fresh Python that compiles
-UMAP from nothing, so it is slow."""
+install lacks it, a machine's first map on its own line without a target. Never timings.
+The end-to-end run starts fresh Pythons that load umap-learn, so it is slow."""
 
 from __future__ import annotations
 
@@ -58,6 +58,18 @@ def test_every_figure_has_its_target_and_ratio() -> None:
                                         "duplicates": False}
 
 
+def test_a_machines_first_map_is_its_own_line_without_a_target() -> None:
+    bench = _bench(first_s=130.0, first_cpu_s=95.0,
+                   first_stages={"finding neighbours": 30.0,
+                                 "compiling the map engine (once per machine)": 62.5,
+                                 "fitting": 35.0})
+    assert set(bench.ratios()) == {"cold", "cached"}  # no target, no ratio
+    (line,) = [x for x in bench.lines() if x.startswith("first map on a new machine")]
+    assert "130.00 s  (numba cache empty, no target)" in line
+    assert "95.0 s of CPU; waiting for the compile 62.5 s" in line
+    assert not any(x.startswith("first map") for x in _bench().lines())  # not run
+
+
 def test_figures_this_install_cannot_compute_are_not_run() -> None:
     bench = _bench(missing=(NEEDS_CLUSTERS,))
     assert set(bench.ratios()) == {"cold", "cached"}
@@ -86,12 +98,13 @@ def test_engines_time_the_clusters_and_the_near_duplicates(store: MemoryStore) -
     assert out["duplicate_pairs"] == near_duplicates(store, threshold=0.95).height
 
 
+@pytest.mark.slow
 def test_cli_prints_the_figures_as_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("MEMLENS_EMBED_MODEL", "none")  # nothing is embedded
     monkeypatch.chdir(tmp_path)
-    code, out, err = run_cli(["bench", "map", "--n", "300", "--sample", "100", "--json"],
-                             capsys)
+    code, out, err = run_cli(["bench", "map", "--n", "300", "--sample", "100",
+                              "--no-first-map", "--json"], capsys)
     assert code == 0, err
     figures = json.loads(out)
     assert (figures["memories"], figures["sample"]) == (300, 100)
@@ -100,6 +113,7 @@ def test_cli_prints_the_figures_as_json(tmp_path: Path, monkeypatch: pytest.Monk
     assert set(figures["cold_stages"]) >= {"loading vectors", "finding neighbours", "fitting",
                                            "saving the map to the cache"}
     assert figures["sampled_s"] > 0 and figures["entry_mb"] > 0
+    assert figures["first_s"] is None  # --no-first-map
 
 
 def test_a_bad_size_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
