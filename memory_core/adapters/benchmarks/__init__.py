@@ -1,0 +1,1 @@
+"""Import formats of conversational-memory benchmarks (LoCoMo, LongMemEval) and what they share."""

@@ -1,0 +1,1 @@
+"""The `decisions` import format: decision records (ADR-style Markdown) read into memories."""

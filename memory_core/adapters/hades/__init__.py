@@ -1,0 +1,1 @@
+"""The `hades` import format: HADES' observation, reflection and entity graph."""
