@@ -11,8 +11,10 @@ exist:
   (`lancedb.background_loop.LOOP`). Every synchronous LanceDB call waits on it without a
   timeout; `stall_watch` replaces its `run` so waits on object storage end and Ctrl-C lands.
 - `take_rows(dataset, row_ids, columns)`: `LanceDataset._take_rows`, a take by row id in the
-  calling thread. The public `Table.take_row_ids` does the same take through LanceDB's query
-  planner and event loop, several times slower for the few dozen rows a search reads.
+  calling thread from the very dataset version the row cache holds. The public
+  `Table.take_row_ids` checks for a newer version and plans a query on LanceDB's event loop
+  for each take: slower for the few dozen rows a search reads, and at whatever version is
+  latest then, not the cached one.
 - `serialized_manifest(dataset)`: the manifest bytes (`LanceDataset._ds`), which record the
   Lance release that wrote a table; no public call names the writer.
 
