@@ -1,7 +1,7 @@
-"""Herd and Make_Skills databases written by an older and by the newest lancedb
-(tests/fixtures/stores/<schema>_lancedb-<version>/, made by make_fixtures.py there) import
-into memlens, through the library and through `memlens import`, and their memories are
-found by search afterwards."""
+"""Herd and Make_Skills databases written by an older and by the newest lancedb, and by the
+newest pylance (tests/fixtures/stores/<schema>_<writer>-<version>/, made by make_fixtures.py
+there), import into memlens, through the library and through `memlens import`, and their
+memories are found by search afterwards."""
 
 from __future__ import annotations
 
@@ -16,16 +16,16 @@ from memory_core.store import MemoryStore
 from tests.conftest import run_cli
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "stores"
-#: The lancedb releases that wrote the fixtures: an older one and the newest.
-WRITERS = ("0.21.2", "0.40.0")
+#: The releases that wrote the fixtures: an older lancedb, the newest one, the newest pylance.
+WRITERS = ("lancedb-0.21.2", "lancedb-0.40.0", "pylance-14.0.2")
 PREFIX = {"herd": "herd-", "make_skills": "skills-"}
-CASES = [pytest.param(schema, writer, id=f"{schema}_lancedb-{writer}")
+CASES = [pytest.param(schema, writer, id=f"{schema}_{writer}")
          for schema in ("herd", "make_skills") for writer in WRITERS]
 
 
 def _copy(schema: str, writer: str, tmp_path: Path) -> Path:
     """A copy of the fixture (an import reads in place; the committed one stays as written)."""
-    source = FIXTURES / f"{schema}_lancedb-{writer}"
+    source = FIXTURES / f"{schema}_{writer}"
     assert source.is_dir(), f"{source} is missing; run tests/fixtures/stores/make_fixtures.py"
     return Path(shutil.copytree(source, tmp_path / source.name))
 
