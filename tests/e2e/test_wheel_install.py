@@ -68,6 +68,15 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     env = _clean_env()
     _run([sys.executable, "-m", "venv", "--system-site-packages", str(folder)],
          cwd=folder.parent, env=env)
+    if sys.prefix != sys.base_prefix:
+        # this interpreter is itself a venv (as in CI): `--system-site-packages` reaches the
+        # base interpreter's packages, not the dependencies installed here, so the new venv
+        # gets this one's site-packages as plain paths, after its own (a path added by a .pth
+        # file is not scanned for .pth files, so the checkout's editable install stays out)
+        [own] = folder.glob("lib/python*/site-packages")
+        (own / "memlens_test_dependencies.pth").write_text(
+            "\n".join(p for p in sys.path if p.endswith("site-packages")) + "\n",
+            encoding="utf-8")
     # --ignore-installed: this interpreter's editable memlens is installed too, and pip would
     # otherwise take that one as the wheel's
     _run([str(folder / "bin" / "python"), "-m", "pip", "install", "--no-deps",
