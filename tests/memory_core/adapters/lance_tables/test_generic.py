@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from memory_core.adapters.base import stable_id
-from memory_core.adapters.lancedb_table import LanceDBTableAdapter
+from memory_core.adapters.lance_tables.generic import LanceDBTableAdapter
 from memory_core.errors import ExportFormatError, UnknownFormatError
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.readers import ReadOptions, detect_reader

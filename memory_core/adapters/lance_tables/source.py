@@ -1,5 +1,4 @@
-"""Reading another program's LanceDB table in place: what the `herd`, `make_skills` and
-`lancedb` adapters share.
+"""Another program's LanceDB table, opened read-only and streamed in batches.
 
 PATH is a LanceDB database folder (the one given to `lancedb.connect`) holding `<table>.lance`,
 or that `<table>.lance` folder itself. Nothing is written to it: the folder is checked before
@@ -12,25 +11,24 @@ the installed Lance cannot decode is refused in one line before any row is read.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from memory_core.adapters.base import timestamp
 from memory_core.adapters.lance_format import TableFormat, table_format, unreadable
-from memory_core.canonical import iso
 from memory_core.errors import ExportFormatError
 from memory_core.exchange.readers.base import loads
-from memory_core.schema import normalise_memory_type
 
 BATCH_ROWS = 1024
-Check = Callable[[pa.DataType], bool]
+
+
 #: Field-metadata keys under which a table may name the model of its vectors.
 MODEL_KEYS = (b"memlens.embedding_model", b"embedding_model", b"model")
+
+
 #: LanceDB's embedding-function registry names whose bare model names live on the Hub under
 #: `sentence-transformers/` (LanceDB's own default there is "all-MiniLM-L6-v2").
 HUB_PREFIXES = {"sentence-transformers": "sentence-transformers/"}
@@ -113,84 +111,6 @@ def open_table(path: Path, table: str | None, default: str, fmt: str, *,
     return source
 
 
-def is_text(kind: pa.DataType) -> bool:
-    """Whether a column holds strings."""
-    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind)
-                or pa.types.is_string_view(kind))
-
-
-def is_integer(kind: pa.DataType) -> bool:
-    """Whether a column holds integers."""
-    return bool(pa.types.is_integer(kind))
-
-
-def is_key(kind: pa.DataType) -> bool:
-    """Whether a column can hold ids: strings or integers."""
-    return is_text(kind) or is_integer(kind)
-
-
-def is_number(kind: pa.DataType) -> bool:
-    """Whether a column holds integers or floats."""
-    return bool(pa.types.is_integer(kind) or pa.types.is_floating(kind))
-
-
-def is_time(kind: pa.DataType) -> bool:
-    """Whether a column holds a time: a timestamp or date, an ISO string or epoch seconds."""
-    return bool(pa.types.is_timestamp(kind) or pa.types.is_date(kind) or is_text(kind)
-                or is_number(kind))
-
-
-def is_epoch(kind: pa.DataType) -> bool:
-    """Whether a column holds epoch seconds (numbers) or timestamps."""
-    return bool(is_number(kind) or pa.types.is_timestamp(kind))
-
-
-def is_text_list(kind: pa.DataType) -> bool:
-    """Whether a column holds lists of strings."""
-    return bool((pa.types.is_list(kind) or pa.types.is_large_list(kind)
-                 or pa.types.is_fixed_size_list(kind)) and is_text(kind.value_type))
-
-
-def is_json(kind: pa.DataType) -> bool:
-    """Whether a column can hold a JSON object: a string of JSON or a struct."""
-    return bool(is_text(kind) or pa.types.is_struct(kind) or pa.types.is_map(kind))
-
-
-def check_columns(source: LanceTable, required: Mapping[str, Check],
-                  optional: Mapping[str, Check], what: str) -> None:
-    """Refuse a table without the `required` columns, or whose columns (required or
-    optional) have a type their check (e.g. `is_text`) refuses."""
-    names = source.schema.names
-    missing = [name for name in required if name not in names]
-    if missing:
-        raise ExportFormatError(
-            f"{source.label} has no column {', '.join(map(repr, missing))}, so it is not "
-            f"{what}; its columns: {', '.join(names)}")
-    for name, check in {**required, **optional}.items():
-        if name in names and not check(source.schema.field(name).type):
-            wanted = KIND_NAMES.get(check, check.__name__)
-            raise ExportFormatError(
-                f"{source.label}: column {name!r} is {source.schema.field(name).type}, but "
-                f"it should hold {wanted}")
-
-
-def is_vector(kind: pa.DataType) -> bool:
-    """Whether a column holds vectors: lists of numbers."""
-    return bool((pa.types.is_list(kind) or pa.types.is_large_list(kind)
-                 or pa.types.is_fixed_size_list(kind)) and pa.types.is_floating(kind.value_type))
-
-
-#: What each column check accepts, for error messages.
-KIND_NAMES: dict[Callable[[pa.DataType], bool], str] = {
-    is_text: "strings", is_integer: "integers", is_number: "numbers",
-    is_key: "ids (strings or integers)",
-    is_time: "times (timestamps, ISO-8601 strings or epoch seconds)",
-    is_epoch: "epoch seconds (numbers) or timestamps",
-    is_text_list: "lists of strings", is_json: "JSON objects (JSON text or a struct)",
-    is_vector: "vectors (lists of floats)",
-}
-
-
 def vector_dimension(schema: pa.Schema, column: str) -> int | None:
     """The dimension of a fixed-size vector column (None for a variable one)."""
     kind = schema.field(column).type
@@ -252,77 +172,6 @@ def iter_rows(source: LanceTable, columns: Sequence[str], limit: int | None
                 from exc
         raise ExportFormatError(f"{source.label}: reading row {number + 1} failed: {exc}") \
             from exc
-
-
-def where_of(number: int, row_id: Any) -> str:
-    """How errors and skips name a row."""
-    return f"row {number} (id {row_id})" if row_id is not None else f"row {number}"
-
-
-def text_or_none(value: Any) -> str | None:
-    """A string column's value with empty strings (which many tables write for null) as None."""
-    if value is None:
-        return None
-    text = str(value)
-    return text if text.strip() else None
-
-
-def time_of(value: Any, where: str, name: str) -> str:
-    """An ISO-8601 UTC string from a timestamp, date, ISO string or epoch value."""
-    if value is None:
-        raise ExportFormatError(f"{where}: {name} is empty")
-    if isinstance(value, datetime):
-        return str(iso(value))
-    if hasattr(value, "isoformat"):  # a date column
-        return timestamp(value.isoformat(), where, name)
-    return timestamp(value, where, name)
-
-
-def json_object(value: Any, where: str, name: str = "metadata") -> dict[str, Any]:
-    """A metadata value (JSON text, a struct or map, or null) as a dict."""
-    if value is None:
-        return {}
-    if isinstance(value, list):  # a map column reads as [(key, value), ...]
-        return {str(k): v for k, v in value}
-    if isinstance(value, dict):
-        return {k: v for k, v in value.items() if v is not None}
-    if not str(value).strip():
-        return {}
-    try:
-        parsed = loads(value)
-    except json.JSONDecodeError as exc:
-        raise ExportFormatError(
-            f"{where}: {name} is not valid JSON ({exc.msg} at character {exc.pos}): "
-            f"{str(value)!r:.80}") from exc
-    if not isinstance(parsed, dict):
-        raise ExportFormatError(
-            f"{where}: {name} must be a JSON object, got {type(parsed).__name__} "
-            f"{str(value)!r:.60}")
-    return parsed
-
-
-def memory_type_of(raw: Any, where: str, column: str = "memory_type"
-                   ) -> tuple[str, str | None]:
-    """(memlens memory type, the spelling found when the aliases changed it, else None)."""
-    if not isinstance(raw, str) or not raw.strip():
-        raise ExportFormatError(f"{where}: {column} is empty")
-    kind = normalise_memory_type(raw)
-    return kind, (raw if kind != raw else None)
-
-
-def merge_extra(metadata: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
-    """`metadata` with the source's other columns added; a column whose name the metadata
-    already uses for another value goes in as `<name>_column`, so nothing is lost."""
-    for name, value in extra.items():
-        if value is None or (isinstance(value, str) and not value.strip()):
-            continue
-        if isinstance(value, datetime):
-            value = iso(value)
-        if name in metadata and metadata[name] != value:
-            metadata[f"{name}_column"] = value
-        else:
-            metadata.setdefault(name, value)
-    return metadata
 
 
 def embedding_of(schema: pa.Schema, column: str, model: str) -> dict[str, Any] | None:
