@@ -54,17 +54,20 @@ def test_the_manifest_names_the_lance_that_wrote_it(table: Any) -> None:
     assert (manifest_writer(manifest) or "").startswith("lance ")
 
 
-def test_the_replaced_run_is_the_one_lancedbs_calls_use(table: Any,
-                                                        monkeypatch: pytest.MonkeyPatch
-                                                        ) -> None:
-    loop = lance_private._loop()
-    monkeypatch.delitem(vars(loop), "run", raising=False)
+def test_the_replaced_run_is_the_one_lancedbs_calls_use(table: Any) -> None:
+    attributes = vars(lance_private._loop())
+    installed = attributes.pop("run", None)  # stall_watch's, when an earlier test watched
     seen: list[Any] = []
 
     def run_on(coroutine: Any) -> Any:
         seen.append(coroutine)
         return asyncio.run_coroutine_threadsafe(coroutine, lance_private.event_loop()).result()
 
-    lance_private.replace_run(run_on)
-    assert table.count_rows() == 3
-    assert seen
+    try:
+        lance_private.replace_run(run_on)
+        assert table.count_rows() == 3
+        assert seen
+    finally:
+        attributes.pop("run", None)
+        if installed is not None:
+            attributes["run"] = installed
