@@ -81,6 +81,10 @@ def load_map(store: MemoryStore, flt: Filter, params: MapParams) -> Projection |
             return
         bar.progress(min(max(fraction, 0.0), 1.0), text=f"Map: {stage}…")
 
+    if (state := map_engine_state()).state == "compiling":  # said before the vectors load
+        compiling_since.append(state.since or time.time())
+        progress("compiling", 0.0)
+
     try:
         return get_projection(store, flt, params, progress)
     except MemlensError as exc:
