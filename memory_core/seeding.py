@@ -2,10 +2,11 @@
 
 The demo corpus ships as package data in `memory_core/demo_data/` (`demo_file` finds its
 files, installed or in a checkout): a memlens export (vectors left out; memories, edges,
-then the recall and cite events behind the access histories) plus a query set;
-`write_demo_files` regenerates both from `memory_core.demo` byte for byte, and the offline
-model's vectors of its texts (`demo_vectors.npz`, a cache: seeding takes a memory's vector
-from it when the store embeds with that same model, and embeds the others).
+then the recall and cite events behind the access histories), a query set, the order the
+generator made the records in, and the offline model's vectors of its texts
+(`demo_vectors.npz`, a cache: seeding takes a memory's vector from it when the store embeds
+with that same model, and embeds the others). The generator is not shipped: in a checkout,
+`python -m tools.demo_corpus` regenerates every file byte for byte.
 """
 
 from __future__ import annotations
@@ -21,24 +22,23 @@ from typing import TYPE_CHECKING
 
 from memory_core.embedding import UnavailableEmbedder
 from memory_core.embedding.preloaded import PreloadedEmbedder
-from memory_core.embedding.vector_file import read_vector_file, write_vector_file
+from memory_core.embedding.vector_file import read_vector_file
 from memory_core.errors import EmbedderUnavailableError, ModelMismatchError, VectorFileError
 from memory_core.exchange.importer import import_file
-from memory_core.exchange.ndjson import write_export
 from memory_core.filters import Filter
-from memory_core.records import canonical_json
 from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 
 if TYPE_CHECKING:
     from memory_core.config import Settings
-    from memory_core.embedding import Embedder
 
 log = logging.getLogger(__name__)
 
 DEMO_EXPORT = "demo_export.ndjson"
 DEMO_QUERIES = "queries.ndjson"
 DEMO_VECTORS = "demo_vectors.npz"
+#: The generator's order of the export's memories and edges (the benches sample by it).
+DEMO_ORDER = "demo_order.json"
 #: Fixed so the committed demo export is byte-identical on every regeneration.
 DEMO_EXPORTED_AT = datetime(2026, 10, 1, tzinfo=UTC)
 
@@ -46,7 +46,7 @@ Progress = Callable[[int], None]
 
 
 #: The demo corpus' files, as `demo_file` takes them.
-DEMO_FILES = (DEMO_EXPORT, DEMO_QUERIES, DEMO_VECTORS)
+DEMO_FILES = (DEMO_EXPORT, DEMO_QUERIES, DEMO_VECTORS, DEMO_ORDER)
 
 
 def demo_dir() -> Path:
@@ -81,33 +81,6 @@ class SeedReport:
     vectors_reused: int = 0
     #: Why the vectors file was not used, when it was not.
     vectors_note: str | None = None
-
-
-def write_demo_files(folder: Path, *, seed: int | None = None,
-                     embedder: Embedder | None = None, vectors: bool = True,
-                     progress: Progress | None = None) -> tuple[Path, Path]:
-    """Generate the demo corpus and write its export and query set into `folder`, and (with
-    `vectors`) the vectors of its texts by `embedder` (default: the offline default model,
-    whatever MEMLENS_EMBED_MODEL says; about a minute on 2 cores); returns the export and
-    query-set paths."""
-    from memory_core.config import DEFAULT_MODEL, Settings
-    from memory_core.demo import DEMO_SEED, generate_demo
-    from memory_core.embedding import load_embedder
-
-    corpus = generate_demo(DEMO_SEED if seed is None else seed)
-    folder.mkdir(parents=True, exist_ok=True)
-    export = folder / DEMO_EXPORT
-    write_export(export, corpus.memories, corpus.edges, tenant="default",
-                 exported_at=DEMO_EXPORTED_AT, events=corpus.events)
-    queries = folder / DEMO_QUERIES
-    with queries.open("w", encoding="utf-8", newline="\n") as out:
-        for query in corpus.queries:
-            out.write(canonical_json(query) + "\n")
-    if vectors:
-        write_vector_file(folder / DEMO_VECTORS, [m.content for m in corpus.memories],
-                          embedder or load_embedder(Settings.from_env(embed_model=DEFAULT_MODEL)),
-                          progress=progress)
-    return export, queries
 
 
 def _reusing_vectors(store: MemoryStore, vectors: Path

@@ -18,15 +18,16 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "memory_core"
 
 #: Lowest first: (layer, the top-level modules and packages of memory_core in it).
-#: `demo` generates the demo corpus from the model alone and the search benchmark recombines
-#: its texts, so it sits with the engines; `seeding` loads the demo through the importer.
+#: `seeding` loads the demo corpus through the importer. The generator of that corpus is
+#: outside the engine (`tools/demo_corpus`, not shipped): no layer holds it, and memory_core
+#: never imports it (tests/test_layering.py).
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("model", frozenset({"schema", "columns", "records", "stability", "codec", "canonical",
                          "frames", "filters", "errors", "config", "untrusted", "date_range"})),
     ("embedding", frozenset({"embedding"})),
     ("store", frozenset({"store"})),
     ("engines", frozenset({"retrieval", "decay", "graph", "exchange", "adapters", "reembed",
-                           "stats", "demo", "curation", "causal", "decay_analysis",
+                           "stats", "curation", "causal", "decay_analysis",
                            "projection", "distributed", "integrity", "consolidation"})),
     ("evaluation", frozenset({"evaluation", "bench", "viz", "agents", "impact_preview"})),
     ("edge", frozenset({"cli", "seeding"})),

@@ -38,6 +38,11 @@ def test_engine_never_imports_the_app() -> None:
     assert engine_importers("memlens_app") == []
 
 
+def test_engine_never_imports_the_tools() -> None:
+    """`tools/` (the demo-corpus generator) is the checkout's, not shipped in the wheel."""
+    assert engine_importers("tools") == []
+
+
 def test_importing_memory_core_loads_no_heavy_library() -> None:
     code = ("import sys, memory_core; heavy = {'lancedb', 'fastembed', 'polars', 'plotly', "
             "'umap', 'pyvis', 'networkx', 'streamlit', 'onnxruntime'}; "
@@ -49,8 +54,8 @@ def test_importing_memory_core_loads_no_heavy_library() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("command", [
-    [sys.executable, "-m", "ruff", "check", "memory_core", "memlens_app", "app.py", "tests",
-     "notebooks"],
+    [sys.executable, "-m", "ruff", "check", "memory_core", "memlens_app", "app.py", "tools",
+     "tests", "notebooks"],
     [sys.executable, "-m", "mypy"],
 ])
 def test_lint_and_types_are_clean(command: list[str]) -> None:

@@ -143,13 +143,13 @@ def wired_edges(ids: list[str], count: int, *, tenant: str, seed: int = 0) -> li
     """`count` edges over `ids` (at least `len(ids) - 1`): a tree of fan-out `FANOUT` from
     `ids[0]`, then random pairs not yet linked, each way round at random, with the relation,
     strength and decay of a random demo edge."""
-    from memory_core.demo import generate_demo
+    from memory_core.bench.demo_records import demo_records
 
     if count < len(ids) - 1:
         raise ValueError(f"{count} edges cannot reach {len(ids)} memories: give at least "
                          f"{len(ids) - 1}")
     rng = random.Random(seed)
-    demo = list(generate_demo().edges)
+    demo = list(demo_records().edges)
     pairs = [((i - 1) // FANOUT, i) for i in range(1, len(ids))]
     seen = {frozenset(p) for p in pairs}
     while len(pairs) < min(count, len(ids) * (len(ids) - 1) // 2):

@@ -46,9 +46,9 @@ class IngestBench:
 
 def bench_texts(n: int) -> list[str]:
     """`n` realistic, distinct memory texts (the demo corpus, cycled with a suffix)."""
-    from memory_core.demo import generate_demo
+    from memory_core.bench.demo_records import demo_records
 
-    base = [m.content for m in generate_demo().memories]
+    base = [m.content for m in demo_records().memories]
     return [base[i % len(base)] + ("" if i < len(base) else f" (variant {i // len(base)})")
             for i in range(n)]
 

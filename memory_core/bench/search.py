@@ -178,9 +178,9 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 def _templates() -> tuple[list[Memory], dict[str | None, list[str]], list[Edge],
                           list[dict[str, Any]]]:
-    from memory_core.demo import generate_demo
+    from memory_core.bench.demo_records import demo_records
 
-    demo = generate_demo()
+    demo = demo_records()
     pool: dict[str | None, list[str]] = {}
     for memory in demo.memories:
         pool.setdefault(memory.project, []).extend(

@@ -39,9 +39,8 @@ if TYPE_CHECKING:
 FORMAT = "memlens-vectors/1"
 MEMBERS = ("meta", "keys", "vectors")
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed: regenerating the same vectors gives the same bytes
-_REGENERATE = ("regenerate it with `python -c \"from memory_core.seeding import "
-               "write_demo_files, demo_dir; write_demo_files(demo_dir())\"` or restore it with "
-               "`git checkout -- memory_core/demo_data`")
+_REGENERATE = ("regenerate it in a checkout with `python -m tools.demo_corpus` or restore it "
+               "with `git checkout -- memory_core/demo_data`")
 
 
 def text_key(text: str) -> bytes:

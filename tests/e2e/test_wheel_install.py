@@ -38,7 +38,8 @@ NOT_SOURCE = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__py
 SHIPPED = ("memlens_app/main.py", "memlens_app/server.py", "memlens_app/streamlit_config.toml",
            "memlens_app/favicon.png", "memlens_app/page_scripts/overview.py",
            "memory_core/demo_data/demo_export.ndjson", "memory_core/demo_data/demo_vectors.npz",
-           "memory_core/demo_data/queries.ndjson", "memory_core/embedding/tokenizer.json")
+           "memory_core/demo_data/queries.ndjson", "memory_core/demo_data/demo_order.json",
+           "memory_core/embedding/tokenizer.json")
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float = 600
@@ -95,7 +96,9 @@ def _clean_env(**extra: str) -> dict[str, str]:
 def test_the_wheel_ships_the_app_and_the_demo_corpus(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert set(SHIPPED) <= names, sorted(set(SHIPPED) - names)
-    assert not [n for n in names if n.startswith(("tests/", "app_pages/", "data/"))]
+    # the checkout's own: tests, and the demo-corpus generator (tools/demo_corpus)
+    assert not [n for n in names if n.startswith(("tests/", "app_pages/", "data/", "tools/",
+                                                  "memory_core/demo/"))]
 
 
 @pytest.fixture

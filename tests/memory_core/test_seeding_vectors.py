@@ -30,11 +30,9 @@ from memory_core.records import Memory
 from memory_core.schema import STATUSES
 from memory_core.seeding import (
     DEMO_EXPORT,
-    DEMO_QUERIES,
     DEMO_VECTORS,
     demo_dir,
     seed_from_export,
-    write_demo_files,
 )
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
@@ -213,20 +211,10 @@ def test_without_the_model_package_memories_stay_pending_as_before(
     assert "package is missing" in (report.vectors_note or "")
 
 
-def test_committed_demo_files_are_regenerated_byte_for_byte_with_vectors(
-        tmp_path: Path, demo_texts: list[str]) -> None:
-    export, queries = write_demo_files(tmp_path, embedder=StandIn())
-    assert export.read_bytes() == (demo_dir() / DEMO_EXPORT).read_bytes()
-    assert queries.read_bytes() == (demo_dir() / DEMO_QUERIES).read_bytes()
-    written = read_vector_file(tmp_path / DEMO_VECTORS, StandIn())
-    assert len(written) == len(set(demo_texts))
-    assert np.array_equal(written.vector_of(demo_texts[7]), StandIn().embed_one(demo_texts[7]))
-
-
 @pytest.mark.model
 def test_the_shipped_vectors_are_the_models_own(demo_texts: list[str]) -> None:
     """Fails when the model package (or fastembed's pipeline) changes the vectors: regenerate
-    the file then (`write_demo_files(demo_dir())`)."""
+    the file then (`python -m tools.demo_corpus`)."""
     model = load_embedder(Settings.from_env())
     shipped = read_vector_file(SHIPPED, model)  # same id, dimension and fingerprint
     sample = demo_texts[:: len(demo_texts) // 39][:39] + [max(demo_texts, key=len)]

@@ -5,15 +5,15 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from memory_core.demo.builder import Builder
-from memory_core.demo.duplicates import plan_duplicates
-from memory_core.demo.events import build_events
-from memory_core.demo.finalise import assign_times, build_edges, build_memories
-from memory_core.demo.generic import plan_cross_cutting, plan_summaries
-from memory_core.demo.queries import build_queries
-from memory_core.demo.sessions import plan_sessions
-from memory_core.demo.storyline import plan_storylines
 from memory_core.records import Edge, Event, Memory
+from tools.demo_corpus.builder import Builder
+from tools.demo_corpus.duplicates import plan_duplicates
+from tools.demo_corpus.events import build_events
+from tools.demo_corpus.finalise import assign_times, build_edges, build_memories
+from tools.demo_corpus.generic import plan_cross_cutting, plan_summaries
+from tools.demo_corpus.queries import build_queries
+from tools.demo_corpus.sessions import plan_sessions
+from tools.demo_corpus.storyline import plan_storylines
 
 DEMO_SEED = 20260522
 

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memory_core.demo.sessions import Session
-from memory_core.demo.story import Story
+from tools.demo_corpus.sessions import Session
+from tools.demo_corpus.story import Story
 
 if TYPE_CHECKING:
-    from memory_core.demo.lore import AgentPattern
-    from memory_core.demo.world import Constitutional
+    from tools.demo_corpus.lore import AgentPattern
+    from tools.demo_corpus.world import Constitutional
 
 T = TypeVar("T")
 

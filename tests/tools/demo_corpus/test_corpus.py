@@ -9,16 +9,16 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory_core.demo import DEMO_SEED, DemoCorpus, generate_demo
 from memory_core.records import content_hash
 from memory_core.schema import IMPORTANCE_TIERS, MEMORY_TYPES, RELATIONS, SOURCES
+from tools.demo_corpus import DEMO_SEED, DemoCorpus, generate_demo
 
 START = datetime(2026, 4, 1, tzinfo=UTC)
 END = datetime(2026, 10, 1, tzinfo=UTC)
 FILTER_FIELDS = {"project", "repo", "agent", "session_id", "memory_type", "tags", "status",
                  "importance"}
 SESSION_ID = re.compile(r"^(steve|mason|wardenstein|iris|kai|nova)-(\d{4}-\d{2}-\d{2})-[a-h]$")
-# Deliberately independent of memory_core.demo.queries: the test's own idea of a content word.
+# Deliberately independent of tools.demo_corpus.queries: the test's own idea of a content word.
 STOPWORDS = set(
     "the and for with that this from into when what why how did does was were are our has had "
     "have not but all any can could would should they them their then than its out over about "
@@ -160,7 +160,7 @@ def test_a_few_recalled_memories_were_cited_recently_or_long_ago(corpus, by_id):
 
 def test_events_come_from_their_own_generator(corpus, monkeypatch):
     """Adding events left the memories, edges and queries as they were."""
-    import memory_core.demo.corpus as module
+    import tools.demo_corpus.corpus as module
 
     monkeypatch.setattr(module, "build_events", lambda *args: ())
     without = generate_demo()

@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from memory_core.demo.world import AGENTS, END, PROJECTS, START
+from tools.demo_corpus.world import AGENTS, END, PROJECTS, START
 
 SESSION_COUNT = sum(p.sessions for p in PROJECTS)
 DISTINCT_DAYS = 70

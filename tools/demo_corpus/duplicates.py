@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from memory_core.demo.builder import Builder, Draft
 from memory_core.records import content_hash
+from tools.demo_corpus.builder import Builder, Draft
 
 EXACT = 30
 NEAR = 30

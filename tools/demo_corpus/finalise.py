@@ -7,10 +7,10 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
-from memory_core.demo.builder import Builder, Draft
-from memory_core.demo.world import END, TENANT
 from memory_core.records import Edge, Memory
 from memory_core.stability import default_stability
+from tools.demo_corpus.builder import Builder, Draft
+from tools.demo_corpus.world import END, TENANT
 
 LAST_SECOND = END - timedelta(seconds=1)
 DAY_END_MARGIN = timedelta(minutes=30)

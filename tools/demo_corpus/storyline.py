@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memory_core.demo import phrasing as P
-from memory_core.demo.builder import Builder, Draft, Trace
-from memory_core.demo.sessions import Session
-from memory_core.demo.story import Story
-from memory_core.demo.world import (
+from tools.demo_corpus import phrasing as P
+from tools.demo_corpus.builder import Builder, Draft, Trace
+from tools.demo_corpus.sessions import Session
+from tools.demo_corpus.story import Story
+from tools.demo_corpus.world import (
     AGENTS,
     ANA,
     MILESTONES,

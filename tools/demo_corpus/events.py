@@ -21,10 +21,10 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from memory_core.demo.queries import STOPWORDS
-from memory_core.demo.sessions import Session
-from memory_core.demo.world import END
 from memory_core.records import Event, Memory, validate_event
+from tools.demo_corpus.queries import STOPWORDS
+from tools.demo_corpus.sessions import Session
+from tools.demo_corpus.world import END
 
 #: Share of the recalled memories that were cited too.
 CITE_SHARE = 0.05

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory_core.demo.story import story_maker
+from tools.demo_corpus.story import story_maker
 
 S = story_maker("herd")
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from memory_core.demo import stories_atlas, stories_dataforge, stories_herd, stories_lumen
-from memory_core.demo.story import Story
+from tools.demo_corpus import stories_atlas, stories_dataforge, stories_herd, stories_lumen
+from tools.demo_corpus.story import Story
 
 #: The six months the demo covers: [START, END).
 START = datetime(2026, 4, 1, tzinfo=UTC)

@@ -3,12 +3,12 @@ one summary per session (herd's session_summary, superagents' identity)."""
 
 from __future__ import annotations
 
-from memory_core.demo import phrasing as P
-from memory_core.demo.builder import Builder, Draft
-from memory_core.demo.lore import AGENT_PATTERNS, PROJECT_FACTS, SKILL_IDEAS
-from memory_core.demo.sessions import Session
-from memory_core.demo.storyline import MONTHS, WEEKDAYS
-from memory_core.demo.world import (
+from tools.demo_corpus import phrasing as P
+from tools.demo_corpus.builder import Builder, Draft
+from tools.demo_corpus.lore import AGENT_PATTERNS, PROJECT_FACTS, SKILL_IDEAS
+from tools.demo_corpus.sessions import Session
+from tools.demo_corpus.storyline import MONTHS, WEEKDAYS
+from tools.demo_corpus.world import (
     AGENTS,
     CONSTITUTIONAL,
     CONTRADICTIONS,

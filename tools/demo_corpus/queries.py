@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memory_core.demo.builder import Builder, Draft, Trace
 from memory_core.records import Edge, Memory
+from tools.demo_corpus.builder import Builder, Draft, Trace
 
 KINDS = ("keyword", "paraphrase", "filtered", "why")
 #: kind -> (number of variants of its builder, number of queries); variants share the count.
