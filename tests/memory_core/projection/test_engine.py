@@ -101,3 +101,25 @@ def test_waiting_for_another_compiler_reports_the_seconds(fresh_but_imported: Pa
     assert waited == sorted(waited)
     assert engine._loaded.is_set()
     assert engine.marker_path(fresh).exists()
+
+
+def test_numba_still_offers_what_keeps_umaps_code_on_disk() -> None:
+    """umap-learn marks few of its functions `cache=True`; memlens switches caching on for
+    the rest through numba's dispatcher (`CPUDispatcher.enable_caching`, its `_cache`), which
+    numba does not document. If an upgrade removes them, every process compiles the map
+    engine again (a minute on two cores): this test says so before a user finds out."""
+    import importlib
+
+    from numba.core.registry import CPUDispatcher
+
+    assert hasattr(CPUDispatcher, "enable_caching"), (
+        "numba no longer has CPUDispatcher.enable_caching: memory_core/projection/engine.py "
+        "_keep_compiled must find another way to cache umap-learn's compiled functions")
+    engine.import_umap()
+    uncached = [f"{name}.{attr}" for name in engine.UMAP_MODULES
+                for attr, value in vars(importlib.import_module(name)).items()
+                if isinstance(value, CPUDispatcher)
+                and type(getattr(value, "_cache", None)).__name__ == "NullCache"]
+    assert uncached == [], (
+        f"these umap-learn functions would compile in every process: {uncached[:5]}; "
+        "numba's dispatcher changed under memory_core/projection/engine.py _keep_compiled")
