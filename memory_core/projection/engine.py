@@ -243,27 +243,13 @@ def map_engine_state(cache_dir: Path | str | None = None) -> EngineState:
     return EngineState("cold")
 
 
-def _compile() -> None:
-    """Fit umap-learn once on a few seeded points, given their exact neighbours, and place
-    a few more: every kernel a map and a query placement run gets compiled (and stored)."""
-    import numpy as np
-
-    from memory_core.projection.neighbours import ExactCosineIndex
-    from memory_core.projection.params import MapParams
-    from memory_core.projection.reducer import exact_neighbours, fit_loaded, place_batches
-
-    points = np.random.default_rng(0).standard_normal((64, 8)).astype(np.float32)
-    model, _ = fit_loaded(points[:48], MapParams(n_neighbors=5), 5,
-                          exact_neighbours(points[:48], 5))
-    place_batches(model, points[48:])
-    ExactCosineIndex(points).query(points[:1], 1)
-
-
-def prepare(cache_dir: Path | str | None = None, waiting: Waiting | None = None) -> None:
+def prepare(kernels: Callable[[], None], cache_dir: Path | str | None = None,
+            waiting: Waiting | None = None) -> None:
     """Have umap-learn compiled and loaded in this process: loaded from numba's cache when
-    this machine's marker says it is there, else compiled under the lock (or, when another
-    process holds it, loaded once that one is done), the marker then written.
-    `waiting(seconds)` is called every `POLL_S` while the lock is held elsewhere."""
+    this machine's marker says it is there, else compiled under the lock by running
+    `kernels` (a small fit that runs every kernel a map needs; or, when another process holds
+    the lock, loaded once that one is done), the marker then written. `waiting(seconds)` is
+    called every `POLL_S` while the lock is held elsewhere."""
     with _load_lock:
         if _loaded.is_set():
             return
@@ -278,7 +264,7 @@ def prepare(cache_dir: Path | str | None = None, waiting: Waiting | None = None)
             with _locked(lock, exclusive=True) as mine:
                 if mine:
                     import_umap(cache_dir)
-                    _compile()
+                    kernels()
                     marker.write_text(json.dumps(versions(), sort_keys=True),
                                       encoding="utf-8")
                     _loaded.set()
@@ -292,15 +278,17 @@ class Preparation:
     """`prepare` running in a daemon thread (numba compiles on one core while numpy finds
     the neighbours on the others); `wait` re-raises what it raised."""
 
-    def __init__(self, cache_dir: Path | str | None = None) -> None:
+    def __init__(self, kernels: Callable[[], None], cache_dir: Path | str | None = None
+                 ) -> None:
         self._error: BaseException | None = None
+        self._kernels = kernels
         self._thread = threading.Thread(target=self._run, args=(cache_dir,),
                                         name="memlens-map-engine", daemon=True)
         self._thread.start()
 
     def _run(self, cache_dir: Path | str | None) -> None:
         try:
-            prepare(cache_dir)
+            prepare(self._kernels, cache_dir)
         except BaseException as exc:  # handed to whoever waits
             self._error = exc
 
@@ -315,6 +303,7 @@ class Preparation:
             raise self._error
 
 
-def prepare_in_background(cache_dir: Path | str | None = None) -> Preparation | None:
+def prepare_in_background(kernels: Callable[[], None], cache_dir: Path | str | None = None
+                          ) -> Preparation | None:
     """Start `prepare` in a thread, or None when this process has the engine loaded."""
-    return None if _loaded.is_set() else Preparation(cache_dir)
+    return None if _loaded.is_set() else Preparation(kernels, cache_dir)

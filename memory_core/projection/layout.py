@@ -129,7 +129,7 @@ def _compute(data: MapInput, params: MapParams, progress: Progress
         lowered += (f"a random initial layout (seed {params.seed}): {len(rows)} memories are "
                     f"too few for a spectral one in {params.dims} dimensions",)
     fit_on = data.vectors if len(rows) == n else data.vectors[rows]
-    preparing = engine.prepare_in_background()
+    preparing = engine.prepare_in_background(umap_reducer.compile_kernels)
     progress(NEIGHBOURS, 0.02)
     known = umap_reducer.exact_neighbours(
         fit_on, n_neighbors, lambda done, total: progress(NEIGHBOURS, 0.02 + 0.3 * done / total))

@@ -88,7 +88,7 @@ def fit(vectors: np.ndarray, params: MapParams, n_neighbors: int,
     machine has not compiled it yet (`engine.prepare`)."""
     from memory_core.projection.engine import prepare
 
-    prepare()
+    prepare(compile_kernels)
     return fit_loaded(vectors, params, n_neighbors, known, advance)
 
 
@@ -125,3 +125,13 @@ def place_batches(reducer: Any, vectors: np.ndarray,
             if advance is not None:
                 advance(stop)
     return out
+
+
+def compile_kernels() -> None:
+    """Fit umap-learn once on a few seeded points, given their exact neighbours, and place
+    a few more: every kernel a map and a query placement run gets compiled (and stored)."""
+    points = np.random.default_rng(0).standard_normal((64, 8)).astype(np.float32)
+    model, _ = fit_loaded(points[:48], MapParams(n_neighbors=5), 5,
+                          exact_neighbours(points[:48], 5))
+    place_batches(model, points[48:])
+    ExactCosineIndex(points).query(points[:1], 1)

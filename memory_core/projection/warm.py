@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from memory_core.projection import engine
+from memory_core.projection.reducer import compile_kernels
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(args[0]) if args else None
     if hasattr(os, "nice"):
         os.nice(NICENESS)
-    engine.prepare(folder)
+    engine.prepare(compile_kernels, folder)
     return 0
 
 

@@ -68,4 +68,4 @@ def use_linear_map(monkeypatch: pytest.MonkeyPatch) -> None:
     from memory_core.projection import engine, reducer
 
     monkeypatch.setattr(reducer, "fit", linear_fit)
-    monkeypatch.setattr(engine, "prepare_in_background", lambda cache_dir=None: None)
+    monkeypatch.setattr(engine, "prepare_in_background", lambda kernels, cache_dir=None: None)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.projection import engine, map_engine_state
+from memory_core.projection.reducer import compile_kernels
 
 
 @pytest.fixture
@@ -73,7 +74,7 @@ def test_the_marker_names_the_versions_it_was_compiled_for(fresh: Path,
 def test_a_process_that_has_the_engine_is_ready(fresh: Path) -> None:
     engine._loaded.set()
     assert map_engine_state(fresh).state == "ready"
-    assert engine.prepare_in_background(fresh) is None
+    assert engine.prepare_in_background(compile_kernels, fresh) is None
 
 
 @pytest.fixture
@@ -93,7 +94,7 @@ def test_waiting_for_another_compiler_reports_the_seconds(fresh_but_imported: Pa
     lock = engine.numba_cache_dir(fresh) / engine.LOCK
     waited: list[float] = []
     with engine._locked(lock, exclusive=True):
-        preparing = engine.Preparation(fresh)
+        preparing = engine.Preparation(compile_kernels, fresh)
         time.sleep(3 * engine.POLL_S)
         assert not engine._loaded.is_set()
         engine.marker_path(fresh).write_text("{}", encoding="utf-8")  # the other one is done
