@@ -237,9 +237,9 @@ class MemoryWrites:
                                 **(per_memory or {}).get(memory_id, {})})
             for rank, memory_id in enumerate(dict.fromkeys(ids), start=1) if memory_id in current
         ])
-        for table in (store.tables.memories, store.tables.audit, store.tables.events):
-            if table is not None:  # a store made before the events table has none
-                fold_fragments(table)
+        # a store made before the events table has none
+        fold_together([t for t in (store.tables.memories, store.tables.audit,
+                                   store.tables.events) if t is not None])
         return len(ordered)
 
 
@@ -274,6 +274,24 @@ def _same(old: Memory, new: Memory) -> bool:
     return replace(old, updated_at=new.updated_at) == new
 
 
+def fold_together(tables: Sequence[Any]) -> bool:
+    """Once any of `tables` has more than `FOLD_FRAGMENTS` data files, compact every one of
+    them that has more than one; True when that happened. A recall writes one file to each,
+    so after the first fold they fill up together and fold in the same recall: one slow
+    recall in `FOLD_FRAGMENTS` instead of one per table. Call it inside a write step."""
+    counts = [_fragments(t) for t in tables]
+    if max(counts, default=0) <= FOLD_FRAGMENTS:
+        return False
+    for table, count in zip(tables, counts, strict=True):
+        if count > 1:
+            fold_fragments(table, limit=1)
+    return True
+
+
+def _fragments(table: Any) -> int:
+    return int(table.stats()["fragment_stats"]["num_fragments"])
+
+
 def fold_fragments(table: Any, *, limit: int | None = None) -> bool:
     """Compact `table` and update its indexes when it has more than `limit` data files
     (`FOLD_FRAGMENTS`), keeping every version; True when it did. Call it inside a write
@@ -281,7 +299,7 @@ def fold_fragments(table: Any, *, limit: int | None = None) -> bool:
     from memory_core.store.bulk import KEEP_VERSIONS
 
     most = FOLD_FRAGMENTS if limit is None else limit
-    if table.stats()["fragment_stats"]["num_fragments"] <= most:
+    if _fragments(table) <= most:
         return False
     table.optimize(cleanup_older_than=KEEP_VERSIONS)
     return True

@@ -43,3 +43,26 @@ def test_a_table_under_the_limit_is_left_alone(store: MemoryStore) -> None:
     version = store.tables.memories.version
     assert writes.fold_fragments(store.tables.memories) is False
     assert store.tables.memories.version == version
+
+
+def test_the_recalls_tables_fold_together(store: MemoryStore,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """When one of the tables a recall writes passes the limit, all three are compacted in
+    that recall, so later they fill up and fold in the same recall: one slow recall per
+    `FOLD_FRAGMENTS`, not one per table."""
+    monkeypatch.setattr(writes, "FOLD_FRAGMENTS", 6)
+    store.add([Memory.new(f"note {i} on the release train", memory_type="lesson")
+               for i in range(4)])
+    tables = (store.tables.memories, store.tables.audit, store.tables.events)
+    folded_at = []
+    for n in range(30):
+        before = [_files(t) for t in tables]
+        recall(store, "release train", 2, tier="compact")
+        after = [_files(t) for t in tables]
+        if any(a < b for a, b in zip(after, before, strict=True)):
+            folded_at.append(n)
+            assert all(a <= 2 for a in after), after  # every table, not only the full one
+    assert len(folded_at) >= 3
+    # after the first fold the three fill up in step: folds come every few recalls, together
+    gaps = {b - a for a, b in zip(folded_at[1:], folded_at[2:], strict=False)}
+    assert len(gaps) == 1 and gaps.pop() >= 4
