@@ -43,9 +43,6 @@ from .agents.replay import (
 from .agents.replay import (
     replay as replay,
 )
-from .canonical import (
-    memory_doc as memory_doc,
-)
 from .causal import (
     CAUSAL as CAUSAL,
 )
@@ -108,9 +105,6 @@ from .causal import (
 )
 from .causal import (
     write_graph as write_graph,
-)
-from .config import (
-    Settings as Settings,
 )
 from .consolidation import (
     Candidate as Candidate,
@@ -274,105 +268,6 @@ from .embedding import (
 from .embedding import (
     load_embedder as load_embedder,
 )
-from .errors import (
-    BucketNotFoundError as BucketNotFoundError,
-)
-from .errors import (
-    CandidateNotFoundError as CandidateNotFoundError,
-)
-from .errors import (
-    CurationConflictError as CurationConflictError,
-)
-from .errors import (
-    CurationError as CurationError,
-)
-from .errors import (
-    DiffError as DiffError,
-)
-from .errors import (
-    EmbedderUnavailableError as EmbedderUnavailableError,
-)
-from .errors import (
-    ExportFormatError as ExportFormatError,
-)
-from .errors import (
-    GraphError as GraphError,
-)
-from .errors import (
-    ImportConflictError as ImportConflictError,
-)
-from .errors import (
-    InvalidConfigError as InvalidConfigError,
-)
-from .errors import (
-    InvalidFilterError as InvalidFilterError,
-)
-from .errors import (
-    InvalidMapParamsError as InvalidMapParamsError,
-)
-from .errors import (
-    InvalidRecordError as InvalidRecordError,
-)
-from .errors import (
-    MapError as MapError,
-)
-from .errors import (
-    MemlensError as MemlensError,
-)
-from .errors import (
-    MemoryNotFoundError as MemoryNotFoundError,
-)
-from .errors import (
-    MigrationError as MigrationError,
-)
-from .errors import (
-    ModelMismatchError as ModelMismatchError,
-)
-from .errors import (
-    ObjectStorageAuthError as ObjectStorageAuthError,
-)
-from .errors import (
-    ObjectStorageConfigError as ObjectStorageConfigError,
-)
-from .errors import (
-    ObjectStorageError as ObjectStorageError,
-)
-from .errors import (
-    ObjectStorageUnreachableError as ObjectStorageUnreachableError,
-)
-from .errors import (
-    QuerySetError as QuerySetError,
-)
-from .errors import (
-    ReadOnlyError as ReadOnlyError,
-)
-from .errors import (
-    RecallNotFoundError as RecallNotFoundError,
-)
-from .errors import (
-    SchemaVersionError as SchemaVersionError,
-)
-from .errors import (
-    StoreDamagedError as StoreDamagedError,
-)
-from .errors import (
-    StoreLocationError as StoreLocationError,
-)
-from .errors import (
-    StoreNotAllowedError as StoreNotAllowedError,
-)
-from .errors import (
-    StoreNotFoundError as StoreNotFoundError,
-)
-from .errors import (
-    TenantNotFoundError as TenantNotFoundError,
-)
-from .errors import (
-    UnknownFormatError as UnknownFormatError,
-)
-from .errors import (
-    VersionGoneError as VersionGoneError,
-)
 from .evaluation import (
     STAT_TESTS as STAT_TESTS,
 )
@@ -478,12 +373,6 @@ from .exchange.readers import (
 from .exchange.readers.memlens import (
     read_export as read_export,
 )
-from .filters import (
-    Filter as Filter,
-)
-from .frames import (
-    memories_to_frame as memories_to_frame,
-)
 from .impact_preview.measure import (
     ImpactReport as ImpactReport,
 )
@@ -504,6 +393,159 @@ from .integrity import (
 )
 from .integrity import (
     store_damage as store_damage,
+)
+from .model.canonical import (
+    memory_doc as memory_doc,
+)
+from .model.config import (
+    Settings as Settings,
+)
+from .model.errors import (
+    BucketNotFoundError as BucketNotFoundError,
+)
+from .model.errors import (
+    CandidateNotFoundError as CandidateNotFoundError,
+)
+from .model.errors import (
+    CurationConflictError as CurationConflictError,
+)
+from .model.errors import (
+    CurationError as CurationError,
+)
+from .model.errors import (
+    DiffError as DiffError,
+)
+from .model.errors import (
+    EmbedderUnavailableError as EmbedderUnavailableError,
+)
+from .model.errors import (
+    ExportFormatError as ExportFormatError,
+)
+from .model.errors import (
+    GraphError as GraphError,
+)
+from .model.errors import (
+    ImportConflictError as ImportConflictError,
+)
+from .model.errors import (
+    InvalidConfigError as InvalidConfigError,
+)
+from .model.errors import (
+    InvalidFilterError as InvalidFilterError,
+)
+from .model.errors import (
+    InvalidMapParamsError as InvalidMapParamsError,
+)
+from .model.errors import (
+    InvalidRecordError as InvalidRecordError,
+)
+from .model.errors import (
+    MapError as MapError,
+)
+from .model.errors import (
+    MemlensError as MemlensError,
+)
+from .model.errors import (
+    MemoryNotFoundError as MemoryNotFoundError,
+)
+from .model.errors import (
+    MigrationError as MigrationError,
+)
+from .model.errors import (
+    ModelMismatchError as ModelMismatchError,
+)
+from .model.errors import (
+    ObjectStorageAuthError as ObjectStorageAuthError,
+)
+from .model.errors import (
+    ObjectStorageConfigError as ObjectStorageConfigError,
+)
+from .model.errors import (
+    ObjectStorageError as ObjectStorageError,
+)
+from .model.errors import (
+    ObjectStorageUnreachableError as ObjectStorageUnreachableError,
+)
+from .model.errors import (
+    QuerySetError as QuerySetError,
+)
+from .model.errors import (
+    ReadOnlyError as ReadOnlyError,
+)
+from .model.errors import (
+    RecallNotFoundError as RecallNotFoundError,
+)
+from .model.errors import (
+    SchemaVersionError as SchemaVersionError,
+)
+from .model.errors import (
+    StoreDamagedError as StoreDamagedError,
+)
+from .model.errors import (
+    StoreLocationError as StoreLocationError,
+)
+from .model.errors import (
+    StoreNotAllowedError as StoreNotAllowedError,
+)
+from .model.errors import (
+    StoreNotFoundError as StoreNotFoundError,
+)
+from .model.errors import (
+    TenantNotFoundError as TenantNotFoundError,
+)
+from .model.errors import (
+    UnknownFormatError as UnknownFormatError,
+)
+from .model.errors import (
+    VersionGoneError as VersionGoneError,
+)
+from .model.filters import (
+    Filter as Filter,
+)
+from .model.frames import (
+    memories_to_frame as memories_to_frame,
+)
+from .model.records import (
+    AuditEntry as AuditEntry,
+)
+from .model.records import (
+    Edge as Edge,
+)
+from .model.records import (
+    Memory as Memory,
+)
+from .model.records import (
+    content_hash as content_hash,
+)
+from .model.schema import (
+    IMPORTANCE_TIERS as IMPORTANCE_TIERS,
+)
+from .model.schema import (
+    MEMORY_TYPES as MEMORY_TYPES,
+)
+from .model.schema import (
+    RELATIONS as RELATIONS,
+)
+from .model.schema import (
+    SCHEMA_VERSION as SCHEMA_VERSION,
+)
+from .model.schema import (
+    STATUSES as STATUSES,
+)
+from .model.stability import (
+    default_stability as default_stability,
+)
+from .model.untrusted import (
+    for_html as for_html,
+)
+from .model.untrusted import (
+    for_terminal as for_terminal,
+)
+from .model.untrusted import (
+    shown as shown,
+)
+from .model.untrusted import (
+    visible as visible,
 )
 from .projection import (
     Clusters as Clusters,
@@ -540,18 +582,6 @@ from .projection import (
 )
 from .projection import (
     project as project,
-)
-from .records import (
-    AuditEntry as AuditEntry,
-)
-from .records import (
-    Edge as Edge,
-)
-from .records import (
-    Memory as Memory,
-)
-from .records import (
-    content_hash as content_hash,
 )
 from .reembed import (
     fill_pending as fill_pending,
@@ -622,21 +652,6 @@ from .retrieval.tiers import (
 from .retrieval.tiers import (
     render_tier as render_tier,
 )
-from .schema import (
-    IMPORTANCE_TIERS as IMPORTANCE_TIERS,
-)
-from .schema import (
-    MEMORY_TYPES as MEMORY_TYPES,
-)
-from .schema import (
-    RELATIONS as RELATIONS,
-)
-from .schema import (
-    SCHEMA_VERSION as SCHEMA_VERSION,
-)
-from .schema import (
-    STATUSES as STATUSES,
-)
 from .seeding import (
     DEMO_QUERIES as DEMO_QUERIES,
 )
@@ -651,9 +666,6 @@ from .seeding import (
 )
 from .seeding import (
     seed_from_export as seed_from_export,
-)
-from .stability import (
-    default_stability as default_stability,
 )
 from .stats import (
     FilterChoices as FilterChoices,
@@ -696,18 +708,6 @@ from .store.indexes import (
 )
 from .store.indexes import (
     vector_index_recall as vector_index_recall,
-)
-from .untrusted import (
-    for_html as for_html,
-)
-from .untrusted import (
-    for_terminal as for_terminal,
-)
-from .untrusted import (
-    shown as shown,
-)
-from .untrusted import (
-    visible as visible,
 )
 from .viz.agents import (
     activity_chart as activity_chart,

@@ -5,7 +5,7 @@ factors, as ADR-002 in docs/design/seeds.md decided.
 
 Every default that decay uses is defined here, except the stability a new memory starts with
 (`STABILITY_BY_TYPE`, `IMPORTANCE_STABILITY_FACTOR`, `default_stability`), which lives in
-`memory_core.stability` (the model layer builds records with it) and is re-exported here.
+`memory_core.model.stability` (the model layer builds records with it) and is re-exported here.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from memory_core.errors import InvalidRecordError
-from memory_core.stability import (  # noqa: F401  (defaults re-exported: one place to read)
+from memory_core.model.errors import InvalidRecordError
+from memory_core.model.stability import (  # noqa: F401  (defaults re-exported: one place to read)
     DEFAULT_STABILITY,
     IMPORTANCE_STABILITY_FACTOR,
     STABILITY_BY_TYPE,
@@ -25,7 +25,7 @@ from memory_core.stability import (  # noqa: F401  (defaults re-exported: one pl
 )
 
 if TYPE_CHECKING:
-    from memory_core.records import Memory
+    from memory_core.model.records import Memory
 
 #: The FSRS v4 retrievability constant.
 FSRS_FACTOR = 0.235

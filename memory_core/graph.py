@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memory_core.decay import edge_strength
-from memory_core.records import Edge
+from memory_core.model.records import Edge
 from memory_core.store.edges import build_adjacency
 
 __all__ = ["GraphHit", "build_adjacency", "decayed", "expand", "successor"]

@@ -23,14 +23,14 @@ from typing import TYPE_CHECKING
 from memory_core.embedding import UnavailableEmbedder
 from memory_core.embedding.preloaded import PreloadedEmbedder
 from memory_core.embedding.vector_file import read_vector_file
-from memory_core.errors import EmbedderUnavailableError, ModelMismatchError, VectorFileError
 from memory_core.exchange.importer import import_file
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.errors import EmbedderUnavailableError, ModelMismatchError, VectorFileError
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 
 if TYPE_CHECKING:
-    from memory_core.config import Settings
+    from memory_core.model.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +147,7 @@ def demo_store(settings: Settings | None = None, *, progress: Progress | None = 
     """
     import os
 
-    from memory_core.config import Settings
+    from memory_core.model.config import Settings
 
     if settings is None:
         settings = Settings.from_env()

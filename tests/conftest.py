@@ -187,7 +187,7 @@ def stores_unwatched_after() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def demo_store(tmp_path_factory: pytest.TempPathFactory) -> MemoryStore:
     """The demo corpus seeded once per run with the real offline model (read it, don't write)."""
-    from memory_core.config import Settings
+    from memory_core.model.config import Settings
     from memory_core.seeding import seed_from_export
 
     uri = str(tmp_path_factory.mktemp("demo-store") / "store")

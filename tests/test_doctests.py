@@ -37,5 +37,5 @@ def test_docstring_examples_hold(name: str) -> None:
 def test_the_examples_are_found() -> None:
     # the search, the window BM25 and the filters each document themselves by example
     found = _with_examples()
-    assert {"memory_core.filters", "memory_core.retrieval.window_bm25",
+    assert {"memory_core.model.filters", "memory_core.retrieval.window_bm25",
             "memory_core.retrieval.context"} <= set(found)

@@ -20,7 +20,7 @@ from functools import cache
 from tempfile import TemporaryDirectory
 from typing import Any
 
-from memory_core.errors import ExportFormatError
+from memory_core.model.errors import ExportFormatError
 
 log = logging.getLogger(__name__)
 

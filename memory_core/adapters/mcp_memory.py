@@ -51,7 +51,6 @@ from memory_core.adapters.base import (
     stable_id,
     timestamp,
 )
-from memory_core.errors import ExportFormatError, InvalidRecordError
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,
     ExportSource,
@@ -61,7 +60,8 @@ from memory_core.exchange.readers.base import (
     loads,
     read_head,
 )
-from memory_core.schema import normalise_relation
+from memory_core.model.errors import ExportFormatError, InvalidRecordError
+from memory_core.model.schema import normalise_relation
 
 NAME = "mcp_memory"
 SQLITE_MAGIC = b"SQLite format 3\x00"

@@ -36,7 +36,6 @@ from memory_core.adapters.base import (
     memory_record,
     timestamp,
 )
-from memory_core.errors import ExportFormatError
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,
     ExportSource,
@@ -45,6 +44,7 @@ from memory_core.exchange.readers.base import (
     SourceRecord,
     read_head,
 )
+from memory_core.model.errors import ExportFormatError
 
 NAME = "mem0"
 SNIFF_BYTES = 1 << 16

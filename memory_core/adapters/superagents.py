@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.adapters.base import Adapter
-from memory_core.errors import ExportFormatError, InvalidRecordError, SchemaVersionError
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,
     ExportSource,
@@ -29,10 +28,11 @@ from memory_core.exchange.readers.base import (
     manifest_has,
     without_bom,
 )
-from memory_core.records import content_hash
-from memory_core.schema import normalise_importance, normalise_memory_type
-from memory_core.stability import default_stability
-from memory_core.untrusted import shown
+from memory_core.model.errors import ExportFormatError, InvalidRecordError, SchemaVersionError
+from memory_core.model.records import content_hash
+from memory_core.model.schema import normalise_importance, normalise_memory_type
+from memory_core.model.stability import default_stability
+from memory_core.model.untrusted import shown
 
 MANIFEST_KEY = "superagents_export"
 #: The newest superagents export schema this reader knows (superagents' ADR-0002).

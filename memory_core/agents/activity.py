@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from memory_core.agents.recalls import group_recalls
-from memory_core.records import AuditEntry
+from memory_core.model.records import AuditEntry
 from memory_core.store import MemoryStore
 
 if TYPE_CHECKING:

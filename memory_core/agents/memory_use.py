@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass, fields
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from memory_core.errors import InvalidConfigError
-from memory_core.records import utcnow
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.records import utcnow
 from memory_core.store import MemoryStore
 
 if TYPE_CHECKING:

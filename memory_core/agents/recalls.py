@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memory_core.errors import RecallNotFoundError
-from memory_core.records import Event
+from memory_core.model.errors import RecallNotFoundError
+from memory_core.model.records import Event
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
-from memory_core.untrusted import shown
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import logging
 import threading
 from dataclasses import replace
 
-from memory_core.errors import MemlensError
+from memory_core.model.errors import MemlensError
 from memory_core.retrieval.config import RECALL_PRESET, RankingConfig, preset
 from memory_core.store import MemoryStore
 

@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from memory_core.bench.targets import target_figures, target_line
-from memory_core.config import Settings
 from memory_core.embedding import Embedder, load_embedder
-from memory_core.errors import EmbedderUnavailableError
-from memory_core.filters import Filter
+from memory_core.model.config import Settings
+from memory_core.model.errors import EmbedderUnavailableError
+from memory_core.model.filters import Filter
 from memory_core.store import MemoryStore
 
 CANDIDATES_TARGET_S = 30.0

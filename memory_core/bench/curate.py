@@ -31,10 +31,10 @@ from memory_core.bench.curate_purge import (
     run_purges,
 )
 from memory_core.bench.targets import target_figures, target_line
-from memory_core.config import Settings
 from memory_core.embedding import Embedder, load_embedder
-from memory_core.errors import EmbedderUnavailableError
-from memory_core.filters import Filter
+from memory_core.model.config import Settings
+from memory_core.model.errors import EmbedderUnavailableError
+from memory_core.model.filters import Filter
 from memory_core.store import MemoryStore
 
 ARCHIVE_TARGET_S = 5.0
@@ -133,7 +133,7 @@ def _marked(table: Any, start: int, roles: dict[int, str]) -> Any:
     purged text that another memory still holds is a leak the verification reports)."""
     import pyarrow as pa
 
-    from memory_core.records import content_hash
+    from memory_core.model.records import content_hash
 
     rows = [i for i in range(table.num_rows) if start + i in roles]
     if not rows:

@@ -15,9 +15,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from memory_core.canonical import edge_from_doc, memory_from_doc
 from memory_core.exchange.readers.memlens import read_export
-from memory_core.records import Edge, Memory
+from memory_core.model.canonical import edge_from_doc, memory_from_doc
+from memory_core.model.records import Edge, Memory
 
 #: The shipped files read, as `memory_core.seeding` names them (the benches sit below seeding,
 #: so they locate the package data themselves).

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.bench.search import Latency, synthetic_batches, synthetic_edges
-from memory_core.config import Settings
 from memory_core.embedding import Embedder, load_embedder
-from memory_core.records import Edge
+from memory_core.model.config import Settings
+from memory_core.model.records import Edge
 from memory_core.store import MemoryStore
 
 NEIGHBOURHOOD_TARGET_S = 1.0
@@ -200,8 +200,8 @@ def time_health_and_why(store: MemoryStore, calls: int, *, seed: int = 0,
     `lineage(depth=3)`, and it with the memory's supersession chain and contradictions (after
     `WARMUP` untimed memories; the very first lineage is reported apart)."""
     from memory_core.causal import contradictions, graph_health, lineage, supersession_chain
-    from memory_core.filters import Filter
-    from memory_core.schema import STATUSES
+    from memory_core.model.filters import Filter
+    from memory_core.model.schema import STATUSES
 
     start = time.perf_counter()
     health = graph_health(store)

@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from memory_core.config import DEFAULT_MODEL, Settings
 from memory_core.embedding import Embedder, FastEmbedEmbedder, load_embedder
 from memory_core.embedding.offline import offline_model_dir
 from memory_core.embedding.packaged_model import PackagedModelEmbedder
-from memory_core.errors import MemlensError
-from memory_core.records import Memory
+from memory_core.model.config import DEFAULT_MODEL, Settings
+from memory_core.model.errors import MemlensError
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 
 EMBED_TARGET_RATIO = 1.20

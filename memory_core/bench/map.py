@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.bench.targets import target_figures, target_line
-from memory_core.config import Settings
 from memory_core.embedding import Embedder, load_embedder
+from memory_core.model.config import Settings
 from memory_core.store import MemoryStore
 
 COLD_TARGET_S = 90.0

@@ -183,7 +183,7 @@ class _InProcess:
         self.session = f"bench-{uuid.uuid4().hex[:8]}"
 
     def timed(self, query: str) -> float:
-        from memory_core.filters import Filter
+        from memory_core.model.filters import Filter
         from memory_core.retrieval.recall import recall
 
         start = time.perf_counter()

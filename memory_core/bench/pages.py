@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.bench.targets import target_figures, target_line
-from memory_core.config import Settings
-from memory_core.errors import MemlensError
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.config import Settings
+from memory_core.model.errors import MemlensError
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 
 FIRST_RENDER_TARGET_S = 5.0

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memory_core.bench.search import NO_CONTEXT, PRESET_NAMES, SearchBench, run_search_bench
-from memory_core.config import Settings
+from memory_core.model.config import Settings
 from memory_core.store import store_exists
 from memory_core.store.object_storage import drop_scratch_store, storage_options
 

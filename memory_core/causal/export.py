@@ -8,11 +8,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from memory_core.errors import GraphError
-from memory_core.filters import Filter
-from memory_core.records import Memory
+from memory_core.model.errors import GraphError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
-from memory_core.untrusted import shown
 
 FORMATS = ("graphml", "json")
 LABEL_CHARS = 80

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 
 from memory_core.causal.model import CAUSAL, GraphHealth, HealthFinding
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 
 #: The kinds of finding, in the order they are reported.

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from memory_core.curation.batch import run
 from memory_core.curation.plan import Plan, select
 from memory_core.curation.report import CurationReport
-from memory_core.errors import GraphError, InvalidRecordError
-from memory_core.records import Edge
-from memory_core.schema import normalise_relation
+from memory_core.model.errors import GraphError, InvalidRecordError
+from memory_core.model.records import Edge
+from memory_core.model.schema import normalise_relation
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
-from memory_core.untrusted import shown
 
 
 def link(store: MemoryStore, source: str, relation: str, target: str, *,

@@ -7,12 +7,12 @@ from datetime import datetime
 
 from memory_core.causal.model import GraphEdge, GraphNode, Neighbourhood
 from memory_core.decay import composite
-from memory_core.errors import GraphError, MemoryNotFoundError
 from memory_core.graph import decayed
-from memory_core.records import Edge, Memory, as_utc, utcnow
-from memory_core.schema import normalise_relation
+from memory_core.model.errors import GraphError, MemoryNotFoundError
+from memory_core.model.records import Edge, Memory, as_utc, utcnow
+from memory_core.model.schema import normalise_relation
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
-from memory_core.untrusted import shown
 
 MAX_HOPS = 3
 CONTENT_CHARS = 200

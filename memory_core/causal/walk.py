@@ -21,12 +21,12 @@ from memory_core.causal.model import (
     LineageStep,
     SupersessionChain,
 )
-from memory_core.errors import GraphError
 from memory_core.graph import decayed
-from memory_core.records import Edge, utcnow
-from memory_core.schema import normalise_relation
+from memory_core.model.errors import GraphError
+from memory_core.model.records import Edge, utcnow
+from memory_core.model.schema import normalise_relation
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
-from memory_core.untrusted import shown
 
 MAX_DEPTH = 6
 

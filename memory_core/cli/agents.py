@@ -25,7 +25,7 @@ def _when(value: datetime | None) -> str:
 
 
 def _time(ctx: click.Context, param: click.Parameter, value: str | None) -> datetime | None:
-    from memory_core.date_range import user_time
+    from memory_core.model.date_range import user_time
 
     value = refuse_empty("for no bound")(ctx, param, value)
     return None if value is None else user_time(value, f"--{param.name}")

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from memory_core.cli.options import echo, emit_json, json_option
-from memory_core.untrusted import shown
+from memory_core.model.untrusted import shown
 
 PASS_FAIL = {True: "PASS", False: "FAIL"}
 

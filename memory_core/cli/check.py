@@ -69,8 +69,8 @@ def check(ctx: click.Context, repair: bool, yes: bool, sample: int, as_json: boo
     found (after --repair: when one is left).
     """
     from memory_core.embedding import load_embedder
-    from memory_core.errors import ReadOnlyError
     from memory_core.integrity import apply_repair, plan_repair
+    from memory_core.model.errors import ReadOnlyError
     from memory_core.store.object_storage import storage_options
 
     settings = settings_of(ctx)

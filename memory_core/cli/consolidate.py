@@ -30,7 +30,7 @@ from memory_core.cli.options import (
     store_options,
 )
 from memory_core.cli.stage_progress import staged_progress
-from memory_core.untrusted import shown
+from memory_core.model.untrusted import shown
 
 if TYPE_CHECKING:
     from memory_core.consolidation import Candidate

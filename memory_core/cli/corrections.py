@@ -26,10 +26,10 @@ from memory_core.cli.options import (
     store_options,
 )
 from memory_core.curation.learning import KINDS, VERDICTS
-from memory_core.schema import EVENT_KINDS
+from memory_core.model.schema import EVENT_KINDS
 
 if TYPE_CHECKING:
-    from memory_core.records import Event
+    from memory_core.model.records import Event
 
 #: Characters of a query or note an event line shows (`--json` has them whole).
 TEXT_CHARS = 60
@@ -155,8 +155,8 @@ def events(ctx: click.Context, memory_ids: tuple[str, ...], kinds: tuple[str, ..
     """List the tenant's events, newest first: time (UTC), kind (recall, cite, correct),
     memory, actor and what happened (a correction's verdict, kind and values, and whether
     its batch was undone; a recall's rank; the session and query)."""
-    from memory_core.canonical import event_doc
     from memory_core.curation import undone_batches
+    from memory_core.model.canonical import event_doc
 
     store = open_store(ctx)
     found = store.events(memory_ids=list(memory_ids) or None, kinds=kinds,

@@ -27,8 +27,8 @@ from memory_core.cli.options import (
     shorten,
     store_options,
 )
+from memory_core.model.untrusted import shown
 from memory_core.store.disk_full import on_full_disk, table_bytes
-from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -278,7 +278,7 @@ def _when(end: bool) -> Callable[[click.Context, click.Parameter, str | None], A
     """An ISO date or time option as UTC; a date alone as `--until` means through that day."""
     def parse(ctx: click.Context, param: click.Parameter, value: str | None
               ) -> datetime | None:
-        from memory_core.date_range import user_time
+        from memory_core.model.date_range import user_time
 
         if value is None:
             return None

@@ -15,11 +15,11 @@ import click
 
 from memory_core.cli.impact import impact_options
 from memory_core.cli.options import echo, emit_json, json_option, memory_line, refuse_empty
-from memory_core.untrusted import shown
+from memory_core.model.untrusted import shown
 
 if TYPE_CHECKING:
     from memory_core.curation import CurationReport, Verification
-    from memory_core.records import Memory
+    from memory_core.model.records import Memory
     from memory_core.store import MemoryStore
 
 

@@ -50,8 +50,8 @@ def lineage_of(ctx: click.Context, store: MemoryStore, selection: Selection,
                keep: Sequence[str]) -> Lineage:
     """The closure of the selection; a `--keep` id outside it is a usage error."""
     from memory_core.curation.lineage import derived_closure
-    from memory_core.filters import Filter
-    from memory_core.untrusted import shown
+    from memory_core.model.filters import Filter
+    from memory_core.model.untrusted import shown
 
     ids = sorted(store.ids(selection)) if isinstance(selection, Filter) else list(selection)
     closure = tuple(derived_closure(store, ids))
@@ -99,7 +99,7 @@ def receipt_writer(store: MemoryStore, lineage: Lineage | None, target: Path | N
     """What runs after the purge: its receipt written to `target` (default: the current
     folder, `memlens-receipt-<batch id>.json`), and its path printed."""
     from memory_core.curation.receipt import write_receipt
-    from memory_core.errors import ReceiptError
+    from memory_core.model.errors import ReceiptError
 
     def write(report: CurationReport) -> None:
         try:

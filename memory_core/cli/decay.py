@@ -42,8 +42,8 @@ CONTENT_CHARS = 50
 
 def _as_of(ctx: click.Context, param: click.Parameter, value: str | None) -> datetime | None:
     """`--as-of`: an ISO date (midnight UTC) or time, within the dates memlens accepts
-    (`memory_core.date_range`); None for now."""
-    from memory_core.date_range import user_time
+    (`memory_core.model.date_range`); None for now."""
+    from memory_core.model.date_range import user_time
 
     return None if value is None else user_time(value, "--as-of")
 
@@ -166,9 +166,9 @@ def show(ctx: click.Context, memory_id: str, threshold: float, as_of: datetime |
     from dataclasses import asdict
 
     from memory_core.decay_analysis import decay_frame, memory_timeline
-    from memory_core.filters import Filter
-    from memory_core.records import utcnow
-    from memory_core.schema import STATUSES
+    from memory_core.model.filters import Filter
+    from memory_core.model.records import utcnow
+    from memory_core.model.schema import STATUSES
 
     store = open_store(ctx, require_tenant=True)
     store.get(memory_id)  # an unknown id: one clear error

@@ -26,8 +26,8 @@ from memory_core.cli.options import (
 )
 from memory_core.cli.query_sets import QUERY_SET_HELP, QuerySetPath
 from memory_core.evaluation.compare import STAT_TESTS
+from memory_core.model.untrusted import for_terminal, shown
 from memory_core.retrieval.config import DEFAULT_PRESET
-from memory_core.untrusted import for_terminal, shown
 
 #: How many warned-about queries `memlens eval` names on stderr (`--json` has them all).
 NAMED_WARNINGS = 10
@@ -143,11 +143,11 @@ def _compare_models(store: MemoryStore, queries: list[Query], base: tuple[str, R
     """The store's model against `model` under one config (embedder drift)."""
     import time
 
-    from memory_core.config import Settings
     from memory_core.embedding import load_embedder
     from memory_core.evaluation import evaluate_embedders
-    from memory_core.filters import Filter
-    from memory_core.schema import STATUSES
+    from memory_core.model.config import Settings
+    from memory_core.model.filters import Filter
+    from memory_core.model.schema import STATUSES
 
     other = load_embedder(Settings.from_env(embed_model=model))
     started = time.perf_counter()
@@ -182,7 +182,7 @@ def _compare_configs(store: MemoryStore, queries: list[Query], queries_path: Pat
 
     from memory_core.evaluation import compare_results, evaluate_config
     from memory_core.evaluation.compare import distinct_names
-    from memory_core.records import utcnow
+    from memory_core.model.records import utcnow
 
     labels = distinct_names(base[0], other[0]) if other else (base[0], "")
     started, now = time.perf_counter(), report.as_of or utcnow()

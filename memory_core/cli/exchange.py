@@ -29,8 +29,8 @@ from memory_core.cli.options import (
     shorten,
     store_options,
 )
+from memory_core.model.untrusted import shown
 from memory_core.store.disk_full import folder_bytes, on_full_disk
-from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     from memory_core.exchange.diff import DiffResult

@@ -32,7 +32,7 @@ from memory_core.cli.options import (
 
 if TYPE_CHECKING:
     from memory_core.causal import Contradiction, Lineage, LineagePath, SupersessionChain
-    from memory_core.records import Memory
+    from memory_core.model.records import Memory
     from memory_core.store import MemoryStore
 
 #: Characters of content a tree line shows (the first line of the memory).
@@ -133,8 +133,8 @@ def _print_why(store: MemoryStore, found: Lineage, chain: SupersessionChain,
 def _contradictions_of(store: MemoryStore, memory_id: str) -> list[Contradiction]:
     """The `contradicts` pairs with `memory_id` on one side, whatever the sides' status."""
     from memory_core.causal import contradictions
-    from memory_core.filters import Filter
-    from memory_core.schema import STATUSES
+    from memory_core.model.filters import Filter
+    from memory_core.model.schema import STATUSES
 
     if not any(e.relation == "contradicts" for e in store.edges(memory_id=memory_id)):
         return []

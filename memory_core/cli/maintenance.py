@@ -81,8 +81,8 @@ def reembed(ctx: click.Context, model: str | None, engine: str, as_json: bool) -
             vectors = ray_vectors
         report: ReembedReport
         if model:
-            from memory_core.config import Settings
             from memory_core.embedding import load_embedder
+            from memory_core.model.config import Settings
 
             store = open_store(ctx, check_vectors=False)
             new = load_embedder(Settings.from_env(embed_model=model))

@@ -24,14 +24,14 @@ from memory_core.cli.options import (
     settings_of,
     store_options,
 )
-from memory_core.errors import InvalidRecordError, MemlensError, ReadOnlyError
+from memory_core.model.errors import InvalidRecordError, MemlensError, ReadOnlyError
+from memory_core.model.untrusted import shown
 from memory_core.store.disk_full import on_full_disk
-from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from memory_core.records import Memory
+    from memory_core.model.records import Memory
     from memory_core.store import MemoryStore
 
 
@@ -98,7 +98,7 @@ def serve(ctx: click.Context, host: str, port: int, no_seed: bool, headless: boo
     seeding an empty store with the demo first (unless --read-only: then the app has no
     write control at all). It creates a missing store only to seed it; with --no-seed the
     app starts without one (its Overview can create it)."""
-    from memory_core.errors import StoreDamagedError, StoreNotFoundError
+    from memory_core.model.errors import StoreDamagedError, StoreNotFoundError
 
     try:
         store: MemoryStore | None = open_store(ctx, create=not no_seed)
@@ -256,7 +256,7 @@ def add(ctx: click.Context, content: str | None, file: Any, upsert: bool, memory
     "content"; every line is checked before anything is written.
     """
     from memory_core.exchange.memory_lines import read_memory_lines
-    from memory_core.records import Memory
+    from memory_core.model.records import Memory
 
     if (content is None) == (file is None):
         raise click.UsageError("give either CONTENT or --file, not both or neither")
@@ -289,7 +289,7 @@ def add(ctx: click.Context, content: str | None, file: Any, upsert: bool, memory
 @click.pass_context
 def ls_command(ctx: click.Context, limit: int, as_json: bool, **filters: Any) -> None:
     """List memories, newest first, with filters."""
-    from memory_core.canonical import memory_doc
+    from memory_core.model.canonical import memory_doc
 
     flt = filter_from_options(filters)
     store = open_store(ctx, require_tenant=True)
@@ -312,7 +312,7 @@ def ls_command(ctx: click.Context, limit: int, as_json: bool, **filters: Any) ->
 @click.pass_context
 def show(ctx: click.Context, memory_id: str, full: bool, as_json: bool) -> None:
     """Show one memory with its edges and audit history."""
-    from memory_core.canonical import edge_doc, memory_doc
+    from memory_core.model.canonical import edge_doc, memory_doc
     from memory_core.retrieval.tiers import SHOWN_CHARS, cut_content
 
     store = open_store(ctx, require_tenant=True)

@@ -18,16 +18,16 @@ from typing import IO, Any
 
 import click
 
-from memory_core.config import Settings
-from memory_core.errors import InvalidConfigError, MemlensError
-from memory_core.filters import Filter
-from memory_core.records import Memory
+from memory_core.model.config import Settings
+from memory_core.model.errors import InvalidConfigError, MemlensError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
+from memory_core.model.untrusted import for_terminal, one_line, shown
 from memory_core.retrieval.config import DEFAULT_PRESET, PRESETS, RankingConfig, preset
 from memory_core.store import MemoryStore
 from memory_core.store.disk_full import full_disk_anywhere
 from memory_core.store.files.damage import store_damage
 from memory_core.store.object_storage import object_storage_error
-from memory_core.untrusted import for_terminal, one_line, shown
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -137,7 +137,7 @@ def _filter_option(flag: str, field: str, unset: str, **kwargs: Any) -> Decorato
 def _date_option(flag: str, field: str, unset: str, **kwargs: Any) -> Decorator:
     """A `Filter` time bound: an empty value is refused, and a date outside the range
     memlens accepts (`date_range`) is one line naming the option."""
-    from memory_core.date_range import user_time
+    from memory_core.model.date_range import user_time
 
     refuse = refuse_empty(unset)
 
@@ -257,10 +257,10 @@ def ranking_of(preset_name: str | None, config_file: IO[str] | None) -> RankingC
 def parse_as_of(ctx: click.Context, param: click.Parameter, value: str | None
                 ) -> datetime | None:
     """An `--as-of DATE` callback: the decay clock as a UTC datetime (None if not given),
-    within the dates memlens accepts (`memory_core.date_range`)."""
-    from memory_core.date_range import user_time
-    from memory_core.errors import InvalidRecordError
-    from memory_core.records import as_utc
+    within the dates memlens accepts (`memory_core.model.date_range`)."""
+    from memory_core.model.date_range import user_time
+    from memory_core.model.errors import InvalidRecordError
+    from memory_core.model.records import as_utc
 
     if value is None:
         return None

@@ -26,7 +26,7 @@ from memory_core.cli.options import (
     shorten,
     store_options,
 )
-from memory_core.untrusted import for_terminal, shown
+from memory_core.model.untrusted import for_terminal, shown
 
 if TYPE_CHECKING:
     import polars as pl

@@ -19,8 +19,8 @@ from memory_core.cli.options import (
     search_filter_options,
     store_options,
 )
+from memory_core.model.untrusted import shown
 from memory_core.retrieval.config import RECALL_PRESET
-from memory_core.untrusted import shown
 
 
 def _warn_degraded(results: Any) -> None:
@@ -41,7 +41,7 @@ def _warn_degraded(results: Any) -> None:
 def search(ctx: click.Context, query: str, preset_name: str, config_file: Any, limit: int,
            explain: bool, as_json: bool, **filters: Any) -> None:
     """Search memories with hybrid ranking; every hit says why it ranks where it does."""
-    from memory_core.canonical import memory_doc
+    from memory_core.model.canonical import memory_doc
     from memory_core.retrieval.search import search as run_search
 
     flt = filter_from_options(filters)

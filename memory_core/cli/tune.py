@@ -24,7 +24,7 @@ from memory_core.cli.options import (
     store_options,
 )
 from memory_core.cli.query_sets import QUERY_SET_HELP, QuerySetPath
-from memory_core.errors import InvalidConfigError
+from memory_core.model.errors import InvalidConfigError
 from memory_core.retrieval.config import DEFAULT_PRESET
 
 if TYPE_CHECKING:

@@ -23,11 +23,11 @@ from memory_core.consolidation.grouping import GroupingParams, group
 from memory_core.consolidation.pool import Pool, read_pool
 from memory_core.consolidation.rejections import record_rejection, rejected_ids
 from memory_core.consolidation.strength import strength
-from memory_core.errors import CandidateNotFoundError
-from memory_core.untrusted import shown
+from memory_core.model.errors import CandidateNotFoundError
+from memory_core.model.untrusted import shown
 
 if TYPE_CHECKING:
-    from memory_core.filters import Filter
+    from memory_core.model.filters import Filter
     from memory_core.store import MemoryStore
 
 #: `progress(stage, fraction)`, fraction of the whole call in [0, 1].

@@ -30,9 +30,9 @@ from typing import Any
 
 from memory_core.consolidation.cohesion import cohesion
 from memory_core.consolidation.strength import strength
-from memory_core.filters import Filter
-from memory_core.records import AuditEntry, Memory
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.records import AuditEntry, Memory
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 from memory_core.store.audit import undone_by
 
@@ -74,7 +74,7 @@ class _Reflection:
 def _reflections(store: MemoryStore, flt: Filter) -> list[_Reflection]:
     import json
 
-    from memory_core.records import as_utc
+    from memory_core.model.records import as_utc
 
     table = store.scan(["id", "created_at", "metadata"], flt)
     out = []

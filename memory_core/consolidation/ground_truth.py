@@ -24,9 +24,9 @@ import numpy as np
 
 from memory_core.consolidation.grouping import GroupingParams, Progress, group
 from memory_core.consolidation.pool import DERIVED_FROM, REFLECTION, read_pool
-from memory_core.errors import CurationError
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.errors import CurationError
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 
 

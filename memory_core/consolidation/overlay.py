@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 
 if TYPE_CHECKING:
     from memory_core.consolidation import Candidate

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memory_core.filters import Filter
+from memory_core.model.filters import Filter
 
 if TYPE_CHECKING:
     from memory_core.store import MemoryStore

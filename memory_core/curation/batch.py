@@ -12,14 +12,14 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from memory_core.canonical import edge_doc, memory_doc
 from memory_core.curation.plan import Plan
 from memory_core.curation.report import CurationReport
-from memory_core.errors import CurationConflictError, CurationError
-from memory_core.records import AuditEntry, Edge, Memory, utcnow
+from memory_core.model.canonical import edge_doc, memory_doc
+from memory_core.model.errors import CurationConflictError, CurationError
+from memory_core.model.records import AuditEntry, Edge, Memory, utcnow
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
 from memory_core.store.audit import FULL_RECORD_LIMIT, record_snapshot
-from memory_core.untrusted import shown
 
 #: The `before["kind"]` of a batch's audit rows: which table the row's records belong to.
 MEMORY_ROWS, EDGE_ROWS = "memory", "edge"

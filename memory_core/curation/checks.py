@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory_core.untrusted import shown
+from memory_core.model.untrusted import shown
 
 PASS, FAIL, SKIP, INFO = "pass", "fail", "skip", "info"
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from memory_core.errors import CurationError, MemoryNotFoundError
-from memory_core.records import Event
+from memory_core.model.errors import CurationError, MemoryNotFoundError
+from memory_core.model.records import Event
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
-from memory_core.untrusted import shown
 
 
 def cite(store: MemoryStore, memory_ids: Sequence[str], *, actor: str | None = None,

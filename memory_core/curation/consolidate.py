@@ -22,11 +22,11 @@ from memory_core.curation.actions import _as_tags, _embedded
 from memory_core.curation.batch import run
 from memory_core.curation.plan import Plan, select
 from memory_core.curation.report import CurationReport
-from memory_core.errors import CurationError
-from memory_core.filters import sql_string
-from memory_core.records import Edge, Memory, content_hash, utcnow
+from memory_core.model.errors import CurationError
+from memory_core.model.filters import sql_string
+from memory_core.model.records import Edge, Memory, content_hash, utcnow
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
-from memory_core.untrusted import shown
 
 #: How a reflection was written (HADES's `method`).
 METHODS = ("manual", "rule_based", "llm_synthesis")

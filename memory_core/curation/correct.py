@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from memory_core.canonical import f32
 from memory_core.curation.batch import run
 from memory_core.curation.learning import (
     KINDS,
@@ -34,10 +33,11 @@ from memory_core.curation.learning import (
 )
 from memory_core.curation.plan import Plan, select
 from memory_core.curation.report import CurationReport
-from memory_core.errors import CurationError
-from memory_core.records import Edge, Event, Memory, utcnow
+from memory_core.model.canonical import f32
+from memory_core.model.errors import CurationError
+from memory_core.model.records import Edge, Event, Memory, utcnow
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
-from memory_core.untrusted import shown
 
 #: `before["kind"]` / `after["kind"]` of the audit row holding the correction itself.
 CORRECTION_ROWS = "correction"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memory_core.records import AuditEntry
+from memory_core.model.records import AuditEntry
 from memory_core.store import MemoryStore
 from memory_core.store.audit import undone_by
 

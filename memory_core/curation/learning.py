@@ -21,9 +21,9 @@ shortest decimal that reads back as it, `canonical.f32`), so a report, the audit
 
 from __future__ import annotations
 
-from memory_core.canonical import f32
-from memory_core.records import Memory
-from memory_core.stability import usable_stability
+from memory_core.model.canonical import f32
+from memory_core.model.records import Memory
+from memory_core.model.stability import usable_stability
 
 #: Confidence multiplier of each verdict.
 VERDICTS: dict[str, float] = {"accepted": 1.05, "modified": 0.95, "rejected": 0.80}

@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory_core.errors import CurationError
+from memory_core.model.errors import CurationError
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
-from memory_core.untrusted import shown
 
 #: The relation a derivation follows (its aliases `consolidates`, `derives_from` are mapped
-#: to it when an edge is written: `memory_core.schema.RELATION_ALIASES`).
+#: to it when an edge is written: `memory_core.model.schema.RELATION_ALIASES`).
 DERIVED_FROM = "derived_from"
 
 

@@ -11,14 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from memory_core.canonical import f32
 from memory_core.curation.report import CurationReport, EdgeChange, FieldChange
-from memory_core.errors import CurationError, MemoryNotFoundError
-from memory_core.filters import Filter
-from memory_core.records import Edge, Memory
+from memory_core.model.canonical import f32
+from memory_core.model.errors import CurationError, MemoryNotFoundError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Edge, Memory
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
 from memory_core.store.changes import ChangeSet
-from memory_core.untrusted import shown
 
 #: What an action is pointed at: memory ids, or a filter over the tenant.
 Selection = Sequence[str] | Filter

@@ -9,7 +9,7 @@ from memory_core.curation import actions
 from memory_core.curation.consolidate import consolidate
 from memory_core.curation.report import CurationReport
 from memory_core.curation.undo import undo
-from memory_core.errors import CurationError
+from memory_core.model.errors import CurationError
 from memory_core.store import MemoryStore
 
 ACTIONS: dict[str, Callable[..., CurationReport]] = {

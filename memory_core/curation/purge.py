@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from memory_core.curation.batch import tombstone
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.retrieval.recall import session_db_path
 from memory_core.retrieval.session_dedup import SessionDedup
 from memory_core.store import MemoryStore

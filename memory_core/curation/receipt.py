@@ -22,10 +22,10 @@ from memory_core.curation.checks import FAIL, PASS, SKIP, Check
 from memory_core.curation.receipt_file import read_json, write_new
 from memory_core.curation.report import CurationReport
 from memory_core.curation.verify import Verification, verify_deleted
-from memory_core.errors import ReceiptError
-from memory_core.records import canonical_json, utcnow
+from memory_core.model.errors import ReceiptError
+from memory_core.model.records import canonical_json, utcnow
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
-from memory_core.untrusted import shown
 
 FORMAT, VERSION = "memlens-deletion-receipt", 1
 #: What a failed check's detail becomes in a receipt (the detail may quote deleted text).

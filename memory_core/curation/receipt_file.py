@@ -11,8 +11,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from memory_core.errors import ReceiptError
-from memory_core.untrusted import shown
+from memory_core.model.errors import ReceiptError
+from memory_core.model.untrusted import shown
 
 #: A receipt of a million purged ids is about 150 MB of JSON; anything larger is not one.
 MAX_BYTES = 256 * 1024 * 1024

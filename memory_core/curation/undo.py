@@ -13,10 +13,10 @@ from typing import Any
 from memory_core.curation.batch import EDGE_ROWS, MEMORY_ROWS, run
 from memory_core.curation.plan import Plan
 from memory_core.curation.report import CurationReport
-from memory_core.errors import CurationConflictError, CurationError
-from memory_core.records import AuditEntry
+from memory_core.model.errors import CurationConflictError, CurationError
+from memory_core.model.records import AuditEntry
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
-from memory_core.untrusted import shown
 
 
 def _rows_of(store: MemoryStore, batch_id: str) -> dict[str, AuditEntry]:

@@ -22,17 +22,17 @@ from typing import cast
 from memory_core.curation.byte_search import KEY, ByteNeedles
 from memory_core.curation.checks import FAIL, INFO, PASS, SKIP, Check, found
 from memory_core.curation.verify_disk import files_check, maps_check
-from memory_core.errors import CurationError, EmbedderUnavailableError
-from memory_core.filters import Filter, sql_in, sql_string
-from memory_core.records import Memory
+from memory_core.model.errors import CurationError, EmbedderUnavailableError
+from memory_core.model.filters import Filter, sql_in, sql_string
+from memory_core.model.records import Memory
+from memory_core.model.schema import AUDIT, EDGES, EVENTS, MEMORIES, STATUSES
+from memory_core.model.untrusted import shown
 from memory_core.retrieval.config import DEFAULT_PRESET, RECALL_PRESET, preset
 from memory_core.retrieval.recall import session_db_path
 from memory_core.retrieval.search import search
 from memory_core.retrieval.session_dedup import SessionDedup
-from memory_core.schema import AUDIT, EDGES, EVENTS, MEMORIES, STATUSES
 from memory_core.store import MemoryStore
 from memory_core.store.queries import full_text, nearest
-from memory_core.untrusted import shown
 
 _WORD = re.compile(r"\w{3,}")
 _ANY_STATUS = Filter(status=STATUSES)

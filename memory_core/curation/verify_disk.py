@@ -15,12 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
-from memory_core.config import Settings
 from memory_core.curation.byte_search import ByteNeedles
 from memory_core.curation.checks import FAIL, INFO, PASS, SKIP, Check, found
-from memory_core.filters import sql_in, sql_string
-from memory_core.records import Memory
-from memory_core.schema import AUDIT
+from memory_core.model.config import Settings
+from memory_core.model.filters import sql_in, sql_string
+from memory_core.model.records import Memory
+from memory_core.model.schema import AUDIT
 from memory_core.store import MemoryStore
 from memory_core.store.tables import is_remote
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from memory_core.decay import FSRS_FACTOR, DecayParams
-from memory_core.errors import InvalidConfigError
+from memory_core.model.errors import InvalidConfigError
 
 if TYPE_CHECKING:
     import polars as pl

@@ -19,13 +19,13 @@ import numpy as np
 from memory_core.decay import DecayParams
 from memory_core.decay_analysis.curves import check_params, check_threshold, threshold_days_array
 from memory_core.decay_analysis.model import DEFAULT_THRESHOLD, FRAME_COLUMNS
-from memory_core.records import as_utc, utcnow
-from memory_core.stability import default_stability
+from memory_core.model.records import as_utc, utcnow
+from memory_core.model.stability import default_stability
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from memory_core.filters import Filter
+    from memory_core.model.filters import Filter
     from memory_core.store import MemoryStore
 
 log = logging.getLogger(__name__)

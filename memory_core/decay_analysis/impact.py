@@ -11,9 +11,9 @@ from datetime import datetime
 from memory_core.decay import DecayFactors, composite
 from memory_core.decay_analysis.frame import clock
 from memory_core.decay_analysis.model import DecayImpact, ImpactRow
-from memory_core.errors import InvalidConfigError
-from memory_core.filters import Filter
-from memory_core.records import Memory
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
 from memory_core.retrieval.config import RECALL_PRESET, RankingConfig, preset
 from memory_core.retrieval.rerank import pattern_in_context
 from memory_core.retrieval.results import Hit

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 from memory_core.decay import DecayParams
 from memory_core.decay_analysis.frame import decay_frame
 from memory_core.decay_analysis.model import DEFAULT_THRESHOLD
-from memory_core.errors import InvalidConfigError
-from memory_core.schema import IMPORTANCE_TIERS
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.schema import IMPORTANCE_TIERS
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from memory_core.filters import Filter
+    from memory_core.model.filters import Filter
     from memory_core.store import MemoryStore
 
 

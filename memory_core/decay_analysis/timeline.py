@@ -19,9 +19,9 @@ from memory_core.decay import DecayParams
 from memory_core.decay_analysis.curves import check_params
 from memory_core.decay_analysis.frame import clock
 from memory_core.decay_analysis.model import Timeline, TimelineEvent
-from memory_core.errors import InvalidConfigError
-from memory_core.records import AuditEntry, Edge, Event, Memory
-from memory_core.stability import usable_stability
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.records import AuditEntry, Edge, Event, Memory
+from memory_core.model.stability import usable_stability
 from memory_core.store import MemoryStore
 
 #: The longest horizon a curve runs past the clock (days): ten years.

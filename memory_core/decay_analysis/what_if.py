@@ -12,13 +12,13 @@ from memory_core.decay import DecayParams
 from memory_core.decay_analysis.curves import check_params, check_threshold
 from memory_core.decay_analysis.frame import clock, load_memories, with_factors
 from memory_core.decay_analysis.model import DEFAULT_HORIZONS, DEFAULT_THRESHOLD, WhatIf
-from memory_core.errors import InvalidConfigError
-from memory_core.schema import IMPORTANCE_TIERS
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.schema import IMPORTANCE_TIERS
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from memory_core.filters import Filter
+    from memory_core.model.filters import Filter
     from memory_core.store import MemoryStore
 
 

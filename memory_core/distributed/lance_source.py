@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from memory_core.schema import TABLE_OF_KIND
+from memory_core.model.schema import TABLE_OF_KIND
 from memory_core.store import MemoryStore, Snapshot
 
 

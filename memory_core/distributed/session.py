@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from memory_core.errors import EngineUnavailableError
+from memory_core.model.errors import EngineUnavailableError
 
 INSTALL_HINT = 'install it with `pip install "memlens[ray]"`'
 

@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from memory_core.errors import EmbedderUnavailableError
+from memory_core.model.errors import EmbedderUnavailableError
 
 if TYPE_CHECKING:
     import numpy as np

@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memory_core.config import DEFAULT_MODEL
 from memory_core.embedding.base import Embedder
 from memory_core.embedding.no_spinning import load_without_spinning
-from memory_core.errors import EmbedderUnavailableError
-from memory_core.untrusted import shown
+from memory_core.model.config import DEFAULT_MODEL
+from memory_core.model.errors import EmbedderUnavailableError
+from memory_core.model.untrusted import shown
 
 if TYPE_CHECKING:
     import numpy as np

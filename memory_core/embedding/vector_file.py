@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memory_core.config import DEFAULT_MODEL
-from memory_core.errors import ModelMismatchError, VectorFileError
-from memory_core.untrusted import shown
+from memory_core.model.config import DEFAULT_MODEL
+from memory_core.model.errors import ModelMismatchError, VectorFileError
+from memory_core.model.untrusted import shown
 
 if TYPE_CHECKING:
     import numpy as np

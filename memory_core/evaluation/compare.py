@@ -22,14 +22,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from memory_core.errors import InvalidConfigError
 from memory_core.evaluation.metrics import DEFAULT_KS, check_ks
 from memory_core.evaluation.query_warnings import QueryWarning, merge_warnings
 from memory_core.evaluation.results import EvalResult, evaluate_config
 from memory_core.evaluation.runner import Progress
-from memory_core.records import utcnow
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.records import utcnow
+from memory_core.model.untrusted import shown
 from memory_core.retrieval.config import RankingConfig
-from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     import polars as pl

@@ -14,7 +14,6 @@ from datetime import datetime
 from pathlib import Path
 
 from memory_core.embedding import Embedder
-from memory_core.errors import EmbedderUnavailableError
 from memory_core.evaluation.compare import (
     DEFAULT_ALPHA,
     Comparison,
@@ -26,10 +25,11 @@ from memory_core.evaluation.metrics import DEFAULT_KS, check_ks
 from memory_core.evaluation.queryset import Query
 from memory_core.evaluation.results import EvalResult, evaluate_config
 from memory_core.evaluation.runner import Progress
-from memory_core.filters import Filter
-from memory_core.records import utcnow
+from memory_core.model.errors import EmbedderUnavailableError
+from memory_core.model.filters import Filter
+from memory_core.model.records import utcnow
+from memory_core.model.schema import STATUSES
 from memory_core.retrieval.config import RankingConfig
-from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 
 

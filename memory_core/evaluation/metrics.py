@@ -27,9 +27,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-from memory_core.errors import InvalidConfigError
 from memory_core.evaluation.queryset import Query
-from memory_core.untrusted import shown
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.untrusted import shown
 
 #: Metrics computed at every k, in display order.
 AT_K = ("recall", "precision", "hit_rate", "ndcg")

@@ -10,7 +10,7 @@ the reason when it can be told:
   store's own), or a value no memory has (`project 'zeta'`), or values no memory has together;
 * none of its relevant memories is in the tenant.
 
-Reasons echo filter values through `memory_core.untrusted.shown`; `QueryWarning.message` does
+Reasons echo filter values through `memory_core.model.untrusted.shown`; `QueryWarning.message` does
 the same for the qid, so both are safe to print.
 """
 
@@ -20,8 +20,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from memory_core.filters import Filter
-from memory_core.untrusted import shown
+from memory_core.model.filters import Filter
+from memory_core.model.untrusted import shown
 
 if TYPE_CHECKING:
     from memory_core.evaluation.queryset import Query

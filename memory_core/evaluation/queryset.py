@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memory_core.errors import InvalidFilterError, QuerySetError
-from memory_core.filters import Filter
-from memory_core.records import canonical_json
-from memory_core.untrusted import shown
+from memory_core.model.errors import InvalidFilterError, QuerySetError
+from memory_core.model.filters import Filter
+from memory_core.model.records import canonical_json
+from memory_core.model.untrusted import shown
 
 REQUIRED_KEYS = ("qid", "query", "relevant")
 OPTIONAL_KEYS = ("filter", "tags")

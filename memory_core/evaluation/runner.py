@@ -13,14 +13,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memory_core.errors import InvalidConfigError
 from memory_core.evaluation.query_warnings import QueryWarning, query_warnings
 from memory_core.evaluation.queryset import Query, QuerySetError
-from memory_core.records import utcnow
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.records import utcnow
+from memory_core.model.untrusted import shown
 from memory_core.retrieval.config import RankingConfig
 from memory_core.retrieval.search import Hit, search
 from memory_core.store import MemoryStore
-from memory_core.untrusted import shown
 
 Progress = Callable[[int], None]
 

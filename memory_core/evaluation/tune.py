@@ -23,15 +23,15 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from memory_core.embedding.memo import MemoEmbedder
-from memory_core.errors import InvalidConfigError
 from memory_core.evaluation.metrics import metric_names, score_queries
 from memory_core.evaluation.queryset import Query
 from memory_core.evaluation.runner import Progress, check_reachable, run_queries
 from memory_core.evaluation.tune_folds import Fold, assign_folds, best, cross_validate, spread
 from memory_core.evaluation.tune_space import Candidate, SearchSpace, default_space
-from memory_core.records import utcnow
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.records import utcnow
+from memory_core.model.untrusted import shown
 from memory_core.retrieval.config import DEFAULT_PRESET, RankingConfig, preset
-from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     import polars as pl

@@ -16,7 +16,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from memory_core.errors import InvalidConfigError
+from memory_core.model.errors import InvalidConfigError
 
 #: config index -> qid -> metric value, every config scored on every query.
 Values = Sequence[Mapping[str, float]]

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memory_core.errors import InvalidConfigError
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.untrusted import shown
 from memory_core.retrieval.config import RankingConfig
-from memory_core.untrusted import shown
 
 #: A grid larger than this is refused: every config costs one search per query.
 MAX_CONFIGS = 2000

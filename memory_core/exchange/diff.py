@@ -15,11 +15,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memory_core.columns import names
-from memory_core.errors import DiffError
 from memory_core.exchange.diff_sides import KINDS, DiffSide
-from memory_core.records import Edge, Memory, canonical_json
-from memory_core.untrusted import shown
+from memory_core.model.columns import names
+from memory_core.model.errors import DiffError
+from memory_core.model.records import Edge, Memory, canonical_json
+from memory_core.model.untrusted import shown
 
 if TYPE_CHECKING:
     import polars as pl

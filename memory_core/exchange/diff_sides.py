@@ -19,14 +19,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memory_core.canonical import edge_doc, edge_from_doc, memory_doc, memory_from_doc
-from memory_core.errors import DiffError, ExportFormatError, MemlensError
 from memory_core.exchange.export import export_filter
 from memory_core.exchange.readers import open_source
 from memory_core.exchange.store_lines import edge_lines, memory_lines
-from memory_core.records import canonical_json, content_hash, validate_edge, validate_memory
-from memory_core.schema import normalise_embedding_status
-from memory_core.untrusted import shown
+from memory_core.model.canonical import edge_doc, edge_from_doc, memory_doc, memory_from_doc
+from memory_core.model.errors import DiffError, ExportFormatError, MemlensError
+from memory_core.model.records import canonical_json, content_hash, validate_edge, validate_memory
+from memory_core.model.schema import normalise_embedding_status
+from memory_core.model.untrusted import shown
 
 if TYPE_CHECKING:
     import polars as pl

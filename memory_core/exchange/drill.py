@@ -29,13 +29,13 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from memory_core.config import Settings
-from memory_core.errors import ImportConflictError
 from memory_core.exchange.export import export_store
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.ndjson import ExportFile
 from memory_core.exchange.readers import get_reader
-from memory_core.records import utcnow
+from memory_core.model.config import Settings
+from memory_core.model.errors import ImportConflictError
+from memory_core.model.records import utcnow
 from memory_core.store import MemoryStore
 
 log = logging.getLogger(__name__)

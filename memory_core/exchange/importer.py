@@ -29,16 +29,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memory_core.codec import memory_from_row
-from memory_core.config import Settings
 from memory_core.embedding import Embedder
 from memory_core.embedding.tolerant import Tolerant, embed_tolerant
-from memory_core.errors import ImportConflictError, ReadOnlyError
 from memory_core.exchange.import_report import ImportReport
 from memory_core.exchange.readers import AUTO, NO_OPTIONS, ReadOptions, get_reader, open_source
 from memory_core.exchange.staging import ContentDedup, Progress, StagedImport, stage
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.codec import memory_from_row
+from memory_core.model.config import Settings
+from memory_core.model.errors import ImportConflictError, ReadOnlyError
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 from memory_core.store.audit import record_snapshot
 from memory_core.store.writes import unusable_id

@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from dataclasses import fields
 from typing import Any
 
-from memory_core.errors import InvalidRecordError, MemlensError
 from memory_core.exchange.readers.base import loads
-from memory_core.records import Memory
+from memory_core.model.errors import InvalidRecordError, MemlensError
+from memory_core.model.records import Memory
 
 _ALLOWED = {f.name for f in fields(Memory)} - {"content_hash", "embedding_status"}
 

@@ -5,7 +5,7 @@ Python call per value (`iso`, `f32`): most of an export's time. Here polars form
 columns: timestamps as ISO-8601 UTC with microseconds only when non-zero, float32 columns as
 the shortest decimal that reads back to the same float32 (polars' float32 -> string cast
 writes exactly those digits). Which columns are times, floats, lists and objects is read off
-the record columns (`memory_core.columns`). The documents are equal to `memory_doc` /
+the record columns (`memory_core.model.columns`). The documents are equal to `memory_doc` /
 `edge_doc` of the same rows, which the tests check on generated records; years before 1000,
 which polars and Python write differently, fall back to `iso`.
 """
@@ -18,9 +18,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from memory_core.canonical import iso
-from memory_core.columns import Column, Kind, columns, names
-from memory_core.records import Edge, Memory
+from memory_core.model.canonical import iso
+from memory_core.model.columns import Column, Kind, columns, names
+from memory_core.model.records import Edge, Memory
 
 
 def _formatted(chunk: pa.Table, times: tuple[str, ...], floats: tuple[str, ...]

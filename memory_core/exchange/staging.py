@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from memory_core.canonical import edge_from_doc, event_from_doc, memory_doc, memory_from_doc
-from memory_core.codec import audit_to_row, edge_to_row, event_to_row, memory_to_row
-from memory_core.errors import InvalidRecordError, MemlensError
 from memory_core.exchange.readers import ExportSource, SourceRecord
-from memory_core.records import (
+from memory_core.model.canonical import edge_from_doc, event_from_doc, memory_doc, memory_from_doc
+from memory_core.model.codec import audit_to_row, edge_to_row, event_to_row, memory_to_row
+from memory_core.model.errors import InvalidRecordError, MemlensError
+from memory_core.model.records import (
     AuditEntry,
     as_utc,
     content_hash,
@@ -30,9 +30,9 @@ from memory_core.records import (
     validate_event,
     validate_memory,
 )
-from memory_core.schema import normalise_embedding_status
+from memory_core.model.schema import normalise_embedding_status
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
-from memory_core.untrusted import shown
 
 BATCH_ROWS = 2048
 PROGRESS_EVERY = 1024  # lines read between progress reports

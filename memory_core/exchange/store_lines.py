@@ -13,12 +13,12 @@ from collections.abc import Callable, Iterator
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memory_core.canonical import audit_doc, event_doc
-from memory_core.codec import audit_from_row, event_from_row
 from memory_core.exchange.row_docs import edge_docs, memory_docs
 from memory_core.exchange.vector_text import splice_vector, vector_json
-from memory_core.filters import sql_string
-from memory_core.records import canonical_json
+from memory_core.model.canonical import audit_doc, event_doc
+from memory_core.model.codec import audit_from_row, event_from_row
+from memory_core.model.filters import sql_string
+from memory_core.model.records import canonical_json
 from memory_core.store import Snapshot
 
 CHUNK_ROWS = 4096

@@ -15,7 +15,7 @@ import json
 import numpy as np
 import pyarrow as pa
 
-from memory_core.canonical import f32
+from memory_core.model.canonical import f32
 
 #: polars and Python agree on the notation of magnitudes in [1e-4, 1e9) and of zero.
 _SAME_FROM, _SAME_BELOW = 1e-4, 1e9

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 from memory_core.curation.report import CurationReport
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 
 #: Fields that follow another one a reason names (the hash follows the content).

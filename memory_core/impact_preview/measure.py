@@ -25,7 +25,6 @@ from memory_core.curation.correct import correct
 from memory_core.curation.preview import ACTIONS as PREVIEW_ACTIONS
 from memory_core.curation.report import CurationReport
 from memory_core.embedding.memo import MemoEmbedder
-from memory_core.errors import CurationError, EmbedderUnavailableError, InvalidConfigError
 from memory_core.evaluation.compare import DEFAULT_ALPHA, Comparison, compare_results
 from memory_core.evaluation.queryset import Query
 from memory_core.evaluation.results import result_from_run
@@ -39,7 +38,8 @@ from memory_core.impact_preview.queries import (
     impact_queries,
 )
 from memory_core.impact_preview.scratch import check_copyable, scratch_copy
-from memory_core.records import utcnow
+from memory_core.model.errors import CurationError, EmbedderUnavailableError, InvalidConfigError
+from memory_core.model.records import utcnow
 from memory_core.retrieval.config import DEFAULT_PRESET, RankingConfig, preset
 from memory_core.store import MemoryStore
 

@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memory_core.errors import ImpactError, InvalidFilterError, QuerySetError
 from memory_core.evaluation.queryset import Query, load_queries, parse_query
+from memory_core.model.errors import ImpactError, InvalidFilterError, QuerySetError
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
 from memory_core.store.lock import control_folder
-from memory_core.untrusted import shown
 
 QUERY_SET_FILE = "memlens-queries.ndjson"
 #: How many of the newest distinct recalls stand in for a query set.

@@ -15,12 +15,12 @@ import os
 import shutil
 from pathlib import Path
 
-from memory_core.config import Settings
 from memory_core.embedding import Embedder
-from memory_core.errors import ImpactError
+from memory_core.model.config import Settings
+from memory_core.model.errors import ImpactError
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
 from memory_core.store.object_storage import is_remote
-from memory_core.untrusted import shown
 
 #: Lance folders whose files are immutable once written: linked, not copied.
 _LINKED = ("data", "_indices", "_deletions", "_transactions")

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from memory_core.codec import audit_from_row
-from memory_core.records import AuditEntry
-from memory_core.schema import AUDIT, EDGES, MEMORIES
+from memory_core.model.codec import audit_from_row
+from memory_core.model.records import AuditEntry
+from memory_core.model.schema import AUDIT, EDGES, MEMORIES
 from memory_core.store.files.findings import Problem
 
 #: The audit action of `memlens check --repair`.

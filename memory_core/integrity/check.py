@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from memory_core.integrity.audit_versions import audit_entries, lost_problems, lost_writes
 from memory_core.integrity.rows import DEFAULT_SAMPLE, row_problems
-from memory_core.schema import AUDIT, MEMORIES
+from memory_core.model.schema import AUDIT, MEMORIES
 from memory_core.store.files.findings import LANCE_ERRORS, CheckReport, Problem, TableCheck, short
 from memory_core.store.files.scan import TABLES, open_version, present_tables, scan_table
 from memory_core.store.files.versions import table_uri

@@ -36,15 +36,15 @@ from memory_core.integrity.audit_versions import (
     claims,
     lost_writes,
 )
-from memory_core.records import AuditEntry
-from memory_core.schema import AUDIT, EVENTS, MEMORIES
+from memory_core.model.records import AuditEntry
+from memory_core.model.schema import AUDIT, EVENTS, MEMORIES
 from memory_core.store.files.findings import LANCE_ERRORS, CheckReport, Problem
 from memory_core.store.files.scan import open_version
 from memory_core.store.files.versions import local_path, table_uri
 
 if TYPE_CHECKING:
-    from memory_core.config import Settings
     from memory_core.embedding import Embedder
+    from memory_core.model.config import Settings
     from memory_core.store import MemoryStore
 
 log = logging.getLogger(__name__)
@@ -215,7 +215,7 @@ def _restore_tables(plan: RepairPlan, storage_options: dict[str, str] | None) ->
 
 
 def _reembed(store: MemoryStore, ids: tuple[str, ...]) -> int:
-    from memory_core.filters import sql_string
+    from memory_core.model.filters import sql_string
 
     if not ids:
         return 0
@@ -231,7 +231,7 @@ def _reembed(store: MemoryStore, ids: tuple[str, ...]) -> int:
 
 def _redo(store: MemoryStore, lost: LostWrite, settings: Settings, embedder: Embedder) -> int:
     from memory_core.curation import archive, restore
-    from memory_core.errors import CurationError
+    from memory_core.model.errors import CurationError
     from memory_core.store import MemoryStore
 
     tenant = MemoryStore.open(store.uri, tenant=lost.entry.tenant, embedder=embedder,

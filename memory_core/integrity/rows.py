@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from memory_core.records import content_hash
-from memory_core.schema import MEMORIES
+from memory_core.model.records import content_hash
+from memory_core.model.schema import MEMORIES
 from memory_core.store.files.findings import Problem
 
 if TYPE_CHECKING:
@@ -135,7 +135,7 @@ def row_problems(ds: Any, *, embedder: Embedder | None, model_id: str, sample: i
         notes.append(f"vectors not re-embedded: the store's are from {model_id}, memlens is "
                      f"set to {embedder.model_id}")
     else:
-        from memory_core.errors import EmbedderUnavailableError
+        from memory_core.model.errors import EmbedderUnavailableError
 
         try:
             for file, ids in _reembedded(rows, embedder).items():

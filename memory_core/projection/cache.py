@@ -29,10 +29,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memory_core.errors import MapError
-from memory_core.filters import Filter
+from memory_core.model.errors import MapError
+from memory_core.model.filters import Filter
+from memory_core.model.untrusted import shown
 from memory_core.projection.params import MapParams
-from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     import polars as pl
@@ -89,7 +89,7 @@ def cache_key(*, store_uri: str, tenant: str, version: int, filter: Filter | Non
     version, filter (`canonical_filter`), parameters, embedding model, and the entry
     `FORMAT` and `engine.algorithm()` (umap-learn's version: another may lay out
     differently)."""
-    from memory_core.config import store_key
+    from memory_core.model.config import store_key
     from memory_core.projection.engine import algorithm
 
     parts = {"store": store_key(store_uri), "tenant": tenant, "version": int(version),
@@ -122,7 +122,7 @@ class ProjectionCache:
     @classmethod
     def default(cls) -> ProjectionCache:
         """The cache under MEMLENS_MODEL_CACHE (`Settings.map_cache`), read now."""
-        from memory_core.config import Settings
+        from memory_core.model.config import Settings
 
         return cls(Settings.from_env().map_cache)
 
@@ -275,7 +275,7 @@ class ProjectionCache:
     def owner(folder: Path) -> tuple[str, str] | None:
         """(store key, tenant) of the map in `folder` (from its meta data), or None when its
         meta data cannot be read (a temporary folder, a damaged entry)."""
-        from memory_core.config import store_key
+        from memory_core.model.config import store_key
 
         try:
             meta = json.loads((folder / META).read_text(encoding="utf-8"))
@@ -298,7 +298,7 @@ class ProjectionCache:
     def of_store(self, store_uri: str, tenant: str | None = None) -> list[Path]:
         """The folders written for the store at `store_uri` (and `tenant`, when given), and
         those whose owner cannot be read."""
-        from memory_core.config import store_key
+        from memory_core.model.config import store_key
 
         key = store_key(store_uri)
         out = []

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memory_core.errors import InvalidMapParamsError
+from memory_core.model.errors import InvalidMapParamsError
+from memory_core.model.untrusted import shown
 from memory_core.projection.density import hdbscan_labels
 from memory_core.projection.labels import cluster_labels
-from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     import polars as pl

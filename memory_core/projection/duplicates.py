@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memory_core.errors import InvalidMapParamsError
+from memory_core.model.errors import InvalidMapParamsError
+from memory_core.model.untrusted import shown
 from memory_core.projection.cells import Cell, cells_to_compare
-from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from memory_core.filters import Filter
+    from memory_core.model.filters import Filter
     from memory_core.store import MemoryStore
 
 #: `progress(stage, fraction)`, fraction in [0, 1]; the stages of `project` are worded alike.

@@ -33,7 +33,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, BinaryIO, Literal
 
-from memory_core.errors import MapError
+from memory_core.model.errors import MapError
 
 try:
     import fcntl
@@ -90,7 +90,7 @@ def algorithm() -> str:
 
 def default_cache_dir() -> Path:
     """memlens' cache folder (MEMLENS_MODEL_CACHE, `Settings.model_cache`), read now."""
-    from memory_core.config import Settings
+    from memory_core.model.config import Settings
 
     return Settings.from_env().model_cache
 

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memory_core.errors import InvalidMapParamsError
-from memory_core.schema import MEMORY_TYPES
-from memory_core.untrusted import shown
+from memory_core.model.errors import InvalidMapParamsError
+from memory_core.model.schema import MEMORY_TYPES
+from memory_core.model.untrusted import shown
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix

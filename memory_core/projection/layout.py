@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from memory_core.errors import MapError
+from memory_core.model.errors import MapError
 from memory_core.projection.cache import ProjectionCache, cache_key
 from memory_core.projection.params import MapParams
 from memory_core.projection.result import LoadOnce, Projection, QueryPlacement, axes
@@ -30,7 +30,7 @@ from memory_core.projection.vectors import FIELDS, MapInput, load_input
 if TYPE_CHECKING:
     import polars as pl
 
-    from memory_core.filters import Filter
+    from memory_core.model.filters import Filter
     from memory_core.store import MemoryStore
 
 __all__ = ["MIN_POINTS", "Projection", "QueryPlacement", "project"]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memory_core.errors import MapError
+from memory_core.model.errors import MapError
+from memory_core.model.untrusted import shown
 from memory_core.projection.result import Projection, QueryPlacement
-from memory_core.untrusted import shown
 
 if TYPE_CHECKING:
-    from memory_core.filters import Filter
+    from memory_core.model.filters import Filter
     from memory_core.retrieval.config import RankingConfig
     from memory_core.store import MemoryStore
 
@@ -27,7 +27,7 @@ def place_query(store: MemoryStore, projection: Projection, query: str, *, k: in
 
     Example: `place_query(store, project(store), "vector index recall").hits_on_map`.
     """
-    from memory_core.errors import ModelMismatchError
+    from memory_core.model.errors import ModelMismatchError
     from memory_core.retrieval.search import search
 
     if not isinstance(query, str) or not query.strip():

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from memory_core.errors import InvalidMapParamsError
-from memory_core.untrusted import shown
+from memory_core.model.errors import InvalidMapParamsError
+from memory_core.model.untrusted import shown
 
 #: The largest seed numpy's legacy RandomState (which UMAP seeds) accepts.
 MAX_SEED = 2**32 - 1
@@ -35,7 +35,7 @@ class MapParams:
     >>> MapParams(n_neighbors=1)
     Traceback (most recent call last):
     ...
-    memory_core.errors.InvalidMapParamsError: n_neighbors must be a whole number of at \
+    memory_core.model.errors.InvalidMapParamsError: n_neighbors must be a whole number of at \
 least 2, got 1; UMAP's default is 15
     """
 

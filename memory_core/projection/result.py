@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from memory_core.errors import MapError
+from memory_core.model.errors import MapError
 from memory_core.projection.params import MapParams
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from memory_core.filters import Filter
+    from memory_core.model.filters import Filter
 
 #: The coordinate columns of a map with `dims` dimensions.
 AXES = ("x", "y", "z")

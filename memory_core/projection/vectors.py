@@ -11,7 +11,7 @@ import numpy as np
 if TYPE_CHECKING:
     import polars as pl
 
-    from memory_core.filters import Filter
+    from memory_core.model.filters import Filter
     from memory_core.store import MemoryStore
 
 #: The memory fields a map's frame carries besides the coordinates (the page colours by

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from memory_core.errors import EmbedderUnavailableError, InvalidConfigError
+from memory_core.model.errors import EmbedderUnavailableError, InvalidConfigError
 
 _lock = threading.Lock()
 _tokenizer: list[Any] = []

@@ -16,9 +16,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from memory_core.errors import EmbedderUnavailableError
-from memory_core.filters import Filter
 from memory_core.graph import expand
+from memory_core.model.errors import EmbedderUnavailableError
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.retrieval.config import RankingConfig
 from memory_core.retrieval.context import ContextLift, with_context
 from memory_core.retrieval.engines import (
@@ -30,7 +31,6 @@ from memory_core.retrieval.engines import (
 from memory_core.retrieval.fusion import fuse
 from memory_core.retrieval.graph_candidates import GraphCandidate, resolve_graph_hits
 from memory_core.retrieval.search_threads import search_threads
-from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 
 BM25_OFF = ("BM25 is off: the read-only store has no full-text index; run `memlens index` "

@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from memory_core.decay import DecayParams
-from memory_core.errors import InvalidConfigError
-from memory_core.untrusted import shown
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.untrusted import shown
 
 MAX_HOPS, MAX_FANOUT, MAX_BEAM = 2, 3, 8
 MAX_CONTEXT_WINDOW = 10

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from memory_core.filters import Filter
+from memory_core.model.filters import Filter
 from memory_core.retrieval.engines import Candidate
 from memory_core.retrieval.window_bm25 import Analyzer, window_bm25
 from memory_core.store import MemoryStore

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory_core.filters import Filter
+from memory_core.model.filters import Filter
 from memory_core.store import MemoryStore
 from memory_core.store.held_nearest import nearest_held
 from memory_core.store.queries import FTS_COLUMN, ensure_fts_index, full_text, nearest

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memory_core.errors import InvalidConfigError
+from memory_core.model.errors import InvalidConfigError
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from memory_core.decay import DecayFactors, composite
-from memory_core.filters import Filter
-from memory_core.records import Memory
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
 from memory_core.retrieval.config import RankingConfig
 from memory_core.retrieval.fusion import Fused
 from memory_core.retrieval.mmr import mmr

@@ -14,7 +14,7 @@ from typing import Any, overload
 
 from memory_core.decay import DecayFactors
 from memory_core.graph import GraphHit
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.retrieval.config import DEFAULT_PRESET, RankingConfig, preset
 
 

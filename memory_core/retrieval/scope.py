@@ -11,11 +11,11 @@ from dataclasses import fields, replace
 from datetime import datetime
 from typing import Any
 
-from memory_core.date_range import user_time
-from memory_core.errors import InvalidFilterError
-from memory_core.filters import Filter
+from memory_core.model.date_range import user_time
+from memory_core.model.errors import InvalidFilterError
+from memory_core.model.filters import Filter
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
-from memory_core.untrusted import shown
 
 _LISTS = ("project", "repo", "agent", "session_id", "memory_type", "status", "importance",
           "embedding_status", "ids")

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from memory_core.filters import Filter
-from memory_core.records import Memory, utcnow
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory, utcnow
 from memory_core.retrieval.candidates import Candidates, candidates
 from memory_core.retrieval.config import DEFAULT_PRESET, RankingConfig, preset
 from memory_core.retrieval.fusion import fuse

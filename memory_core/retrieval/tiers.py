@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memory_core.errors import InvalidConfigError
-from memory_core.records import Memory
-from memory_core.untrusted import shown
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.records import Memory
+from memory_core.model.untrusted import shown
 
 if TYPE_CHECKING:
     from memory_core.retrieval.results import Hit
@@ -76,7 +76,7 @@ def render_tier(memory: Memory, tier: str = "standard", hit: Hit | None = None) 
         if total:
             item["content_chars"] = total
         return item
-    from memory_core.canonical import memory_doc
+    from memory_core.model.canonical import memory_doc
 
     doc = memory_doc(memory)
     doc.pop("kind", None)

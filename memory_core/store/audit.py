@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from memory_core.codec import audit_from_row, audit_schema, audit_to_row, rows_to_table
-from memory_core.filters import sql_string, sql_time
-from memory_core.records import AuditEntry, utcnow
-from memory_core.schema import ROW_KEY
+from memory_core.model.codec import audit_from_row, audit_schema, audit_to_row, rows_to_table
+from memory_core.model.filters import sql_string, sql_time
+from memory_core.model.records import AuditEntry, utcnow
+from memory_core.model.schema import ROW_KEY
 
 #: Writes touching at most this many records keep them whole in before/after.
 FULL_RECORD_LIMIT = 100

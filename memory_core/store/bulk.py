@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from memory_core.codec import vector_field
-from memory_core.filters import sql_string
-from memory_core.schema import ROW_KEY, TABLE_OF_KIND
+from memory_core.model.codec import vector_field
+from memory_core.model.filters import sql_string
+from memory_core.model.schema import ROW_KEY, TABLE_OF_KIND
 from memory_core.store.rollback import remove_old_versions, why_not_ours, why_not_restorable
 
 if TYPE_CHECKING:

@@ -13,17 +13,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from memory_core.codec import (
+from memory_core.model.codec import (
     edge_from_row,
     edge_to_row,
     memory_from_row,
     memory_to_row,
     rows_to_table,
 )
-from memory_core.errors import StoreBusyError, VersionGoneError
-from memory_core.filters import in_chunks, sql_in, sql_string
-from memory_core.records import Edge, Memory
-from memory_core.schema import EDGES, MEMORIES, ROW_KEY
+from memory_core.model.errors import StoreBusyError, VersionGoneError
+from memory_core.model.filters import in_chunks, sql_in, sql_string
+from memory_core.model.records import Edge, Memory
+from memory_core.model.schema import EDGES, MEMORIES, ROW_KEY
 from memory_core.store.bulk import KEEP_VERSIONS
 from memory_core.store.queries import FTS_COLUMN
 from memory_core.store.reports import VersionInfo

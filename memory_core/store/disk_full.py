@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memory_core.errors import DiskFullError, MemlensError
+from memory_core.model.errors import DiskFullError, MemlensError
 
 CODES = frozenset({errno.ENOSPC, errno.EDQUOT})
 #: How Lance (Rust's std::io) and the OS word it, when only the text is left.

@@ -12,9 +12,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from memory_core.codec import edge_from_row, edge_to_row, rows_to_table
-from memory_core.filters import sql_string
-from memory_core.records import Edge
+from memory_core.model.codec import edge_from_row, edge_to_row, rows_to_table
+from memory_core.model.filters import sql_string
+from memory_core.model.records import Edge
 
 
 def build_adjacency(edges: Sequence[Edge]) -> dict[str, list[Edge]]:

@@ -13,9 +13,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from memory_core.codec import event_from_row, event_to_row, events_schema, rows_to_table
-from memory_core.filters import in_chunks, sql_in, sql_string, sql_time
-from memory_core.records import Event
+from memory_core.model.codec import event_from_row, event_to_row, events_schema, rows_to_table
+from memory_core.model.filters import in_chunks, sql_in, sql_string, sql_time
+from memory_core.model.records import Event
 from memory_core.store.latest_dataset import LatestDataset
 from memory_core.store.one_hop import collect, query
 from memory_core.store.version_counts import VersionCounts

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memory_core.filters import Condition, Filter
+from memory_core.model.filters import Condition, Filter
 from memory_core.store.index_rule import QUERY_NPROBES, QUERY_REFINE, beam
 from memory_core.store.queries import Found, vector_arrays
 

@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from memory_core.errors import InvalidConfigError
-from memory_core.filters import Filter
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.filters import Filter
 from memory_core.store.bulk import KEEP_VERSIONS
 from memory_core.store.index_rule import (
     KIND_REASONS,

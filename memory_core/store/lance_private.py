@@ -30,7 +30,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from memory_core.errors import StoreLocationError
+from memory_core.model.errors import StoreLocationError
 
 
 def _loop() -> Any:

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from memory_core.errors import ObjectStorageStalledError
+from memory_core.model.errors import ObjectStorageStalledError
 from memory_core.store import stall_watch
 
 

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memory_core.config import store_key
-from memory_core.errors import StoreBusyError
+from memory_core.model.config import store_key
+from memory_core.model.errors import StoreBusyError
 from memory_core.store.object_storage import is_remote
 
 try:

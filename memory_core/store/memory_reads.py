@@ -16,10 +16,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memory_core.codec import memory_from_row
-from memory_core.errors import InvalidRecordError, MemoryNotFoundError, TenantNotFoundError
-from memory_core.filters import Filter, in_chunks, sql_in
-from memory_core.records import Memory
+from memory_core.model.codec import memory_from_row
+from memory_core.model.errors import InvalidRecordError, MemoryNotFoundError, TenantNotFoundError
+from memory_core.model.filters import Filter, in_chunks, sql_in
+from memory_core.model.records import Memory
 from memory_core.store.latest_dataset import LatestDataset
 from memory_core.store.one_hop import collect, query
 from memory_core.store.streams import BATCH_ROWS

@@ -32,12 +32,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from memory_core.config import Settings
 from memory_core.embedding import Embedder, load_embedder
-from memory_core.errors import (
+from memory_core.model.config import Settings
+from memory_core.model.errors import (
     ReadOnlyError,
 )
-from memory_core.records import AuditEntry, Edge, Event, Memory
+from memory_core.model.records import AuditEntry, Edge, Event, Memory
 from memory_core.store.audit import AuditLog
 from memory_core.store.bulk import BulkTables
 from memory_core.store.changes import ChangeTables
@@ -185,7 +185,7 @@ class MemoryStore(MemoryReads):
     # ---------------------------------------------------- Arrow-level views
     def schemas(self) -> dict[str, pa.Schema]:
         """The Arrow schema of each table, by record kind (memory, edge, audit, event)."""
-        from memory_core.codec import events_schema
+        from memory_core.model.codec import events_schema
 
         events = self.tables.events
         return {"memory": self.tables.memories.schema, "edge": self.tables.edges.schema,
@@ -302,7 +302,7 @@ class MemoryStore(MemoryReads):
 
     def record_events(self, events: Iterable[Event]) -> int:
         """Append `events` (validated, put in this tenant) in one commit; returns how many."""
-        from memory_core.records import validate_event
+        from memory_core.model.records import validate_event
 
         batch = [validate_event(replace(e, tenant=self.tenant)) for e in events]
         if not batch:

@@ -36,16 +36,16 @@ import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
-from memory_core.config import Settings
-from memory_core.errors import (
+from memory_core.model.config import Settings
+from memory_core.model.errors import (
     BucketNotFoundError,
     ObjectStorageAuthError,
     ObjectStorageConfigError,
     ObjectStorageError,
     ObjectStorageUnreachableError,
 )
+from memory_core.model.untrusted import shown
 from memory_core.store import stall_watch
-from memory_core.untrusted import shown
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}

@@ -37,7 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memory_core.filters import Condition, sql_string
+from memory_core.model.filters import Condition, sql_string
 
 log = logging.getLogger(__name__)
 

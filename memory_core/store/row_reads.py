@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from memory_core.codec import memory_from_row
-from memory_core.filters import IN_CHUNK, in_chunks, sql_in, sql_string
-from memory_core.records import Memory
+from memory_core.model.codec import memory_from_row
+from memory_core.model.filters import IN_CHUNK, in_chunks, sql_in, sql_string
+from memory_core.model.records import Memory
 from memory_core.store import lance_private
 from memory_core.store.one_hop import collect, query
 

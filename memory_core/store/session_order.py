@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memory_core.filters import sql_string
+from memory_core.model.filters import sql_string
 
 _COLUMNS = ["id", "session_id", "memory_type", "created_at", "status", "agent"]
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memory_core.schema import MEMORIES, TABLE_OF_KIND
+from memory_core.model.schema import MEMORIES, TABLE_OF_KIND
 from memory_core.store.tables import StoreTables
 
 

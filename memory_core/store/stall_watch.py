@@ -39,9 +39,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
-from memory_core.errors import ObjectStorageConfigError, ObjectStorageStalledError
+from memory_core.model.errors import ObjectStorageConfigError, ObjectStorageStalledError
+from memory_core.model.untrusted import shown
 from memory_core.store import lance_private
-from memory_core.untrusted import shown
 
 T = TypeVar("T")
 TIMEOUT_VARIABLE = "MEMLENS_STORAGE_TIMEOUT"

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memory_core.filters import IN_CHUNK, Filter
-from memory_core.schema import STATUSES
+from memory_core.model.filters import IN_CHUNK, Filter
+from memory_core.model.schema import STATUSES
 
 if TYPE_CHECKING:
     from memory_core.store.memory_store import MemoryStore

@@ -20,15 +20,15 @@ from typing import Any
 
 import pyarrow as pa
 
-from memory_core.codec import audit_schema, edges_schema, events_schema, memories_schema
-from memory_core.errors import (
+from memory_core.model.codec import audit_schema, edges_schema, events_schema, memories_schema
+from memory_core.model.errors import (
     MemlensError,
     ModelMismatchError,
     SchemaVersionError,
     StoreLocationError,
     StoreNotFoundError,
 )
-from memory_core.schema import (
+from memory_core.model.schema import (
     AUDIT,
     EDGES,
     EVENTS,
@@ -38,8 +38,8 @@ from memory_core.schema import (
     META_SCHEMA_VERSION,
     SCHEMA_VERSION,
 )
+from memory_core.model.untrusted import shown
 from memory_core.store.object_storage import is_remote, object_storage_error
-from memory_core.untrusted import shown
 
 log = logging.getLogger(__name__)
 

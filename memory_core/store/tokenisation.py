@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from memory_core.errors import InvalidConfigError
+from memory_core.model.errors import InvalidConfigError
 
 if TYPE_CHECKING:
     from memory_core.store.memory_store import MemoryStore

@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from memory_core.canonical import edge_doc, memory_doc
-from memory_core.codec import memory_to_row, rows_to_table
 from memory_core.embedding.tolerant import Tolerant, embed_tolerant
-from memory_core.errors import InvalidRecordError
-from memory_core.records import Edge, Event, Memory, utcnow, validate_edge, validate_memory
-from memory_core.schema import ROW_KEY
+from memory_core.model.canonical import edge_doc, memory_doc
+from memory_core.model.codec import memory_to_row, rows_to_table
+from memory_core.model.errors import InvalidRecordError
+from memory_core.model.records import Edge, Event, Memory, utcnow, validate_edge, validate_memory
+from memory_core.model.schema import ROW_KEY
+from memory_core.model.untrusted import shown
 from memory_core.store.audit import record_snapshot
 from memory_core.store.reports import AddReport, UpsertReport
-from memory_core.untrusted import shown
 
 #: Each recall's access update rewrites its memories' rows into a small new data file, out
 #: of the full-text index, and appends one to the audit and events tables. Past this many

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from memory_core.untrusted import for_html
+from memory_core.model.untrusted import for_html
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go

@@ -20,8 +20,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memory_core.schema import MEMORY_TYPES
-from memory_core.untrusted import for_html, visible
+from memory_core.model.schema import MEMORY_TYPES
+from memory_core.model.untrusted import for_html, visible
 
 if TYPE_CHECKING:
     from memory_core.causal.model import GraphEdge, GraphNode, Neighbourhood

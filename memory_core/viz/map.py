@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from memory_core.untrusted import for_html
+from memory_core.model.untrusted import for_html
 from memory_core.viz.decay import palette, short
 
 if TYPE_CHECKING:

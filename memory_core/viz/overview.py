@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from memory_core.untrusted import for_html
+from memory_core.model.untrusted import for_html
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go

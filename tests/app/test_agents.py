@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from memory_core.curation.actions import archive
 from memory_core.curation.cite import cite
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.retrieval.config import RankingConfig
 from memory_core.retrieval.recall import recall
 from memory_core.store import MemoryStore

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from memory_core.impact_preview.queries import save_query_set
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.app.inert import check_page
 from tests.conftest import FakeEmbedder

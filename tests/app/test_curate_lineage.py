@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from memlens_app.widgets.curate.lineage import RECEIPT, tick_key
-from memory_core.records import Edge, Memory
+from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.app.inert import plain
 from tests.conftest import FakeEmbedder

@@ -8,9 +8,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from memlens_app.widgets.common.uploads import save_upload
-from memory_core.config import Settings
 from memory_core.exchange.export import export_store
-from memory_core.records import Memory
+from memory_core.model.config import Settings
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 
 ROOT = Path(__file__).resolve().parents[2]

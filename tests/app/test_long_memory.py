@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from memory_core import SHOWN_CHARS
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

@@ -22,7 +22,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.retrieval.engines import ensure_fts_index
 from memory_core.store import MemoryStore
 from tests.app.inert import check_page

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from memory_core.config import Settings
-from memory_core.records import Memory
+from memory_core.model.config import Settings
+from memory_core.model.records import Memory
 from memory_core.retrieval.engines import ensure_fts_index
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder

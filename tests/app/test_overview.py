@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from memory_core.config import Settings
-from memory_core.records import Edge, Memory
+from memory_core.model.config import Settings
+from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

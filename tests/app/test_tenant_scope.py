@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from memory_core.exchange.export import default_exports_dir, export_store
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

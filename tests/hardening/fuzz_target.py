@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memory_core.errors import MemlensError
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.readers import NO_OPTIONS, ReadOptions
-from memory_core.records import Edge, Memory
-from memory_core.schema import TABLE_OF_KIND
+from memory_core.model.errors import MemlensError
+from memory_core.model.records import Edge, Memory
+from memory_core.model.schema import TABLE_OF_KIND
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 from tests.memory_core.exchange.conftest import sample_records

@@ -17,8 +17,8 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 from tests.hardening.tenants import MARK, TwoTenants, build, other

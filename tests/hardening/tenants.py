@@ -19,9 +19,9 @@ from pathlib import Path
 
 from memory_core.causal import link
 from memory_core.curation import archive, cite, correct, edit, supersede
-from memory_core.records import Memory
+from memory_core.model.records import Memory
+from memory_core.model.schema import TABLE_OF_KIND
 from memory_core.retrieval.recall import recall
-from memory_core.schema import TABLE_OF_KIND
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from memory_core.exchange.export import export_store
-from memory_core.filters import Filter
-from memory_core.records import Edge, Memory
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.records import Edge, Memory
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, pending_store, run_cli
 from tests.racers import RacerPair

@@ -20,8 +20,8 @@ from click.testing import CliRunner
 import memory_core as mc
 from memory_core.cli import cli
 from memory_core.evaluation import Query
-from memory_core.filters import Filter
-from memory_core.records import Memory
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, run_cli
 from tests.hardening.isolation import text_of, use_fast_stand_ins

@@ -21,7 +21,7 @@ from memory_core.agents.recalls import past_recalls
 from memory_core.cli import cli
 from memory_core.curation import audit_batches
 from memory_core.exchange.ndjson import write_export
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.hardening.isolation import state, two_tenants, use_fast_stand_ins
 from tests.hardening.tenants import MARK, NOW, OWN_ID, TENANTS, TwoTenants, other, solo_id

@@ -18,9 +18,9 @@ import pytest
 import memory_core as mc
 from memory_core.decay import DecayParams
 from memory_core.evaluation import Query
-from memory_core.filters import Filter
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.projection import MapParams
-from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.hardening.isolation import assert_only_own, text_of, two_tenants, use_fast_stand_ins
 from tests.hardening.tenants import IDS, MARK, NOW, OWN_ID, TENANTS, TwoTenants, other, solo_id

@@ -16,8 +16,8 @@ import pyarrow as pa
 import pytest
 
 import memory_core as mc
-from memory_core.filters import Filter
-from memory_core.records import Memory
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 from tests.hardening.isolation import state, two_tenants

@@ -15,7 +15,7 @@ from memory_core.decay import (
     retrievability,
     usage_factor,
 )
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 
 NOW = datetime(2026, 10, 1, tzinfo=UTC)
 

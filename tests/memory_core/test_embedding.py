@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memory_core.config import DEFAULT_MODEL, Settings
 from memory_core.embedding import (
     FastEmbedEmbedder,
     PackagedModelEmbedder,
@@ -18,7 +17,8 @@ from memory_core.embedding import (
     offline,
 )
 from memory_core.embedding.packaged_model import SPINNING
-from memory_core.errors import EmbedderUnavailableError
+from memory_core.model.config import DEFAULT_MODEL, Settings
+from memory_core.model.errors import EmbedderUnavailableError
 
 REFERENCES = Path(__file__).parent / "data" / "reference_vectors.json"
 
@@ -139,7 +139,7 @@ def test_no_network_is_touched(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
 
 
 def test_writes_go_pending_when_the_model_cannot_load(tmp_path: Path) -> None:
-    from memory_core.records import Memory
+    from memory_core.model.records import Memory
     from memory_core.store import MemoryStore
 
     settings = Settings.from_env(embed_model="BAAI/bge-small-en-v1.5", model_cache=tmp_path,

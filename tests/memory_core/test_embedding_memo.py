@@ -7,7 +7,7 @@ import pytest
 
 from memory_core.embedding import UnavailableEmbedder
 from memory_core.embedding.memo import MemoEmbedder
-from memory_core.errors import EmbedderUnavailableError
+from memory_core.model.errors import EmbedderUnavailableError
 from tests.conftest import FakeEmbedder
 
 

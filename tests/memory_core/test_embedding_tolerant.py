@@ -12,12 +12,12 @@ import pytest
 
 from memory_core.embedding import UnavailableEmbedder
 from memory_core.embedding.tolerant import DOWN_AFTER, Tolerant, embed_tolerant
-from memory_core.errors import EmbedderUnavailableError
 from memory_core.exchange.export import export_store
 from memory_core.exchange.importer import import_file
-from memory_core.filters import Filter
-from memory_core.records import Memory
-from memory_core.schema import STATUSES
+from memory_core.model.errors import EmbedderUnavailableError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

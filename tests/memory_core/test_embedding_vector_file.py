@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memory_core.config import DEFAULT_MODEL
 from memory_core.embedding import offline
 from memory_core.embedding.preloaded import PreloadedEmbedder
 from memory_core.embedding.vector_file import (
@@ -19,7 +18,8 @@ from memory_core.embedding.vector_file import (
     text_key,
     write_vector_file,
 )
-from memory_core.errors import ModelMismatchError, VectorFileError
+from memory_core.model.config import DEFAULT_MODEL
+from memory_core.model.errors import ModelMismatchError, VectorFileError
 from tests.conftest import FakeEmbedder
 
 TEXTS = ["the cache layer", "retries back off", "the cache layer", "tokens expire hourly"]

@@ -1,6 +1,6 @@
 """Error messages name the offending value in a few dozen characters, never all 100 kB of it.
 
-Messages name values with `memory_core.untrusted.shown` (80 characters of the repr and the
+Messages name values with `memory_core.model.untrusted.shown` (80 characters of the repr and the
 length); these are the messages user input reaches (CLI options, query sets, import files).
 """
 
@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
-from memory_core.errors import MemlensError
 from memory_core.evaluation.compare import check_stat_test
 from memory_core.evaluation.metrics import check_ks
 from memory_core.evaluation.queryset import load_queries, parse_query
 from memory_core.exchange.diff_sides import load_side
-from memory_core.filters import Filter
-from memory_core.records import Edge, Memory, as_utc, canonical_json
+from memory_core.model.errors import MemlensError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Edge, Memory, as_utc, canonical_json
+from memory_core.model.schema import normalise_memory_type
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.tiers import check_tier
-from memory_core.schema import normalise_memory_type
 
 BIG = "x" * 100_000
 #: how long a message may be once it names a 100 kB value (the value shown in ~100)

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.canonical import edge_from_doc, memory_doc, memory_from_doc
-from memory_core.errors import ExportFormatError, SchemaVersionError
 from memory_core.exchange.ndjson import write_export
 from memory_core.exchange.readers.memlens import read_export
-from memory_core.records import Edge, Memory
+from memory_core.model.canonical import edge_from_doc, memory_doc, memory_from_doc
+from memory_core.model.errors import ExportFormatError, SchemaVersionError
+from memory_core.model.records import Edge, Memory
 
 WHEN = datetime(2026, 10, 1, tzinfo=UTC)
 

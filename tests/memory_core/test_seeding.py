@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from memory_core.exchange.readers.memlens import read_export
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.seeding import DEMO_EXPORT, DEMO_QUERIES, demo_dir
 from tests.conftest import run_cli
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memory_core.config import DEFAULT_MODEL, Settings
 from memory_core.embedding import (
     Embedder,
     PackagedModelEmbedder,
@@ -22,12 +21,13 @@ from memory_core.embedding import (
     offline,
 )
 from memory_core.embedding.vector_file import read_vector_file
-from memory_core.errors import EmbedderUnavailableError
 from memory_core.exchange.ndjson import write_export
 from memory_core.exchange.readers.memlens import read_export
-from memory_core.filters import Filter
-from memory_core.records import Memory
-from memory_core.schema import STATUSES
+from memory_core.model.config import DEFAULT_MODEL, Settings
+from memory_core.model.errors import EmbedderUnavailableError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
+from memory_core.model.schema import STATUSES
 from memory_core.seeding import (
     DEMO_EXPORT,
     DEMO_VECTORS,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.embedding import offline
-from memory_core.errors import EmbedderUnavailableError
+from memory_core.model.errors import EmbedderUnavailableError
 
 ROOT = Path(__file__).resolve().parents[2]
 

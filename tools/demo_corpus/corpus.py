@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from memory_core.records import Edge, Event, Memory
+from memory_core.model.records import Edge, Event, Memory
 from tools.demo_corpus.builder import Builder
 from tools.demo_corpus.duplicates import plan_duplicates
 from tools.demo_corpus.events import build_events

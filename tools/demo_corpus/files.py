@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from memory_core.exchange.ndjson import write_export
 from memory_core.exchange.readers.memlens import read_export
-from memory_core.records import canonical_json
+from memory_core.model.records import canonical_json
 from memory_core.seeding import (
     DEMO_EXPORT,
     DEMO_EXPORTED_AT,
@@ -39,9 +39,9 @@ def write_demo_files(folder: Path, *, seed: int | None = None,
     (with `vectors`) the vectors of its texts by `embedder` (default: the offline default
     model, whatever MEMLENS_EMBED_MODEL says; about a minute on 2 cores); returns the export
     and query-set paths."""
-    from memory_core.config import DEFAULT_MODEL, Settings
     from memory_core.embedding import load_embedder
     from memory_core.embedding.vector_file import write_vector_file
+    from memory_core.model.config import DEFAULT_MODEL, Settings
 
     corpus = generate_demo(DEMO_SEED if seed is None else seed)
     folder.mkdir(parents=True, exist_ok=True)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
-from memory_core.records import Edge, Memory
-from memory_core.stability import default_stability
+from memory_core.model.records import Edge, Memory
+from memory_core.model.stability import default_stability
 from tools.demo_corpus.builder import Builder, Draft
 from tools.demo_corpus.world import END, TENANT
 

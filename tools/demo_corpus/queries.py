@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memory_core.records import Edge, Memory
+from memory_core.model.records import Edge, Memory
 from tools.demo_corpus.builder import Builder, Draft, Trace
 
 KINDS = ("keyword", "paraphrase", "filtered", "why")

@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.adapters.base import check_text_file
-from memory_core.canonical import iso
-from memory_core.errors import ExportFormatError
 from memory_core.exchange.readers.base import (
     LONE_SURROGATE,
     TOO_DEEP,
     ReadOptions,
     has_lone_surrogate,
 )
+from memory_core.model.canonical import iso
+from memory_core.model.errors import ExportFormatError
 
 #: How much of a file `sniff` reads.
 HEAD_BYTES = 8192

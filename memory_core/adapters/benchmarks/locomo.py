@@ -52,7 +52,6 @@ from memory_core.adapters.benchmarks.common import (
     iter_json_array,
     query_line,
 )
-from memory_core.errors import ExportFormatError
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,
     ExportSource,
@@ -60,6 +59,7 @@ from memory_core.exchange.readers.base import (
     SourceInfo,
     SourceRecord,
 )
+from memory_core.model.errors import ExportFormatError
 
 NAME = "locomo"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop",

@@ -45,7 +45,6 @@ from memory_core.adapters.claude_code.extract import EXTRACTORS, Extractor, extr
 from memory_core.adapters.claude_code.lines import Skip, looks_like_transcript_line, peek
 from memory_core.adapters.claude_code.model import Draft, Session
 from memory_core.adapters.claude_code.parse import read_transcript
-from memory_core.errors import ExportFormatError
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,
     TEXT_ENCODING,
@@ -54,6 +53,7 @@ from memory_core.exchange.readers.base import (
     SourceInfo,
     SourceRecord,
 )
+from memory_core.model.errors import ExportFormatError
 
 NAME = "claude_code"
 #: `--param` keys of the format itself (the extractor adds its own).

@@ -48,7 +48,7 @@ from memory_core.adapters.claude_code.threads import (
     Thread,
     thread,
 )
-from memory_core.errors import ExportFormatError
+from memory_core.model.errors import ExportFormatError
 
 __all__ = ["EXTRACTORS", "DeterministicExtractor", "Draft", "Extractor", "Session", "clip",
            "extractor_class"]

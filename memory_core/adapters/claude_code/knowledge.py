@@ -23,7 +23,7 @@ from memory_core.adapters.claude_code.compaction import CompactSummary
 from memory_core.adapters.claude_code.model import Compaction, Draft, Session, Transcript
 from memory_core.adapters.claude_code.sections import decisions, lessons, pending
 from memory_core.adapters.claude_code.text import clip, compact, span_text
-from memory_core.canonical import iso
+from memory_core.model.canonical import iso
 
 SUMMARY_CHARS = 16000
 SKIP_UNSURE = ("compaction summary without recognised section headings (kept whole as one "

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.adapters.base import BINARY_MARKERS
-from memory_core.errors import ExportFormatError
 from memory_core.exchange.readers.base import loads, without_bom
+from memory_core.model.errors import ExportFormatError
 
 #: skip(reason, where): how the reader reports what it leaves out.
 Skip = Callable[[str, str], None]

@@ -45,7 +45,7 @@ from typing import Any
 from memory_core.adapters.base import timestamp
 from memory_core.adapters.claude_code.lines import Skip, blocks_of, iter_lines, required_text
 from memory_core.adapters.claude_code.model import Compaction, Exchange, Step, Transcript
-from memory_core.errors import ExportFormatError
+from memory_core.model.errors import ExportFormatError
 
 #: Top-level fields of a user line the thread memory uses; the others go into its metadata.
 USED_FIELDS = frozenset({"type", "message", "uuid", "parentUuid", "sessionId", "timestamp",

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from memory_core.adapters.claude_code.model import Draft, Session
 from memory_core.adapters.claude_code.text import clip, compact, plural, span_text
 from memory_core.adapters.claude_code.threads import FILES_KEPT, Thread
-from memory_core.canonical import iso
+from memory_core.model.canonical import iso
 
 #: Files named in the summary's text (all of them, up to `FILES_KEPT`, in metadata).
 FILES_SHOWN = 8

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from memory_core.errors import ExportFormatError
+from memory_core.model.errors import ExportFormatError
 
 #: Field names as written (lower case, `-` for spaces and `_`) -> the field they mean.
 FIELD_ALIASES: dict[str, str] = {

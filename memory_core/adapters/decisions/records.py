@@ -53,8 +53,6 @@ from memory_core.adapters.decisions.markdown import (
     split_records,
     summary_of,
 )
-from memory_core.canonical import iso
-from memory_core.errors import ExportFormatError, InvalidRecordError
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,
     TEXT_ENCODING,
@@ -64,7 +62,9 @@ from memory_core.exchange.readers.base import (
     SourceRecord,
     read_head,
 )
-from memory_core.schema import STATUSES, normalise_importance
+from memory_core.model.canonical import iso
+from memory_core.model.errors import ExportFormatError, InvalidRecordError
+from memory_core.model.schema import STATUSES, normalise_importance
 
 PARAMS = ("project", "prefix", "default_date", "unknown_status")
 GENERIC_FOLDERS = {"adr", "adrs", "hdr", "hdrs", "decisions", "decision-records",

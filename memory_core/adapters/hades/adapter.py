@@ -56,7 +56,6 @@ from memory_core.adapters.hades.files import (
     iter_documents,
     looks_like_hades,
 )
-from memory_core.errors import ExportFormatError, InvalidRecordError
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,
     ExportSource,
@@ -64,7 +63,8 @@ from memory_core.exchange.readers.base import (
     SourceInfo,
     SourceRecord,
 )
-from memory_core.schema import RELATIONS, normalise_relation
+from memory_core.model.errors import ExportFormatError, InvalidRecordError
+from memory_core.model.schema import RELATIONS, normalise_relation
 
 NAME = "hades"
 #: The HADES schema version this reader follows ("schema v1.0").

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.adapters.base import BINARY_MARKERS, iter_json_objects
-from memory_core.errors import ExportFormatError
 from memory_core.exchange.readers.base import loads, without_bom
+from memory_core.model.errors import ExportFormatError
 
 COLLECTIONS: tuple[str, ...] = ("observations", "reflections", "entities", "relationships",
                                 "sessions")

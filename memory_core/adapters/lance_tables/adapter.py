@@ -40,7 +40,6 @@ from memory_core.adapters.lance_tables.values import (
     time_of,
     where_of,
 )
-from memory_core.errors import ExportFormatError, InvalidRecordError
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,
     ExportSource,
@@ -48,6 +47,7 @@ from memory_core.exchange.readers.base import (
     SourceInfo,
     SourceRecord,
 )
+from memory_core.model.errors import ExportFormatError, InvalidRecordError
 
 #: Text fields read as they are, "" as null.
 TEXT_FIELDS = ("project", "repo", "agent", "session_id", "why")

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 import pyarrow as pa
 
 from memory_core.adapters.lance_tables.source import LanceTable
-from memory_core.errors import ExportFormatError
+from memory_core.model.errors import ExportFormatError
 
 Check = Callable[[pa.DataType], bool]
 

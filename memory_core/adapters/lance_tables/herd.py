@@ -38,7 +38,7 @@ from memory_core.adapters.lance_tables.mapping import (
     SourceFormat,
     Vectors,
 )
-from memory_core.schema import META_SCHEMA_VERSION
+from memory_core.model.schema import META_SCHEMA_VERSION
 
 #: The model named when the table names none: it never matches a store, so the vectors are
 #: embedded again, and the report's note says how to keep them.

@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from memory_core.adapters.lance_tables.columns import Check, check_columns
 from memory_core.adapters.lance_tables.source import LanceTable
-from memory_core.errors import ExportFormatError
+from memory_core.model.errors import ExportFormatError
 
 #: The `--param` that names the model of a table's vectors, taken by every format.
 MODEL_PARAM = "model"

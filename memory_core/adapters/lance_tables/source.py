@@ -19,8 +19,8 @@ from typing import Any
 import pyarrow as pa
 
 from memory_core.adapters.lance_format import TableFormat, table_format, unreadable
-from memory_core.errors import ExportFormatError
 from memory_core.exchange.readers.base import loads
+from memory_core.model.errors import ExportFormatError
 
 BATCH_ROWS = 1024
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from memory_core.adapters.lance_tables.source import LanceTable, iter_rows
-from memory_core.errors import ExportFormatError
+from memory_core.model.errors import ExportFormatError
 
 ALL_TENANTS = "*"
 

@@ -8,10 +8,10 @@ from datetime import datetime
 from typing import Any
 
 from memory_core.adapters.base import timestamp
-from memory_core.canonical import iso
-from memory_core.errors import ExportFormatError
 from memory_core.exchange.readers.base import loads
-from memory_core.schema import normalise_memory_type
+from memory_core.model.canonical import iso
+from memory_core.model.errors import ExportFormatError
+from memory_core.model.schema import normalise_memory_type
 
 
 def where_of(number: int, row_id: Any) -> str:

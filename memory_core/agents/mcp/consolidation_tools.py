@@ -18,7 +18,7 @@ from pydantic import Field
 from memory_core.agents.mcp.budgets import described
 from memory_core.agents.mcp.read_tools import LINE_CHARS, first_line
 from memory_core.agents.mcp.session import ToolState
-from memory_core.filters import Filter
+from memory_core.model.filters import Filter
 
 if TYPE_CHECKING:
     from memory_core.store import MemoryStore

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from memory_core.errors import InvalidConfigError
-from memory_core.untrusted import shown
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.untrusted import shown
 
 TOKEN_ENV = "MEMLENS_MCP_TOKEN"
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})

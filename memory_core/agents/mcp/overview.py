@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memory_core.filters import Filter
+from memory_core.model.filters import Filter
 from memory_core.store import MemoryStore
 
 #: Values listed per count (the rest summed as "+N more"), and sessions listed.

@@ -15,8 +15,8 @@ from pydantic import Field
 from memory_core.agents.mcp.budgets import described
 from memory_core.agents.mcp.overview import overview_text
 from memory_core.agents.mcp.session import ToolState
-from memory_core.errors import MemoryNotFoundError
-from memory_core.records import Memory
+from memory_core.model.errors import MemoryNotFoundError
+from memory_core.model.records import Memory
 from memory_core.retrieval.tiers import SHOWN_CHARS, cut_content
 
 #: Memories `why` lists on each side, and nodes `related` lists, before "+N more".
@@ -48,8 +48,8 @@ def why_text(store: Any, memory_id: str) -> str:
     """Lineage in a few lines: what led to the memory, what it led to, what replaced it and
     what contradicts it."""
     from memory_core.causal import CAUSAL, contradictions, lineage, supersession_chain
-    from memory_core.filters import Filter
-    from memory_core.schema import STATUSES
+    from memory_core.model.filters import Filter
+    from memory_core.model.schema import STATUSES
 
     found = lineage(store, memory_id, depth=3, relations=tuple(CAUSAL))
     chain = supersession_chain(store, memory_id)
@@ -103,7 +103,7 @@ def related_text(store: Any, memory_id: str, depth: int) -> str:
 
 
 def _fields(memory: Memory) -> Mapping[str, Any]:
-    from memory_core.canonical import memory_doc
+    from memory_core.model.canonical import memory_doc
 
     doc = memory_doc(memory)
     doc.pop("kind", None)
@@ -135,7 +135,7 @@ def memory_text(store: Any, memory_id: str) -> str:
 
 def memory_json(store: Any, memory_id: str) -> str:
     """The whole memory and its edges as JSON (the `memory://{id}` resource)."""
-    from memory_core.canonical import edge_doc
+    from memory_core.model.canonical import edge_doc
 
     memory = store.get(memory_id)
     return json.dumps({"memory": dict(_fields(memory)),

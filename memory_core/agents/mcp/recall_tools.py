@@ -17,7 +17,7 @@ from pydantic import Field
 
 from memory_core.agents.mcp.budgets import RECALL_MAX_TOKENS, described
 from memory_core.agents.mcp.session import ToolState
-from memory_core.filters import Filter
+from memory_core.model.filters import Filter
 from memory_core.retrieval.budget import count_tokens
 from memory_core.retrieval.recall import RecallResult, recall
 from memory_core.retrieval.tiers import render_text

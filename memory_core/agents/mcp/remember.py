@@ -22,9 +22,9 @@ from typing import Any
 from mcp.server.mcpserver.exceptions import ToolError
 
 from memory_core.agents.mcp.session import Caller
-from memory_core.errors import CurationError, InvalidRecordError
-from memory_core.records import Edge, Memory, content_hash
-from memory_core.schema import (
+from memory_core.model.errors import CurationError, InvalidRecordError
+from memory_core.model.records import Edge, Memory, content_hash
+from memory_core.model.schema import (
     IMPORTANCE_TIERS,
     MEMORY_TYPES,
     RELATIONS,
@@ -32,8 +32,8 @@ from memory_core.schema import (
     normalise_memory_type,
     normalise_relation,
 )
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
-from memory_core.untrusted import shown
 
 MAX_CONTENT_CHARS = 16_000
 MAX_WHY_CHARS = 2_000

@@ -22,9 +22,9 @@ from typing import Any
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
-from memory_core.errors import MemlensError
+from memory_core.model.errors import MemlensError
+from memory_core.model.untrusted import shown
 from memory_core.store import MemoryStore
-from memory_core.untrusted import shown
 
 log = logging.getLogger(__name__)
 

@@ -19,8 +19,8 @@ from memory_core.agents.mcp.remember import (
     remember_reflection,
 )
 from memory_core.agents.mcp.session import ToolState, refuse
-from memory_core.schema import IMPORTANCE_TIERS, MEMORY_TYPES, RELATIONS
-from memory_core.untrusted import shown
+from memory_core.model.schema import IMPORTANCE_TIERS, MEMORY_TYPES, RELATIONS
+from memory_core.model.untrusted import shown
 
 MemoryId = Annotated[str, Field(min_length=1, max_length=200,
                                 description="A memory id, as recall returns them.")]

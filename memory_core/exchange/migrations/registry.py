@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memory_core.errors import MigrationError
+from memory_core.model.errors import MigrationError
 
 Transform = Callable[[Mapping[str, Any]], dict[str, Any]]
 

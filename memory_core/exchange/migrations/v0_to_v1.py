@@ -22,12 +22,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from memory_core.canonical import iso
-from memory_core.errors import InvalidRecordError
 from memory_core.exchange.migrations.registry import Migration
-from memory_core.records import as_utc, content_hash
-from memory_core.schema import normalise_importance, normalise_memory_type, normalise_relation
-from memory_core.stability import default_stability
+from memory_core.model.canonical import iso
+from memory_core.model.errors import InvalidRecordError
+from memory_core.model.records import as_utc, content_hash
+from memory_core.model.schema import normalise_importance, normalise_memory_type, normalise_relation
+from memory_core.model.stability import default_stability
 
 
 def _time(value: Any) -> Any:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_core.errors import ExportFormatError, UnknownFormatError
 from memory_core.exchange.readers.base import (
     NO_OPTIONS,
     ExportReader,
@@ -27,6 +26,7 @@ from memory_core.exchange.readers.base import (
     SourceRecord,
     first_line,
 )
+from memory_core.model.errors import ExportFormatError, UnknownFormatError
 
 __all__ = [
     "AUTO",

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from memory_core.errors import ExportFormatError
+from memory_core.model.errors import ExportFormatError
 
 #: The UTF-8 byte-order mark. Windows tools (Notepad, PowerShell's `Out-File`, Excel) write it
 #: first; every reader treats a file that starts with it like one that does not.

@@ -15,7 +15,6 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from memory_core.errors import ExportFormatError, SchemaVersionError
 from memory_core.exchange.migrations import MIGRATIONS, MigrationChain
 from memory_core.exchange.ndjson import ALL_KINDS, EXPORT_FORMAT, Manifest
 from memory_core.exchange.readers.base import (
@@ -29,8 +28,9 @@ from memory_core.exchange.readers.base import (
     manifest_has,
     without_bom,
 )
-from memory_core.schema import SCHEMA_VERSION
-from memory_core.untrusted import shown
+from memory_core.model.errors import ExportFormatError, SchemaVersionError
+from memory_core.model.schema import SCHEMA_VERSION
+from memory_core.model.untrusted import shown
 
 MANIFEST_KEY = "memlens_export"
 

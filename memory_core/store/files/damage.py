@@ -15,7 +15,7 @@ import shlex
 import threading
 from typing import TYPE_CHECKING
 
-from memory_core.errors import MemlensError, StoreDamagedError
+from memory_core.model.errors import MemlensError, StoreDamagedError
 
 if TYPE_CHECKING:
     from memory_core.store.files.findings import Problem

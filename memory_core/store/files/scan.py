@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memory_core.schema import AUDIT, EDGES, EVENTS, MEMORIES
+from memory_core.model.schema import AUDIT, EDGES, EVENTS, MEMORIES
 from memory_core.store.files.findings import LANCE_ERRORS, Problem, TableCheck, short
 from memory_core.store.files.indexes import damaged_indexes
 from memory_core.store.files.versions import (

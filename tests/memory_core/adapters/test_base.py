@@ -17,7 +17,6 @@ from memory_core.adapters.base import (
     stable_id,
     timestamp,
 )
-from memory_core.errors import ExportFormatError
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.readers import (
     _READERS,
@@ -28,7 +27,8 @@ from memory_core.exchange.readers import (
     SourceRecord,
     register_reader,
 )
-from memory_core.records import Memory
+from memory_core.model.errors import ExportFormatError
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.errors import ExportFormatError, InvalidRecordError, MemlensError
 from memory_core.exchange.export import export_store
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.readers import NO_OPTIONS, ReadOptions
-from memory_core.records import Memory
+from memory_core.model.errors import ExportFormatError, InvalidRecordError, MemlensError
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.memory_core.adapters.lance_fixture import build, description
 

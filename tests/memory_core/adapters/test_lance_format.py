@@ -14,9 +14,9 @@ from memory_core.adapters.lance_format import (
     installed_stable,
     manifest_writer,
 )
-from memory_core.errors import ExportFormatError
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.readers import ReadOptions
+from memory_core.model.errors import ExportFormatError
 from memory_core.store import MemoryStore
 from tests.conftest import run_cli
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from memory_core.adapters.mem0 import Mem0Adapter
-from memory_core.errors import ExportFormatError, MemlensError
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.readers import ReadOptions, detect_reader, first_line
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.errors import ExportFormatError, MemlensError
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, run_cli
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.errors import ExportFormatError, InvalidRecordError
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.readers import ReadOptions
+from memory_core.model.errors import ExportFormatError, InvalidRecordError
 from memory_core.store import MemoryStore
 
 KANI = Path(__file__).parents[1] / "exchange" / "data" / "superagents_kani.ndjson"

@@ -12,8 +12,8 @@ from memory_core.agents.memory_use import memory_use
 from memory_core.curation.cite import cite
 from memory_core.curation.correct import correct
 from memory_core.decay import composite, usage_factor
-from memory_core.errors import InvalidConfigError
-from memory_core.records import Memory
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.records import Memory
 from memory_core.retrieval.recall import recall
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder

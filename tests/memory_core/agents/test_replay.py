@@ -8,8 +8,8 @@ import pytest
 from memory_core.agents.recalls import find_recall
 from memory_core.agents.replay import replay
 from memory_core.curation.actions import archive, delete, supersede
-from memory_core.errors import RecallNotFoundError
-from memory_core.records import Memory
+from memory_core.model.errors import RecallNotFoundError
+from memory_core.model.records import Memory
 from memory_core.retrieval.config import RankingConfig, preset
 from memory_core.retrieval.recall import recall
 from memory_core.store import MemoryStore

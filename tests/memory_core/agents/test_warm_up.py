@@ -9,8 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from memory_core.agents.warm_up import warm_up
-from memory_core.errors import EmbedderUnavailableError
-from memory_core.records import Memory
+from memory_core.model.errors import EmbedderUnavailableError
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

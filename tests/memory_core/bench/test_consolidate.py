@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from memory_core.bench.consolidate import CONSOLIDATIONS, run_consolidate_bench
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.seeding import seed_from_export
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, run_cli

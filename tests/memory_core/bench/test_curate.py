@@ -15,8 +15,8 @@ from memory_core.bench.curate import (
     run_curate_bench,
 )
 from memory_core.bench.curate_purge import purge_project
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, run_cli
 

@@ -82,8 +82,8 @@ def test_engines_time_the_clusters_and_the_near_duplicates(store: MemoryStore) -
     import numpy as np
     import polars as pl
 
+    from memory_core.model.records import Memory
     from memory_core.projection import near_duplicates
-    from memory_core.records import Memory
 
     store.add([Memory.new(f"memory {n} about topic {n % 3}") for n in range(12)])
     ids = sorted(store.ids())

@@ -11,9 +11,9 @@ import pytest
 import memory_core.bench.search_store as search_store
 from memory_core.bench.search import NO_CONTEXT, PRESET_NAMES, Latency, SearchBench
 from memory_core.bench.search_store import StoreComparison, scratch_location
-from memory_core.config import Settings
-from memory_core.errors import BucketNotFoundError
-from memory_core.records import Memory
+from memory_core.model.config import Settings
+from memory_core.model.errors import BucketNotFoundError
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import S3_BUCKET, FakeEmbedder, run_cli
 from tests.memory_core.store.object_storage_server import S3Server

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from memory_core.causal import contradictions, graph_health, lineage, supersession_chain
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.seeding import seed_from_export
 from memory_core.store import MemoryStore
 

@@ -21,9 +21,9 @@ from memory_core.causal import (
     write_graph,
 )
 from memory_core.curation import archive, undo
-from memory_core.errors import GraphError, MemoryNotFoundError
-from memory_core.filters import Filter
-from memory_core.records import Edge, Memory
+from memory_core.model.errors import GraphError, MemoryNotFoundError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memory_core.records import Edge, Memory
+from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FAKE_DIM, FakeEmbedder, run_cli
 from tests.memory_core.cli.test_terminal import ATTACK, terminal_controls

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from memory_core.records import Edge, Memory
+from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, run_cli
 from tests.memory_core.cli.test_terminal import terminal_controls
@@ -442,7 +442,7 @@ def test_memories_pending_embedding_can_be_curated(tmp_path: Path,
     batch = out.splitlines()[0].rsplit(" ", 1)[-1]
     code, _, err = run_cli(["--store", uri, "undo", batch, "--yes"], capsys)
     assert code == 0, err
-    from memory_core.config import Settings
+    from memory_core.model.config import Settings
 
     store = MemoryStore.open(settings=Settings.from_env(store_uri=uri))
     memory = store.get_many([memory_id], with_vectors=True)[memory_id]

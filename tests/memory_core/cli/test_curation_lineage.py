@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.records import Edge, Memory
+from memory_core.model.records import Edge, Memory
 from tests.memory_core.cli.test_curation import HOSTILE, Home, home  # noqa: F401
 from tests.memory_core.cli.test_terminal import terminal_controls
 

@@ -1,4 +1,4 @@
-"""Dates outside the range memlens accepts (`memory_core.date_range`) are one line naming the
+"""Dates outside the range memlens accepts (`memory_core.model.date_range`) are one line naming the
 option and the range, for every option that takes a date; they used to reach LanceDB as a
 three-digit year and fail with the SQL predicate in a traceback."""
 

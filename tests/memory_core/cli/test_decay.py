@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.curation import cite, correct
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, run_cli
 from tests.memory_core.cli.test_terminal import terminal_controls

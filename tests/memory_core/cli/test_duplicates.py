@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FAKE_DIM, FakeEmbedder, run_cli
 from tests.memory_core.cli.test_terminal import ATTACK, SHOWN, terminal_controls

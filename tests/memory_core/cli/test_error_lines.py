@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from memory_core.cli.options import one_line_errors
-from memory_core.errors import MemlensError
-from memory_core.untrusted import LINE_CHARS
+from memory_core.model.errors import MemlensError
+from memory_core.model.untrusted import LINE_CHARS
 from tests.conftest import run_cli
 from tests.memory_core.cli.home import offline_home
 

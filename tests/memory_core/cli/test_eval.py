@@ -210,7 +210,7 @@ def small_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MemoryStore:
     """A store of the fake embedder, which `memlens` opens too: two herd memories in tenant
     'default', one in 'acme'."""
     import memory_core.store.memory_store as memory_store
-    from memory_core.records import Memory
+    from memory_core.model.records import Memory
     from tests.conftest import FakeEmbedder
 
     monkeypatch.setattr(memory_store, "load_embedder", lambda settings=None: FakeEmbedder())

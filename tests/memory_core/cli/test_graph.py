@@ -15,7 +15,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from memory_core.records import Edge, Memory
+from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, run_cli
 from tests.memory_core.cli.test_terminal import terminal_controls

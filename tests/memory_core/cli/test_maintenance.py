@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from memory_core.cli import cli, main
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import run_cli
 from tests.memory_core.store.test_indexes import _corpus

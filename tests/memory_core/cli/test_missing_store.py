@@ -11,7 +11,7 @@ import pytest
 
 import memory_core.embedding as embedding
 import memory_core.store.memory_store as memory_store
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import S3_BUCKET, FakeEmbedder, run_cli
 from tests.memory_core.store.object_storage_server import S3Server
@@ -147,7 +147,7 @@ def test_reads_of_a_store_on_s3_create_no_lock_folder(
         capsys: pytest.CaptureFixture[str]) -> None:
     """The lock and journal of a store on object storage live under the model cache; only a
     write makes them."""
-    from memory_core.config import Settings
+    from memory_core.model.config import Settings
 
     monkeypatch.setattr(memory_store, "load_embedder", lambda settings=None: FakeEmbedder())
     writer = MemoryStore.open(settings=Settings.from_env(

@@ -18,8 +18,8 @@ from memory_core.cli.options import (
     ranking_of,
     shorten,
 )
-from memory_core.errors import InvalidConfigError
-from memory_core.filters import Filter
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.filters import Filter
 from memory_core.retrieval.config import (
     DEFAULT_PRESET,
     PRESETS,

@@ -13,7 +13,7 @@ import memory_core.embedding as embedding
 import memory_core.store.memory_store as memory_store
 from memory_core.curation import archive
 from memory_core.exchange.export import export_store
-from memory_core.records import Edge, Memory
+from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, run_cli
 

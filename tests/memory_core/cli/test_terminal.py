@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 import memory_core.cli
-from memory_core.config import Settings
-from memory_core.errors import MemlensError
-from memory_core.records import Memory
+from memory_core.model.config import Settings
+from memory_core.model.errors import MemlensError
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import run_cli
 
@@ -81,7 +81,7 @@ def test_captured_output_has_no_terminal_controls(
 
 def test_json_output_is_json_as_it_was(hostile: tuple[str, str],
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from memory_core.canonical import memory_doc
+    from memory_core.model.canonical import memory_doc
 
     uri, memory_id = hostile
     code, out, _ = run_cli(["--store", uri, "ls", "--json"], capsys)

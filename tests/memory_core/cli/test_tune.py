@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.config import Settings
-from memory_core.records import Edge, Memory
+from memory_core.model.config import Settings
+from memory_core.model.records import Edge, Memory
 from memory_core.retrieval.config import RankingConfig, preset
 from memory_core.store import MemoryStore
 from tests.conftest import run_cli

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from memory_core.records import Edge, Memory
+from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FAKE_DIM
 

@@ -16,9 +16,9 @@ from memory_core.consolidation import (
     strength,
 )
 from memory_core.consolidation.cohesion import cohesion
-from memory_core.errors import CandidateNotFoundError
-from memory_core.filters import Filter
-from memory_core.records import Edge, Memory
+from memory_core.model.errors import CandidateNotFoundError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.memory_core.consolidation.clusters import build
 

@@ -13,7 +13,7 @@ from memory_core.causal import graph_health
 from memory_core.consolidation.evidence import EvidenceChange, evidence_changes
 from memory_core.consolidation.strength import strength
 from memory_core.curation import archive, consolidate, correct, delete, edit, supersede, undo
-from memory_core.records import Edge, Memory
+from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FAKE_DIM
 

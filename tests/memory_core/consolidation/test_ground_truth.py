@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memory_core.consolidation.ground_truth import grouping_scores, pair_scores
-from memory_core.errors import CurationError
+from memory_core.model.errors import CurationError
 from memory_core.store import MemoryStore
 
 

@@ -11,7 +11,7 @@ from memory_core.consolidation.overlay import (
     consolidation_overlay,
     overlay_counts,
 )
-from memory_core.records import Edge, Memory
+from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

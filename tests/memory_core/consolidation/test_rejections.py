@@ -8,7 +8,7 @@ import pytest
 
 from memory_core.consolidation import Candidate, consolidation_candidates, reject
 from memory_core.curation import archive, edit, restore
-from memory_core.errors import CandidateNotFoundError, ReadOnlyError
+from memory_core.model.errors import CandidateNotFoundError, ReadOnlyError
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 from tests.memory_core.consolidation.clusters import build

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from memory_core.records import Edge, Memory
+from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from memory_core.exchange.export import export_store
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 
 

@@ -14,17 +14,17 @@ from memory_core.curation import (
     restore,
     supersede,
 )
-from memory_core.errors import (
+from memory_core.model.errors import (
     CurationConflictError,
     CurationError,
     InvalidRecordError,
     MemoryNotFoundError,
 )
-from memory_core.filters import Filter
-from memory_core.records import Memory
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
+from memory_core.model.schema import STATUSES
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.search import search
-from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 from tests.memory_core.curation.conftest import Corpus
@@ -152,7 +152,7 @@ def test_supersede_by_an_existing_memory(corpus: Corpus) -> None:
 
 
 def test_merge_unions_moves_edges_and_sums_counts(store: MemoryStore) -> None:
-    from memory_core.records import Edge
+    from memory_core.model.records import Edge
 
     a = Memory.new("keep the survivor", "fact", tags=["x"], metadata={"k": 1, "s": "a"},
                    access_count=2)
@@ -235,7 +235,7 @@ def test_archiving_what_is_archived_says_so(corpus: Corpus) -> None:
 def test_merge_many_merges_pairs_in_one_batch_and_maps_edges_between_them(
         store: MemoryStore) -> None:
     from memory_core.curation import merge_many, undo
-    from memory_core.records import Edge
+    from memory_core.model.records import Edge
 
     a1, a2, b1, b2 = (Memory.new(f"pair memory {n}", "fact") for n in ("a1", "a2", "b1", "b2"))
     store.add([a1, a2, b1, b2])

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memory_core.curation import cite, edit, undo
-from memory_core.errors import CurationError, MemoryNotFoundError, ReadOnlyError
-from memory_core.records import Memory
+from memory_core.model.errors import CurationError, MemoryNotFoundError, ReadOnlyError
+from memory_core.model.records import Memory
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.search import search
 from memory_core.store import MemoryStore

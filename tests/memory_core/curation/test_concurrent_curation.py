@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 from tests.memory_core.curation.conftest import corpus_of
@@ -84,7 +84,7 @@ def test_two_processes_editing_the_same_memories_lose_nothing(store_path: str,
 def test_a_commit_conflict_is_a_clear_error_and_changes_nothing(
         store_path: str, fake_embedder: FakeEmbedder, monkeypatch: pytest.MonkeyPatch) -> None:
     from memory_core.curation import archive
-    from memory_core.errors import StoreBusyError
+    from memory_core.model.errors import StoreBusyError
 
     store = MemoryStore.open(store_path, embedder=fake_embedder)
     ids = corpus_of(store).ids

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from memory_core.curation import audit_batches, consolidate, preview, undo
-from memory_core.errors import (
+from memory_core.model.errors import (
     CurationConflictError,
     CurationError,
     EmbedderUnavailableError,
     MemoryNotFoundError,
 )
-from memory_core.records import Memory, content_hash
+from memory_core.model.records import Memory, content_hash
 from memory_core.store import MemoryStore
 from tests.conftest import FAKE_DIM, FakeEmbedder
 from tests.memory_core.curation.conftest import Corpus

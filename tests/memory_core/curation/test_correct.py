@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 
 from memory_core.curation import correct, undo, undone_batches
-from memory_core.errors import CurationError, MemoryNotFoundError, ReadOnlyError
-from memory_core.records import Edge, Memory
+from memory_core.model.errors import CurationError, MemoryNotFoundError, ReadOnlyError
+from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

@@ -8,9 +8,9 @@ import pytest
 
 from memory_core.curation import delete, undo
 from memory_core.curation.lineage import Derived, derived_closure
-from memory_core.errors import CurationError
-from memory_core.filters import Filter
-from memory_core.records import Edge, Memory
+from memory_core.model.errors import CurationError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Edge, Memory
 from memory_core.retrieval.search import search
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder

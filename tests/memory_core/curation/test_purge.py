@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from memory_core.curation import delete, edit, verify_deleted
-from memory_core.errors import CurationError
-from memory_core.records import Memory
+from memory_core.model.errors import CurationError
+from memory_core.model.records import Memory
 from memory_core.retrieval.recall import recall, session_db_path
 from memory_core.retrieval.session_dedup import SessionDedup
 from memory_core.store import MemoryStore

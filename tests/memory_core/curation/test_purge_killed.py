@@ -25,10 +25,10 @@ from typing import Any
 
 import pytest
 
-from memory_core.config import Settings
-from memory_core.filters import Filter
-from memory_core.records import Edge, Event, Memory
-from memory_core.schema import STATUSES
+from memory_core.model.config import Settings
+from memory_core.model.filters import Filter
+from memory_core.model.records import Edge, Event, Memory
+from memory_core.model.schema import STATUSES
 from memory_core.stats import store_stats
 from memory_core.store import MemoryStore
 from memory_core.store.lock import JOURNAL_FILE, LOCK_FILE

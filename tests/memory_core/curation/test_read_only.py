@@ -19,7 +19,7 @@ from memory_core.curation import (
     undo,
     verify_deleted,
 )
-from memory_core.errors import ReadOnlyError
+from memory_core.model.errors import ReadOnlyError
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 from tests.memory_core.curation.conftest import corpus_of

@@ -19,8 +19,8 @@ from memory_core.curation.receipt import (
     verify_receipt,
     write_receipt,
 )
-from memory_core.errors import ReceiptError
-from memory_core.records import Edge, Memory, canonical_json
+from memory_core.model.errors import ReceiptError
+from memory_core.model.records import Edge, Memory, canonical_json
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

@@ -19,7 +19,7 @@ from memory_core.curation import (
     supersede,
     undo,
 )
-from memory_core.errors import CurationConflictError, CurationError, VersionGoneError
+from memory_core.model.errors import CurationConflictError, CurationError, VersionGoneError
 from memory_core.store import MemoryStore
 from tests.memory_core.curation.conftest import Corpus
 from tests.memory_core.curation.helpers import export_body

@@ -16,8 +16,8 @@ import pytest
 
 from memory_core.curation import delete, verify_deleted
 from memory_core.curation.verify_disk import SHARED, files_check
+from memory_core.model.records import Memory
 from memory_core.projection import project
-from memory_core.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, run_cli
 from tests.memory_core.curation.conftest import Corpus

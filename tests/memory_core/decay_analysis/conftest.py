@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from memory_core.records import Event, Memory
+from memory_core.model.records import Event, Memory
 from memory_core.store import MemoryStore
 
 NOW = datetime(2026, 10, 1, tzinfo=UTC)

@@ -11,7 +11,7 @@ import pytest
 from memory_core.decay import DecayParams
 from memory_core.decay_analysis import r_curves, threshold_days
 from memory_core.decay_analysis.curves import threshold_days_array
-from memory_core.errors import InvalidConfigError
+from memory_core.model.errors import InvalidConfigError
 
 
 def test_threshold_day_solves_k_times_r_for_the_threshold() -> None:

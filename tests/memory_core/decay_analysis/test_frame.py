@@ -12,9 +12,9 @@ import pytest
 
 from memory_core.decay import DecayParams, composite
 from memory_core.decay_analysis import FRAME_COLUMNS, decay_frame
-from memory_core.errors import InvalidConfigError
-from memory_core.filters import Filter
-from memory_core.records import Event
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Event
 from memory_core.store import MemoryStore
 from tests.memory_core.decay_analysis.conftest import NOW, aged, cite
 

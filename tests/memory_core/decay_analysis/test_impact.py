@@ -9,7 +9,7 @@ import pytest
 from memory_core.decay import DecayFactors, DecayParams, composite
 from memory_core.decay_analysis import decay_impact
 from memory_core.decay_analysis.impact import NO_FACTOR, main_factor
-from memory_core.errors import InvalidConfigError
+from memory_core.model.errors import InvalidConfigError
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.search import search
 from memory_core.store import MemoryStore

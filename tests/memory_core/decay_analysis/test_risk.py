@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 
 from memory_core.decay_analysis import at_risk
-from memory_core.errors import InvalidConfigError
-from memory_core.filters import Filter
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.filters import Filter
 from memory_core.store import MemoryStore
 from tests.memory_core.decay_analysis.conftest import NOW, aged
 

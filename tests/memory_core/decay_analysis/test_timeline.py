@@ -11,8 +11,8 @@ import pytest
 from memory_core.curation import archive, edit, restore
 from memory_core.decay import composite
 from memory_core.decay_analysis import decay_frame, memory_timeline
-from memory_core.errors import InvalidConfigError, MemoryNotFoundError
-from memory_core.records import Edge
+from memory_core.model.errors import InvalidConfigError, MemoryNotFoundError
+from memory_core.model.records import Edge
 from memory_core.store import MemoryStore
 from tests.memory_core.decay_analysis.conftest import NOW, aged, cite
 

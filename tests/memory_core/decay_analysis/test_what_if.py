@@ -7,7 +7,7 @@ import pytest
 
 from memory_core.decay import DecayParams
 from memory_core.decay_analysis import what_if
-from memory_core.errors import InvalidConfigError
+from memory_core.model.errors import InvalidConfigError
 from memory_core.store import MemoryStore
 from tests.memory_core.decay_analysis.conftest import NOW, aged
 

@@ -23,10 +23,10 @@ from memory_core.distributed.embed_job import ray_vectors
 from memory_core.distributed.session import ray_session
 from memory_core.embedding.base import UnavailableEmbedder
 from memory_core.exchange.export import export_store
-from memory_core.filters import Filter
-from memory_core.records import Edge, Memory
+from memory_core.model.filters import Filter
+from memory_core.model.records import Edge, Memory
+from memory_core.model.schema import STATUSES
 from memory_core.reembed import fill_pending, switch_model
-from memory_core.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

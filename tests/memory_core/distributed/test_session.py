@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from memory_core.cli import cli
 from memory_core.distributed.session import import_ray
-from memory_core.errors import EngineUnavailableError
-from memory_core.records import Memory
+from memory_core.model.errors import EngineUnavailableError
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, run_cli
 
@@ -26,7 +26,7 @@ def test_in_process_jobs_never_import_ray(tmp_path: Path) -> None:
         "import sys\n"
         "from tests.conftest import FakeEmbedder\n"
         "from memory_core.store import MemoryStore\n"
-        "from memory_core.records import Memory\n"
+        "from memory_core.model.records import Memory\n"
         "from memory_core.exchange.export import export_store\n"
         "from memory_core.reembed import fill_pending, switch_model\n"
         f"s = MemoryStore.open({str(tmp_path / 's')!r}, embedder=FakeEmbedder())\n"

@@ -9,7 +9,6 @@ from typing import Any
 import polars as pl
 import pytest
 
-from memory_core.errors import InvalidConfigError
 from memory_core.evaluation import (
     Comparison,
     Query,
@@ -17,6 +16,7 @@ from memory_core.evaluation import (
     compare_results,
     result_from_run,
 )
+from memory_core.model.errors import InvalidConfigError
 from tests.memory_core.evaluation.cases import CANDIDATE, KS, QUERIES, pair
 
 

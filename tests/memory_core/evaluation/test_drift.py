@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memory_core.errors import EmbedderUnavailableError
 from memory_core.evaluation import Query, evaluate_embedders
-from memory_core.filters import Filter
-from memory_core.records import Edge, Memory
+from memory_core.model.errors import EmbedderUnavailableError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Edge, Memory
 from memory_core.retrieval.config import preset
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder

@@ -6,7 +6,6 @@ import math
 
 import pytest
 
-from memory_core.errors import InvalidConfigError
 from memory_core.evaluation import (
     Query,
     RetrievalRun,
@@ -15,6 +14,7 @@ from memory_core.evaluation import (
     result_from_run,
     score_queries,
 )
+from memory_core.model.errors import InvalidConfigError
 
 # k = 3 and 5, so MRR and MAP are taken over the top 5.
 QUERIES = [

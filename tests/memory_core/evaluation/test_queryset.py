@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_core.errors import InvalidRecordError, MemlensError
 from memory_core.evaluation import (
     Query,
     QuerySetError,
@@ -18,7 +17,8 @@ from memory_core.evaluation import (
     write_queries,
 )
 from memory_core.evaluation.queryset import sample_queries
-from memory_core.filters import Filter
+from memory_core.model.errors import InvalidRecordError, MemlensError
+from memory_core.model.filters import Filter
 from memory_core.seeding import DEMO_QUERIES, demo_dir
 
 GOOD = {"qid": "q1", "query": "why uv?", "relevant": {"m1": 2, "m2": 1},

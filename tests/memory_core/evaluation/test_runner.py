@@ -15,8 +15,8 @@ from memory_core.evaluation import (
     evaluate_config,
     run_queries,
 )
-from memory_core.filters import Filter
-from memory_core.records import Memory
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
 from memory_core.retrieval.config import preset
 from memory_core.store import MemoryStore
 

@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memory_core.cli.options import pick_ranking
-from memory_core.errors import InvalidConfigError
 from memory_core.evaluation import Query, SearchSpace, TuneResult, default_space, tune
 from memory_core.evaluation.tune import metric_cut
 from memory_core.evaluation.tune_folds import assign_folds, best, cross_validate, spread
@@ -20,7 +19,8 @@ from memory_core.evaluation.tune_space import (
     ranking_key,
     with_knobs,
 )
-from memory_core.records import Memory
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.records import Memory
 from memory_core.retrieval.config import PRESETS, RankingConfig, preset
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder

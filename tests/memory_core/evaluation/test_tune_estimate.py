@@ -7,7 +7,7 @@ import pytest
 
 from memory_core.evaluation import Query
 from memory_core.evaluation.tune_estimate import TuneEstimate, duration, estimate
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.retrieval import search as search_module
 from memory_core.retrieval.config import preset
 from memory_core.store import MemoryStore

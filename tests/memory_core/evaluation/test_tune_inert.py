@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from memory_core.evaluation.tune_space import INERT, ranking_key, with_knobs
-from memory_core.records import Edge, Memory
+from memory_core.model.records import Edge, Memory
 from memory_core.retrieval.config import RankingConfig
 from memory_core.retrieval.search import search
 from memory_core.store import MemoryStore

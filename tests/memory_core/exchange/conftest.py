@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.records import Edge, Memory
+from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

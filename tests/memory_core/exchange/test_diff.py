@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.errors import DiffError, ExportFormatError
 from memory_core.exchange.diff import diff_sides, field_changes
 from memory_core.exchange.diff_sides import load_side, without_vector
 from memory_core.exchange.export import export_store
-from memory_core.records import Memory
+from memory_core.model.errors import DiffError, ExportFormatError
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.memory_core.exchange.conftest import WHEN
 
@@ -188,7 +188,7 @@ def test_an_event_whose_metadata_has_a_vector_key_loads(filled: MemoryStore,
     """A recall event keeps each engine's score in metadata (`engines.vector`); only a memory
     line's own vector is cut out of a side's lines, so the event line is not mangled into
     "not a record" and the export loads as a side."""
-    from memory_core.records import Event
+    from memory_core.model.records import Event
 
     filled.event_log.append([Event.new("recall", "m-a", tenant=filled.tenant,
                                        metadata={"engines": {"vector": 0.5, "bm25": 0.1},

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.errors import ImportConflictError, ReadOnlyError
 from memory_core.exchange.drill import run_drill
 from memory_core.exchange.export import export_store
-from memory_core.filters import Filter
-from memory_core.records import Memory
-from memory_core.schema import STATUSES
+from memory_core.model.errors import ImportConflictError, ReadOnlyError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
+from memory_core.model.schema import STATUSES
 from memory_core.seeding import seed_from_export
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder

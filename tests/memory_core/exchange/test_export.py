@@ -10,8 +10,8 @@ import pytest
 from memory_core.exchange.export import default_exports_dir, export_store
 from memory_core.exchange.ndjson import ExportWriter
 from memory_core.exchange.store_lines import memory_lines
-from memory_core.filters import Filter
-from memory_core.records import Memory
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.memory_core.exchange.conftest import WHEN, body
 

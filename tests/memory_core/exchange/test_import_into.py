@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.config import Settings
-from memory_core.errors import MemlensError
 from memory_core.exchange.export import export_store
 from memory_core.exchange.importer import import_into
+from memory_core.model.config import Settings
+from memory_core.model.errors import MemlensError
 from memory_core.store import MemoryStore, store_exists
 from tests.conftest import FakeEmbedder
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.seeding import DEMO_EXPORT, demo_dir
 from memory_core.stats import store_stats
 from memory_core.store import MemoryStore

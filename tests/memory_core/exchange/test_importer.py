@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from memory_core.embedding import UnavailableEmbedder
-from memory_core.errors import (
+from memory_core.exchange.export import export_store
+from memory_core.exchange.importer import import_file
+from memory_core.model.errors import (
     ExportFormatError,
     ImportConflictError,
     InvalidRecordError,
@@ -16,11 +18,9 @@ from memory_core.errors import (
     SchemaVersionError,
     UnknownFormatError,
 )
-from memory_core.exchange.export import export_store
-from memory_core.exchange.importer import import_file
-from memory_core.filters import Filter
-from memory_core.records import Memory, canonical_json
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory, canonical_json
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 from tests.memory_core.exchange.conftest import WHEN, body, fresh_store

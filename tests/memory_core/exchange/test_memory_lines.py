@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.errors import InvalidRecordError
 from memory_core.exchange.memory_lines import read_memory_lines
+from memory_core.model.errors import InvalidRecordError
 
 
 def test_a_byte_order_mark_on_the_first_line_is_ignored() -> None:

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.errors import ExportFormatError, SchemaVersionError, UnknownFormatError
 from memory_core.exchange.readers import (
     _READERS,
     NO_OPTIONS,
@@ -21,6 +20,7 @@ from memory_core.exchange.readers import (
     reader_names,
     register_reader,
 )
+from memory_core.model.errors import ExportFormatError, SchemaVersionError, UnknownFormatError
 from tests.memory_core.exchange.conftest import fresh_store
 
 DATA = Path(__file__).parent / "data"

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from memory_core.exchange.export import export_store
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.ndjson import write_export
-from memory_core.filters import Filter
-from memory_core.records import Edge, Memory
-from memory_core.schema import IMPORTANCE_TIERS, MEMORY_TYPES, RELATIONS, STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.records import Edge, Memory
+from memory_core.model.schema import IMPORTANCE_TIERS, MEMORY_TYPES, RELATIONS, STATUSES
 from memory_core.store import MemoryStore
 from tests.memory_core.exchange.conftest import WHEN, body, fresh_store
 

@@ -9,8 +9,8 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_core.canonical import f32
 from memory_core.exchange.vector_text import splice_vector, vector_json
+from memory_core.model.canonical import f32
 
 floats32 = st.floats(width=32, allow_nan=False, allow_infinity=False)
 

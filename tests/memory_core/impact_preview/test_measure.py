@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from memory_core.curation import archive
-from memory_core.errors import CurationError, ImpactError, MemoryNotFoundError
 from memory_core.evaluation.queryset import Query
 from memory_core.impact_preview.measure import impact, impact_steps
 from memory_core.impact_preview.queries import (
@@ -21,7 +20,8 @@ from memory_core.impact_preview.queries import (
     save_query_set,
     saved_query_set_path,
 )
-from memory_core.records import Memory
+from memory_core.model.errors import CurationError, ImpactError, MemoryNotFoundError
+from memory_core.model.records import Memory
 from memory_core.retrieval.recall import recall
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, run_cli
@@ -183,7 +183,7 @@ def test_seeding_the_demo_saves_its_query_set(store: MemoryStore, tmp_path: Path
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     import memory_core.seeding as seeding
     from memory_core.exchange.ndjson import write_export
-    from memory_core.records import utcnow
+    from memory_core.model.records import utcnow
 
     demo = tmp_path / "demo"
     demo.mkdir()

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from memory_core.curation import archive
-from memory_core.filters import Filter
-from memory_core.records import Edge, Memory
+from memory_core.model.filters import Filter
+from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
 from memory_core.store.queries import ensure_fts_index
 from tests.conftest import FakeEmbedder

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from memory_core.integrity.audit_versions import claims, lost_problems, lost_writes
-from memory_core.records import AuditEntry
+from memory_core.model.records import AuditEntry
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.config import Settings
-from memory_core.filters import Filter
 from memory_core.integrity import apply_repair, check_store, plan_repair
+from memory_core.model.config import Settings
+from memory_core.model.filters import Filter
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 from tests.memory_core.integrity.damaged import DAMAGE, build_base, damaged_copy

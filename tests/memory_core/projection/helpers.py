@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from memory_core.embedding.base import UnavailableEmbedder
+from memory_core.model.records import Memory
 from memory_core.projection.params import MapParams
-from memory_core.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FAKE_DIM, FakeEmbedder
 

@@ -13,12 +13,12 @@ import numpy as np
 import polars as pl
 import pytest
 
-from memory_core.config import Settings
-from memory_core.errors import MapError
-from memory_core.filters import Filter
+from memory_core.model.config import Settings
+from memory_core.model.errors import MapError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
 from memory_core.projection import MapParams, ProjectionCache, project
 from memory_core.projection.cache import LAYOUT, META, REDUCER, cache_key, canonical_filter
-from memory_core.records import Memory
 from memory_core.store import MemoryStore
 from tests.memory_core.projection.helpers import LinearMap
 

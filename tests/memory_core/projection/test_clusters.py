@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from memory_core.errors import InvalidMapParamsError
+from memory_core.model.errors import InvalidMapParamsError
 from memory_core.projection import Clusters, cluster_layout
 from memory_core.projection.clusters import default_min_cluster_size
 from memory_core.projection.density import candidate_graph, hdbscan_labels

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from memory_core.embedding.base import UnavailableEmbedder
-from memory_core.errors import InvalidMapParamsError
-from memory_core.filters import Filter
+from memory_core.model.errors import InvalidMapParamsError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
 from memory_core.projection import near_duplicate_pairs, near_duplicates
-from memory_core.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FAKE_DIM
 

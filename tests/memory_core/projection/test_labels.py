@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from memory_core.errors import InvalidMapParamsError
+from memory_core.model.errors import InvalidMapParamsError
 from memory_core.projection import cluster_labels
 from memory_core.projection.labels import BOILERPLATE, class_tfidf
 

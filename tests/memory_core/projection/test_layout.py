@@ -13,10 +13,10 @@ import polars as pl
 import pytest
 
 from memory_core.curation import archive
-from memory_core.errors import MapError
-from memory_core.filters import Filter
+from memory_core.model.errors import MapError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
 from memory_core.projection import MapParams, Projection, ProjectionCache, project
-from memory_core.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 from tests.memory_core.projection.helpers import add_pending, topic_memories

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from memory_core.embedding.base import UnavailableEmbedder
-from memory_core.errors import EmbedderUnavailableError, MapError, ModelMismatchError
-from memory_core.filters import Filter
+from memory_core.model.errors import EmbedderUnavailableError, MapError, ModelMismatchError
+from memory_core.model.filters import Filter
 from memory_core.projection import Projection, place_query, project
 from memory_core.store import MemoryStore
 from tests.conftest import FAKE_DIM, FakeEmbedder

@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from memory_core.errors import InvalidMapParamsError, MemlensError
+from memory_core.model.errors import InvalidMapParamsError, MemlensError
 from memory_core.projection import MapParams
 from memory_core.projection.sampling import sample_rows, type_quotas
 

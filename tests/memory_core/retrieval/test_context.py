@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memory_core.filters import Filter
-from memory_core.records import Memory
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
 from memory_core.retrieval.config import RankingConfig, preset
 from memory_core.retrieval.context import _Session, lift
 from memory_core.retrieval.search import search

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from memory_core.filters import Filter
+from memory_core.model.filters import Filter
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.search import search
 from memory_core.seeding import DEMO_QUERIES, demo_dir

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_core.errors import InvalidConfigError
+from memory_core.model.errors import InvalidConfigError
 from memory_core.retrieval.fusion import rrf
 
 W = {"vector": 1.0, "bm25": 1.0, "graph": 1.5}

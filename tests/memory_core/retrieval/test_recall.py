@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.errors import InvalidConfigError, InvalidFilterError
 from memory_core.exchange.export import export_store
 from memory_core.exchange.importer import import_file
-from memory_core.filters import Filter
-from memory_core.records import Memory
+from memory_core.model.errors import InvalidConfigError, InvalidFilterError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
 from memory_core.retrieval.budget import count_tokens
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.recall import recall

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memory_core.filters import Filter
-from memory_core.records import Memory
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.fusion import fuse
 from memory_core.retrieval.rerank import (

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.retrieval.config import DEFAULT_PRESET, preset
 from memory_core.retrieval.results import EngineEvidence, Hit, SearchResults
 

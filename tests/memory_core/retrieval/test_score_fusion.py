@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from memory_core.errors import InvalidConfigError
+from memory_core.model.errors import InvalidConfigError
 from memory_core.retrieval.config import RankingConfig
 from memory_core.retrieval.engines import Candidate
 from memory_core.retrieval.fusion import fuse

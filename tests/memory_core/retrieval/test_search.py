@@ -9,9 +9,9 @@ import pytest
 
 from memory_core.decay import DecayFactors
 from memory_core.embedding import UnavailableEmbedder
-from memory_core.filters import Filter
 from memory_core.graph import GraphHit
-from memory_core.records import Edge, Memory
+from memory_core.model.filters import Filter
+from memory_core.model.records import Edge, Memory
 from memory_core.retrieval.candidates import Candidates
 from memory_core.retrieval.config import DEFAULT_PRESET, PRESETS, RankingConfig, preset
 from memory_core.retrieval.engines import Candidate

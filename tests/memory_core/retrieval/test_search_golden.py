@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.embedding import UnavailableEmbedder
-from memory_core.filters import Filter
-from memory_core.records import Edge, Memory
+from memory_core.model.filters import Filter
+from memory_core.model.records import Edge, Memory
 from memory_core.retrieval.config import PRESETS, RankingConfig, preset
 from memory_core.retrieval.search import search
 from memory_core.store import MemoryStore

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.retrieval.recall import recall, session_db_path
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, run_cli

@@ -3,7 +3,7 @@ tier sends it whole."""
 
 from __future__ import annotations
 
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.retrieval.tiers import SHOWN_CHARS, render_text, render_tier
 
 MB = "x" * 1_048_576

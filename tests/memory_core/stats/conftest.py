@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory_core.embedding import UnavailableEmbedder
-from memory_core.records import Edge, Memory
+from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FAKE_DIM, FakeEmbedder
 

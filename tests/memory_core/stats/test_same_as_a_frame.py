@@ -9,9 +9,9 @@ import random
 import polars as pl
 import pytest
 
-from memory_core.filters import Filter
-from memory_core.records import Memory
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
+from memory_core.model.schema import STATUSES
 from memory_core.stats import filter_choices, memories_over_time, store_stats
 from memory_core.store import MemoryStore
 

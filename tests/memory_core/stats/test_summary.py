@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_core.records import Edge
+from memory_core.model.records import Edge
 from memory_core.stats import dangling_edge_count, store_stats
 from memory_core.store import MemoryStore
 

@@ -4,7 +4,7 @@ and read fine when opened read-only."""
 from __future__ import annotations
 
 from memory_core.curation import archive, audit_batches
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

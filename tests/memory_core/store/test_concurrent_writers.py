@@ -13,8 +13,8 @@ import pytest
 
 from memory_core.exchange.export import export_store
 from memory_core.exchange.importer import import_file
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, pending_store
 from tests.racers import RacerPair

@@ -21,7 +21,7 @@ from typing import Any
 import lancedb
 import pytest
 
-from memory_core.errors import DiskFullError, InvalidRecordError
+from memory_core.model.errors import DiskFullError, InvalidRecordError
 from memory_core.store.disk_full import disk_full, full_disk_error, on_full_disk
 from tests.conftest import pending_store, run_cli
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import lancedb
 import pytest
 
-from memory_core.errors import InvalidRecordError, ReadOnlyError
 from memory_core.exchange.export import export_store
 from memory_core.exchange.importer import import_file
-from memory_core.filters import Filter
-from memory_core.records import Event, Memory
+from memory_core.model.errors import InvalidRecordError, ReadOnlyError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Event, Memory
+from memory_core.model.schema import META_SCHEMA_VERSION
 from memory_core.retrieval.recall import recall
-from memory_core.schema import META_SCHEMA_VERSION
 from memory_core.store import MemoryStore
 from memory_core.store.tables import schema_version_of
 from tests.conftest import FakeEmbedder

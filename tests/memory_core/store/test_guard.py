@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from memory_core.curation import delete
-from memory_core.filters import Filter
-from memory_core.records import Memory
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 from memory_core.store.lock import WriteLock
 from tests.conftest import FakeEmbedder
@@ -146,7 +146,7 @@ def test_an_outage_journal_does_not_block_a_fresh_bucket_at_the_same_uri(
     """An import cut off by an outage leaves its journal in the local lock folder; a fresh
     bucket at the same URI then opens (was: `Version 2 no longer exists` until the journal
     was deleted by hand)."""
-    from memory_core.config import Settings
+    from memory_core.model.config import Settings
     from memory_core.store.lock import control_folder
 
     settings = Settings.from_env(store_uri=s3_uri, model_cache=tmp_path / "cache")

@@ -10,8 +10,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from memory_core.filters import Condition, Filter
-from memory_core.records import Memory
+from memory_core.model.filters import Condition, Filter
+from memory_core.model.records import Memory
 from memory_core.retrieval.engines import vector_candidates
 from memory_core.store import MemoryStore
 from memory_core.store.held_nearest import _post_status, left_in, nearest_held, pushed_down

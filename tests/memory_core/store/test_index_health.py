@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from memory_core.store.index_health import (
     SMALL_FRAGMENTS,

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from memory_core.filters import Filter
-from memory_core.records import Memory
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.search import search
 from memory_core.store import MemoryStore
@@ -187,7 +187,7 @@ def test_filtered_results_are_identical_with_and_without_scalar_indexes(
 
 
 def test_read_only_store_is_refused(filled: MemoryStore, fake_embedder: FakeEmbedder) -> None:
-    from memory_core.errors import ReadOnlyError
+    from memory_core.model.errors import ReadOnlyError
 
     reader = MemoryStore(filled.tables, tenant="default", embedder=fake_embedder,
                          read_only=True)

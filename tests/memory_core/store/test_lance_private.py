@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 from memory_core.adapters.lance_format import manifest_writer
-from memory_core.errors import StoreLocationError
+from memory_core.model.errors import StoreLocationError
 from memory_core.store import lance_private
 
 

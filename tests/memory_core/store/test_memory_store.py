@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.embedding import UnavailableEmbedder
-from memory_core.errors import (
+from memory_core.model.errors import (
     InvalidRecordError,
     MemoryNotFoundError,
     ModelMismatchError,
@@ -17,9 +17,14 @@ from memory_core.errors import (
     StoreNotFoundError,
     TenantNotFoundError,
 )
-from memory_core.filters import Filter
-from memory_core.records import Edge, Memory
-from memory_core.schema import META_DIMENSION, META_MODEL_ID, META_SCHEMA_VERSION, SCHEMA_VERSION
+from memory_core.model.filters import Filter
+from memory_core.model.records import Edge, Memory
+from memory_core.model.schema import (
+    META_DIMENSION,
+    META_MODEL_ID,
+    META_SCHEMA_VERSION,
+    SCHEMA_VERSION,
+)
 from memory_core.store import MemoryStore
 from memory_core.store.tables import FILE_FORMAT
 from tests.conftest import FAKE_DIM, FakeEmbedder
@@ -269,7 +274,7 @@ def test_newer_schema_version_is_refused(store: MemoryStore, store_path: str,
                                          fake_embedder: FakeEmbedder) -> None:
     import lancedb
 
-    from memory_core.codec import audit_schema
+    from memory_core.model.codec import audit_schema
 
     db = lancedb.connect(store_path)
     db.drop_table("audit")

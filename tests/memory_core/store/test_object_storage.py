@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from memory_core.config import Settings
-from memory_core.errors import (
+from memory_core.model.config import Settings
+from memory_core.model.errors import (
     BucketNotFoundError,
     ObjectStorageAuthError,
     ObjectStorageConfigError,
     ObjectStorageUnreachableError,
 )
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore, store_exists
 from memory_core.store.object_storage import object_storage_error, storage_options
 from tests.conftest import S3_BUCKET, FakeEmbedder

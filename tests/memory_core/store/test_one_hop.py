@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from memory_core.errors import StoreLocationError
-from memory_core.filters import Filter
-from memory_core.records import Memory
+from memory_core.model.errors import StoreLocationError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from memory_core.store.index_rule import tuned
 from memory_core.store.one_hop import query

@@ -9,7 +9,7 @@ from typing import Any
 
 import lancedb
 
-from memory_core.records import Edge, Event, Memory
+from memory_core.model.records import Edge, Event, Memory
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

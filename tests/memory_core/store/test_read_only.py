@@ -15,8 +15,6 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from memory_core.config import Settings
-from memory_core.errors import ReadOnlyError, StoreNotFoundError
 from memory_core.evaluation import evaluate_config
 from memory_core.evaluation.queryset import parse_query
 from memory_core.exchange.diff import diff_sides
@@ -24,13 +22,15 @@ from memory_core.exchange.diff_sides import load_side
 from memory_core.exchange.drill import run_drill
 from memory_core.exchange.export import export_store
 from memory_core.exchange.importer import import_file, import_into
-from memory_core.filters import Filter
-from memory_core.records import Edge, Memory
+from memory_core.model.config import Settings
+from memory_core.model.errors import ReadOnlyError, StoreNotFoundError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Edge, Memory
+from memory_core.model.schema import STATUSES
 from memory_core.reembed import fill_pending, switch_model
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.recall import recall
 from memory_core.retrieval.search import search
-from memory_core.schema import STATUSES
 from memory_core.seeding import seed_from_export
 from memory_core.stats import store_stats
 from memory_core.store import MemoryStore

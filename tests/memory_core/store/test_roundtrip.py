@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_core.records import Edge, Memory, content_hash
-from memory_core.schema import (
+from memory_core.model.records import Edge, Memory, content_hash
+from memory_core.model.schema import (
     IMPORTANCE_TIERS,
     MEMORY_TYPES,
     RELATIONS,

@@ -15,8 +15,8 @@ import lance
 import pyarrow as pa
 import pytest
 
-from memory_core.filters import Filter
-from memory_core.records import Memory
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
 from memory_core.retrieval.candidates import engine_candidates
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.search import search

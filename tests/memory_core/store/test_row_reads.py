@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from memory_core.store.queries import full_text
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 
 T0 = datetime(2026, 9, 1, 10, tzinfo=UTC)

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 from lancedb.background_loop import LOOP
 
-from memory_core.errors import ObjectStorageConfigError, ObjectStorageStalledError
+from memory_core.model.errors import ObjectStorageConfigError, ObjectStorageStalledError
 from memory_core.store import stall_watch
 
 URI = "s3://bucket/memories"

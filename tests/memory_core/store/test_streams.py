@@ -6,9 +6,9 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from memory_core.filters import Filter
-from memory_core.records import Memory
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

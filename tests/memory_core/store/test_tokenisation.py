@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memory_core.errors import InvalidConfigError
-from memory_core.records import Memory
+from memory_core.model.errors import InvalidConfigError
+from memory_core.model.records import Memory
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.search import search
 from memory_core.store import MemoryStore

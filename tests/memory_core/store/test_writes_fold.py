@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 from memory_core.retrieval.recall import recall
 from memory_core.store import MemoryStore, writes
 

@@ -15,12 +15,12 @@ import pytest
 
 from memory_core.adapters.base import stable_id
 from memory_core.adapters.benchmarks.locomo import dialog_ids, parse_date_time
-from memory_core.errors import ExportFormatError
 from memory_core.evaluation.queryset import load_queries
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.readers import ReadOptions, detect_reader
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.errors import ExportFormatError
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import run_cli
 

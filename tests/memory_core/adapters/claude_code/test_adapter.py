@@ -13,9 +13,9 @@ from memory_core.adapters.base import stable_id
 from memory_core.adapters.claude_code.adapter import ClaudeCodeAdapter
 from memory_core.adapters.claude_code.extract import Draft, Extractor, Session, clip
 from memory_core.adapters.claude_code.lines import Skip
-from memory_core.errors import ExportFormatError
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.readers import ReadOptions, detect_reader
+from memory_core.model.errors import ExportFormatError
 from memory_core.store import MemoryStore
 from tests.conftest import run_cli
 

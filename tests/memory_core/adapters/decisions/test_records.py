@@ -18,11 +18,11 @@ from memory_core.adapters.base import stable_id
 from memory_core.adapters.decisions.fields import parse_date, parse_front_matter, status_of
 from memory_core.adapters.decisions.markdown import split_records
 from memory_core.adapters.decisions.records import DecisionRecordsAdapter
-from memory_core.errors import ExportFormatError, MemlensError
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.readers import ReadOptions, detect_reader, first_line
-from memory_core.filters import Filter
-from memory_core.schema import STATUSES
+from memory_core.model.errors import ExportFormatError, MemlensError
+from memory_core.model.filters import Filter
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.conftest import run_cli
 

@@ -12,9 +12,9 @@ import pytest
 
 from memory_core.adapters.base import stable_id
 from memory_core.adapters.lance_tables.generic import LanceDBTableAdapter
-from memory_core.errors import ExportFormatError, UnknownFormatError
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.readers import ReadOptions, detect_reader
+from memory_core.model.errors import ExportFormatError, UnknownFormatError
 from memory_core.store import MemoryStore
 from tests.conftest import run_cli
 from tests.memory_core.adapters.lance_fixture import (

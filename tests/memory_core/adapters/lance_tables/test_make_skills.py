@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memory_core.errors import ExportFormatError
 from memory_core.exchange.importer import import_file
 from memory_core.exchange.readers import ReadOptions, detect_reader
+from memory_core.model.errors import ExportFormatError
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, run_cli
 from tests.memory_core.adapters.lance_fixture import (

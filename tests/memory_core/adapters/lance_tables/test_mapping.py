@@ -24,8 +24,8 @@ from memory_core.adapters.lance_tables.mapping import (
     SourceFormat,
     Vectors,
 )
-from memory_core.errors import ExportFormatError
 from memory_core.exchange.importer import import_file
+from memory_core.model.errors import ExportFormatError
 from memory_core.store import MemoryStore
 from tests.memory_core.adapters.lance_fixture import (
     MINILM,

@@ -18,8 +18,8 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import Implementation
 
-from memory_core.config import Settings
-from memory_core.records import Memory
+from memory_core.model.config import Settings
+from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 
 MEMLENS = [sys.executable, "-m", "memory_core.cli"]

@@ -11,9 +11,9 @@ import pytest
 
 from memory_core.agents.mcp.event_loop import run_sync
 from memory_core.curation import undo
-from memory_core.filters import Filter
-from memory_core.records import Memory
-from memory_core.schema import STATUSES
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
+from memory_core.model.schema import STATUSES
 from memory_core.store import MemoryStore
 from tests.memory_core.agents.mcp.clients import call, open_store, seed, stdio_session
 

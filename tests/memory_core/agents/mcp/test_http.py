@@ -15,7 +15,7 @@ from mcp_types import Implementation
 
 from memory_core.agents.mcp.event_loop import run_sync
 from memory_core.agents.mcp.http import read_token
-from memory_core.errors import InvalidConfigError
+from memory_core.model.errors import InvalidConfigError
 from tests.memory_core.agents.mcp.clients import call, free_port, http_server, seed
 
 TOKEN = "tok-0123456789abcdef-secret"

@@ -12,7 +12,7 @@ import pytest
 
 from memory_core.agents.mcp import BUDGETS, read_tool_names
 from memory_core.agents.mcp.event_loop import run_sync
-from memory_core.filters import Filter
+from memory_core.model.filters import Filter
 from tests.memory_core.agents.mcp.clients import MEMLENS, call, env, open_store, seed, stdio_session
 
 pytestmark = pytest.mark.slow

@@ -6,9 +6,9 @@ import copy
 
 import pytest
 
-from memory_core.errors import MigrationError
 from memory_core.exchange.migrations import MIGRATIONS, Migration, MigrationRegistry
-from memory_core.schema import SCHEMA_VERSION
+from memory_core.model.errors import MigrationError
+from memory_core.model.schema import SCHEMA_VERSION
 
 
 def _step(source: int, target: int | None = None, tag: str = "") -> Migration:

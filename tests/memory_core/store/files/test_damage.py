@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.errors import StoreDamagedError
+from memory_core.model.errors import StoreDamagedError
 from memory_core.store.files.damage import remember_store, store_damage
 from tests.memory_core.integrity.damaged import build_base, damaged_copy
 

@@ -13,15 +13,15 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any, Literal
 
-from memory_core.date_range import user_time
-from memory_core.errors import InvalidFilterError
-from memory_core.schema import (
+from memory_core.model.date_range import user_time
+from memory_core.model.errors import InvalidFilterError
+from memory_core.model.schema import (
     normalise_embedding_status,
     normalise_importance,
     normalise_memory_type,
     normalise_status,
 )
-from memory_core.untrusted import shown
+from memory_core.model.untrusted import shown
 
 Values = str | Sequence[str] | None
 

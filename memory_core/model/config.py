@@ -10,9 +10,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from memory_core.errors import InvalidConfigError, StoreNotAllowedError
-from memory_core.schema import DEFAULT_TENANT
-from memory_core.untrusted import shown
+from memory_core.model.errors import InvalidConfigError, StoreNotAllowedError
+from memory_core.model.schema import DEFAULT_TENANT
+from memory_core.model.untrusted import shown
 
 DEFAULT_STORE = "./data/store"
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"

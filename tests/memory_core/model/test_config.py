@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.config import Settings, split_stores
-from memory_core.errors import InvalidConfigError, StoreNotAllowedError
+from memory_core.model.config import Settings, split_stores
+from memory_core.model.errors import InvalidConfigError, StoreNotAllowedError
 
 
 def test_store_lists_split_on_commas_and_pathsep_but_keep_urls_whole() -> None:

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_core.filters import Filter
-from memory_core.records import Memory
-from memory_core.schema import IMPORTANCE_TIERS, MEMORY_TYPES
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
+from memory_core.model.schema import IMPORTANCE_TIERS, MEMORY_TYPES
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

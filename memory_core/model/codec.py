@@ -1,7 +1,7 @@
 """Records to Arrow and back: the tables' schemas and rows, derived from the record columns.
 
 The only place that knows both shapes. Every conversion reads the columns off the record
-dataclasses (`memory_core.columns`), so a new field needs no edit here.
+dataclasses (`memory_core.model.columns`), so a new field needs no edit here.
 """
 
 from __future__ import annotations
@@ -12,9 +12,14 @@ from typing import Any, TypeVar
 
 import pyarrow as pa
 
-from memory_core.columns import Column, Kind, columns
-from memory_core.records import AuditEntry, Edge, Event, Memory, canonical_json
-from memory_core.schema import META_DIMENSION, META_MODEL_ID, META_SCHEMA_VERSION, SCHEMA_VERSION
+from memory_core.model.columns import Column, Kind, columns
+from memory_core.model.records import AuditEntry, Edge, Event, Memory, canonical_json
+from memory_core.model.schema import (
+    META_DIMENSION,
+    META_MODEL_ID,
+    META_SCHEMA_VERSION,
+    SCHEMA_VERSION,
+)
 
 R = TypeVar("R", Memory, Edge, AuditEntry, Event)
 

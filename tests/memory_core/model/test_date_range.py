@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory_core.date_range import EARLIEST, LATEST, user_time
-from memory_core.errors import InvalidFilterError
-from memory_core.filters import Filter, sql_time
+from memory_core.model.date_range import EARLIEST, LATEST, user_time
+from memory_core.model.errors import InvalidFilterError
+from memory_core.model.filters import Filter, sql_time
 
 
 def test_the_ends_are_inclusive() -> None:

@@ -60,7 +60,7 @@ _CACHE: dict[type, tuple[Column, ...]] = {}
 def columns(record_type: type) -> tuple[Column, ...]:
     """The columns of a record dataclass, in table order.
 
-    >>> from memory_core.records import Edge
+    >>> from memory_core.model.records import Edge
     >>> [c.name for c in columns(Edge)][:4]
     ['id', 'tenant', 'source_id', 'target_id']
     """

@@ -18,14 +18,14 @@ import memory_core.store.memory_store as memory_store
 from memory_core.curation import edit
 from memory_core.decay import composite
 from memory_core.decay_analysis import decay_frame, memory_timeline
-from memory_core.errors import InvalidRecordError
 from memory_core.exchange.export import export_store
-from memory_core.filters import Filter
-from memory_core.records import Memory
+from memory_core.model.errors import InvalidRecordError
+from memory_core.model.filters import Filter
+from memory_core.model.records import Memory
+from memory_core.model.stability import default_stability
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.recall import recall
 from memory_core.retrieval.search import search
-from memory_core.stability import default_stability
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder, run_cli
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from memory_core.errors import InvalidFilterError, InvalidRecordError
-from memory_core.untrusted import shown
+from memory_core.model.errors import InvalidFilterError, InvalidRecordError
+from memory_core.model.untrusted import shown
 
 EARLIEST = datetime(1900, 1, 1, tzinfo=UTC)
 LATEST = datetime(9000, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
@@ -28,10 +28,10 @@ def user_time(value: datetime | str, what: str) -> datetime:
     >>> user_time("0999-01-01", "--since")
     Traceback (most recent call last):
     ...
-    memory_core.errors.InvalidFilterError: --since is '0999-01-01', outside the dates memlens \
-accepts: 1900-01-01 to 9000-12-31 (UTC)
+    memory_core.model.errors.InvalidFilterError: --since is '0999-01-01', outside the dates \
+memlens accepts: 1900-01-01 to 9000-12-31 (UTC)
     """
-    from memory_core.records import as_utc
+    from memory_core.model.records import as_utc
 
     text = value.strip() if isinstance(value, str) else value
     try:

@@ -3,7 +3,7 @@
 Canonical means: keys sorted, no spaces, unicode kept, timestamps ISO-8601 UTC with a `Z`
 (microseconds only when non-zero), float32 columns written as the shortest decimal that reads
 back to the same float32, metadata as a JSON object. Equal records give equal bytes. The
-fields come from the record columns (`memory_core.columns`): a document is `kind` plus one key
+fields come from the record columns (`memory_core.model.columns`): a document is `kind` plus one key
 per column (vectors only when asked for).
 """
 
@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from memory_core.columns import Column, Kind, columns
-from memory_core.records import AuditEntry, Edge, Event, Memory, as_utc
-from memory_core.schema import DEFAULT_TENANT
+from memory_core.model.columns import Column, Kind, columns
+from memory_core.model.records import AuditEntry, Edge, Event, Memory, as_utc
+from memory_core.model.schema import DEFAULT_TENANT
 
 
 def iso(value: datetime | None) -> str | None:

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_core.errors import InvalidFilterError, MemlensError
-from memory_core.filters import Filter, sql_string
-from memory_core.records import Memory
-from memory_core.schema import normalise_memory_type
+from memory_core.model.errors import InvalidFilterError, MemlensError
+from memory_core.model.filters import Filter, sql_string
+from memory_core.model.records import Memory
+from memory_core.model.schema import normalise_memory_type
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from memory_core.columns import Kind, col
-from memory_core.errors import InvalidRecordError
-from memory_core.schema import (
+from memory_core.model.columns import Kind, col
+from memory_core.model.errors import InvalidRecordError
+from memory_core.model.schema import (
     DEFAULT_TENANT,
     normalise_embedding_status,
     normalise_event_kind,
@@ -31,8 +31,8 @@ from memory_core.schema import (
     normalise_relation,
     normalise_status,
 )
-from memory_core.stability import default_stability, is_valid_stability
-from memory_core.untrusted import shown
+from memory_core.model.stability import default_stability, is_valid_stability
+from memory_core.model.untrusted import shown
 
 _WS = re.compile(r"\s+")
 
@@ -110,7 +110,7 @@ _TEXT_REQ, _TIME_REQ = col(Kind.TEXT, required=True), col(Kind.TIME, required=Tr
 class Memory:
     """One memory of an agent: a row of the `memories` table.
 
-    The fields, in table order, are the columns (`memory_core.columns.columns(Memory)`); each
+    The fields, in table order, are the columns (`memory_core.model.columns.columns(Memory)`); each
     field's metadata names its column kind, from which the Arrow schema, the row codec, the
     canonical JSON form and the diff are derived.
     """

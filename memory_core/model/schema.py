@@ -6,8 +6,8 @@ and, since v2, an append-only `events` table (recall, cite and correct events;
 docs/design/events.md). The schema version lives in each table's schema metadata; the
 embedding model id and dimension live in the metadata of the `memories.vector` field, so a
 model change rewrites that field and nothing else. The columns themselves are the fields of
-the record dataclasses (`memory_core.records`, read by `memory_core.columns`);
-`memory_core.codec` builds the Arrow schemas from them.
+the record dataclasses (`memory_core.model.records`, read by `memory_core.model.columns`);
+`memory_core.model.codec` builds the Arrow schemas from them.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memory_core.errors import InvalidRecordError
-from memory_core.untrusted import shown
+from memory_core.model.errors import InvalidRecordError
+from memory_core.model.untrusted import shown
 
 #: v1: memories, edges, audit. v2 adds the `events` table (a v1 store gains it in place when
 #: opened with write access; a v1 export imports unchanged: it has no events).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from memory_core.records import Memory
+from memory_core.model.records import Memory
 
 if TYPE_CHECKING:
     import polars as pl
@@ -23,7 +23,7 @@ def memories_to_frame(memories: Sequence[Memory]) -> pl.DataFrame:
     """
     import polars as pl
 
-    from memory_core.columns import names
+    from memory_core.model.columns import names
 
     wanted = names(Memory, exclude=_FRAME_LEFT_OUT)
     rows = [{name: getattr(m, name) for name in wanted} for m in memories]

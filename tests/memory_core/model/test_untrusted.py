@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_core.untrusted import LINE_CHARS, for_terminal, one_line, shown, visible
+from memory_core.model.untrusted import LINE_CHARS, for_terminal, one_line, shown, visible
 
 
 @pytest.mark.parametrize(("text", "expected"), [
