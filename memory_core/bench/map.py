@@ -1,6 +1,6 @@
 """`memlens bench map`: the embedding map's costs on a synthetic store of N memories.
 
-Targets (issues 14 and 40) on a 2-core machine at 50,000 memories: the map computed cold
+Targets on a 2-core machine at 50,000 memories: the map computed cold
 <= 90 s (`project` in a fresh Python process with this machine's numba cache warm, so
 umap-learn loads its compiled code; the cache entry written included), the cached map read
 back <= 2 s (what reopening the Map page costs), HDBSCAN clusters of the layout with their
@@ -43,7 +43,7 @@ DUPLICATES_TARGET_S = 10.0
 DUPLICATE_THRESHOLD = 0.95
 #: Timed cached reloads (the median is reported).
 REPEATS = 3
-#: What a figure needs that this install lacks (engineer B's half of issue 14).
+#: What a figure needs that this install lacks.
 NEEDS_CLUSTERS = "needs memory_core.projection.cluster_layout"
 NEEDS_DUPLICATES = "needs memory_core.projection.near_duplicates"
 
@@ -140,8 +140,7 @@ class MapBench:
 
 
 def _engine_function(name: str) -> Callable[..., Any] | None:
-    """`memory_core.projection.<name>` when this install has it (the clusters and the
-    near-duplicates are the other half of issue 14), else None."""
+    """`memory_core.projection.<name>` when this install has it, else None."""
     found = getattr(importlib.import_module("memory_core.projection"), name, None)
     return found if callable(found) else None
 

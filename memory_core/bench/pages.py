@@ -1,6 +1,6 @@
 """`memlens bench pages`: the first render of the app's pages on a large store.
 
-Target (issue 19): the Overview and Search pages render first in <= 5 s on a store of a
+Target: the Overview and Search pages render first in <= 5 s on a store of a
 million memories, on a 2-core machine. Each page is rendered in a fresh Python process by
 Streamlit's AppTest (`memlens_app/widgets/common/render_probe.py`, by module name): the
 libraries are imported before the clock starts (a server pays that once, whatever the

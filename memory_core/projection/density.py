@@ -3,8 +3,8 @@
 HDBSCAN (Campello, Moulavi and Sander, 2013) builds the minimum spanning tree of the
 mutual-reachability graph, d_mr(a, b) = max(core(a), core(b), d(a, b)), core(p) being the
 distance from p to its `min_samples`-th nearest point (p itself counted first). On a dense
-input scikit-learn grows that tree with Prim's algorithm over every pair: 35 s for 50,000
-points on our 2 cores. Here the same estimator (`sklearn.cluster.HDBSCAN`, which then
+input scikit-learn grows that tree with Prim's algorithm over every pair, which is quadratic
+in the points. Here the same estimator (`sklearn.cluster.HDBSCAN`, which then
 condenses the tree and picks the clusters) gets a sparse graph of candidate edges instead:
 each point's `2 * min_samples` nearest neighbours plus the edges of the Delaunay
 triangulation (connected, and it holds the Euclidean minimum spanning tree). The

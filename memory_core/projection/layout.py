@@ -44,7 +44,7 @@ CacheChoice = ProjectionCache | Literal[False] | None
 MIN_POINTS = 3
 #: Without `MapParams.sample`, a map of more than `AUTO_SAMPLE_ABOVE` memories is fitted on
 #: `AUTO_SAMPLE` of them and the rest are placed (the exact neighbour search grows with the
-#: square of the points fitted: 34 s for 50,000 on two cores, minutes beyond).
+#: square of the points fitted).
 AUTO_SAMPLE_ABOVE = 50_000
 AUTO_SAMPLE = 20_000
 LOADING = "loading vectors"

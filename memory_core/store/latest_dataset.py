@@ -3,10 +3,10 @@
 Used for the memories table (`store.latest`) and the events table (`EventLog`). A search
 asks for the memories table's version three times (the session order, the counts and the
 row reads each keep something per version). LanceDB answers `table.version` on its
-background event loop: a thread hand-off that costs 0.35 ms on an idle machine and 0.9 ms
-beside a running query, because the loop's thread has to win a core and the GIL. The Lance
-dataset answers `latest_version` in the calling thread (it lists the table's versions, the
-check LanceDB makes too): 0.03-0.06 ms. So the store keeps one dataset, checks it out again
+background event loop: a thread hand-off, slowest beside a running query, because the
+loop's thread has to win a core and the GIL. The Lance dataset answers `latest_version` in
+the calling thread (it lists the table's versions, the check LanceDB makes too), an order of
+magnitude faster. So the store keeps one dataset, checks it out again
 when a newer version is listed (any write, from this process or another), and every
 per-version cache reads its version here.
 """

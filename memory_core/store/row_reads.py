@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 def _of_tenant(table: pa.Table, tenant: str) -> pa.Table:
     """The rows of `table` in `tenant`: checked in Python, a few dozen values (an Arrow
-    filter costs 0.2-0.8 ms each time, most of it when every row is the tenant's anyway)."""
+    filter costs more than the check, most of all when every row is the tenant's anyway)."""
     mine = [t == tenant for t in table["tenant"].to_pylist()]
     return table if all(mine) else table.filter(pa.array(mine, type=pa.bool_()))
 
@@ -54,8 +54,8 @@ class RowReads:
 
     def take(self, row_ids: Sequence[int], columns: Sequence[str]) -> pa.Table:
         """`columns` and `_rowid` of the store's tenant's rows at `row_ids`: `read` under the
-        tenant, taken straight from the Lance dataset at the table's version (about 1 ms
-        for a few dozen rows at 100,000 memories, where a query by row id costs 6-10 ms).
+        tenant, taken straight from the Lance dataset at the table's version (a take of a
+        few dozen rows is several times cheaper than a query by row id).
         When the take cannot serve (a row deleted since, a table the Lance API cannot
         open), it is `read`."""
         return self._take(self._dataset(), row_ids, columns)
