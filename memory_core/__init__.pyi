@@ -217,49 +217,49 @@ from .decay import (
 from .decay import (
     usage_factor as usage_factor,
 )
-from .decay_analysis import (
+from .decay.analysis import (
     DEFAULT_HORIZONS as DEFAULT_HORIZONS,
 )
-from .decay_analysis import (
+from .decay.analysis import (
     DEFAULT_THRESHOLD as DEFAULT_THRESHOLD,
 )
-from .decay_analysis import (
+from .decay.analysis import (
     FRAME_COLUMNS as FRAME_COLUMNS,
 )
-from .decay_analysis import (
+from .decay.analysis import (
     DecayImpact as DecayImpact,
 )
-from .decay_analysis import (
+from .decay.analysis import (
     ImpactRow as ImpactRow,
 )
-from .decay_analysis import (
+from .decay.analysis import (
     Timeline as Timeline,
 )
-from .decay_analysis import (
+from .decay.analysis import (
     TimelineEvent as TimelineEvent,
 )
-from .decay_analysis import (
+from .decay.analysis import (
     WhatIf as WhatIf,
 )
-from .decay_analysis import (
+from .decay.analysis import (
     at_risk as at_risk,
 )
-from .decay_analysis import (
+from .decay.analysis import (
     decay_frame as decay_frame,
 )
-from .decay_analysis import (
+from .decay.analysis import (
     decay_impact as decay_impact,
 )
-from .decay_analysis import (
+from .decay.analysis import (
     memory_timeline as memory_timeline,
 )
-from .decay_analysis import (
+from .decay.analysis import (
     r_curves as r_curves,
 )
-from .decay_analysis import (
+from .decay.analysis import (
     threshold_days as threshold_days,
 )
-from .decay_analysis import (
+from .decay.analysis import (
     what_if as what_if,
 )
 from .embedding import (

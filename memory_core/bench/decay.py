@@ -154,7 +154,7 @@ def time_analytics(store: MemoryStore) -> dict[str, Any]:
     """Time decay_frame, at_risk, what_if and a few timelines on `store` at `AS_OF`."""
     import polars as pl
 
-    from memory_core.decay_analysis import at_risk, decay_frame, memory_timeline, what_if
+    from memory_core.decay.analysis import at_risk, decay_frame, memory_timeline, what_if
 
     frame_s, frame = _median_s(lambda: decay_frame(store, as_of=AS_OF))
     risk_s, risky = _median_s(lambda: at_risk(store, within_days=30, as_of=AS_OF))

@@ -11,34 +11,13 @@ neighbourhoods, graph health, and writing edges (docs/design/graph.md). No Strea
          dry_run=False) -> CurationReport
     unlink(store, edge_id, *, reason=None, dry_run=False) -> CurationReport
     write_graph(store, path, *, format="graphml"|"json", filter=None) -> int (edges written)
+
+The names below load on first use (`__init__.pyi` lists them once, `lazy_loader` reads it),
+so importing `memory_core.causal.expansion` from retrieval does not load curation.
 """
 
-from memory_core.causal.contradictions import contradictions
-from memory_core.causal.export import write_graph
-from memory_core.causal.health import graph_health
-from memory_core.causal.links import link, unlink
-from memory_core.causal.model import (
-    CAUSAL,
-    Contradiction,
-    ContradictionSide,
-    GraphEdge,
-    GraphHealth,
-    GraphNode,
-    HealthFinding,
-    Lineage,
-    LineageFork,
-    LineagePath,
-    LineageStep,
-    Neighbourhood,
-    SupersessionChain,
-)
-from memory_core.causal.neighbourhood import neighbourhood
-from memory_core.causal.walk import lineage, supersession_chain
+from __future__ import annotations
 
-__all__ = [
-    "CAUSAL", "Contradiction", "ContradictionSide", "GraphEdge", "GraphHealth", "GraphNode",
-    "HealthFinding", "Lineage", "LineageFork", "LineagePath", "LineageStep", "Neighbourhood",
-    "SupersessionChain",
-    "contradictions", "graph_health", "lineage", "link", "neighbourhood", "supersession_chain",
-    "unlink", "write_graph",
-]
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from memory_core.causal.expansion import decayed
 from memory_core.causal.model import GraphEdge, GraphNode, Neighbourhood
 from memory_core.decay import composite
-from memory_core.graph import decayed
 from memory_core.model.errors import GraphError, MemoryNotFoundError
 from memory_core.model.records import Edge, Memory, as_utc, utcnow
 from memory_core.model.schema import normalise_relation

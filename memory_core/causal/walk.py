@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
+from memory_core.causal.expansion import decayed
 from memory_core.causal.model import (
     CAUSAL,
     Lineage,
@@ -21,7 +22,6 @@ from memory_core.causal.model import (
     LineageStep,
     SupersessionChain,
 )
-from memory_core.graph import decayed
 from memory_core.model.errors import GraphError
 from memory_core.model.records import Edge, utcnow
 from memory_core.model.schema import normalise_relation

@@ -1,5 +1,5 @@
 """`memlens decay at-risk | show | impact | what-if`: the decay analytics from the command
-line (docs/design/decay.md, docs/design/events.md), thin over `memory_core.decay_analysis`.
+line (docs/design/decay.md, docs/design/events.md), thin over `memory_core.decay.analysis`.
 
 Every command reads at one decay clock (`--as-of`, now by default) and writes nothing.
 Memory content is untrusted: everything printed goes through `echo`, content is shortened;
@@ -27,12 +27,12 @@ from memory_core.cli.options import (
     shorten,
     store_options,
 )
-from memory_core.decay_analysis.model import DEFAULT_THRESHOLD
+from memory_core.decay.analysis.model import DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from memory_core.decay_analysis import Timeline, WhatIf
+    from memory_core.decay.analysis import Timeline, WhatIf
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -106,7 +106,7 @@ def at_risk(ctx: click.Context, within_days: float, threshold: float, as_of: dat
     """The memories whose decay composite falls below --threshold within --within days if
     nobody recalls them, most important first (tier, then confidence, then sooner).
     Constitutional memories never decay, so never appear."""
-    from memory_core.decay_analysis import at_risk as find_at_risk
+    from memory_core.decay.analysis import at_risk as find_at_risk
 
     store = open_store(ctx, require_tenant=True)
     frame = find_at_risk(store, threshold=threshold, within_days=within_days,
@@ -165,7 +165,7 @@ def show(ctx: click.Context, memory_id: str, threshold: float, as_of: datetime |
     changes, edits), oldest first."""
     from dataclasses import asdict
 
-    from memory_core.decay_analysis import decay_frame, memory_timeline
+    from memory_core.decay.analysis import decay_frame, memory_timeline
     from memory_core.model.filters import Filter
     from memory_core.model.records import utcnow
     from memory_core.model.schema import STATUSES
@@ -201,7 +201,7 @@ def impact(ctx: click.Context, query: str, preset_name: str | None, limit: int,
     """QUERY ranked with and without decay (the same ranking otherwise): each memory's rank
     both ways, the shift (positive: decay moved it up), its composite and the factor that
     moved it most."""
-    from memory_core.decay_analysis import decay_impact
+    from memory_core.decay.analysis import decay_impact
 
     config = ranking_of(preset_name, None) if preset_name else None
     store = open_store(ctx, require_tenant=True)
@@ -267,8 +267,8 @@ def what_if(ctx: click.Context, threshold: float, horizons: tuple[int, ...],
     decay parameters and with the ones given (e.g. --stability-scale 0.5 --usage-cap 1.2),
     overall, per memory type and per importance tier; nobody recalls them meanwhile."""
     from memory_core.decay import DecayParams
-    from memory_core.decay_analysis import DEFAULT_HORIZONS
-    from memory_core.decay_analysis import what_if as compare
+    from memory_core.decay.analysis import DEFAULT_HORIZONS
+    from memory_core.decay.analysis import what_if as compare
 
     knobs = {name: options.pop(name) for _, name, _ in KNOBS
              if options.get(name) is not None}

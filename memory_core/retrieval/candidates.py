@@ -16,7 +16,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from memory_core.graph import expand
+from memory_core.causal.expansion import expand
 from memory_core.model.errors import EmbedderUnavailableError
 from memory_core.model.filters import Filter
 from memory_core.model.schema import STATUSES

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from memory_core.graph import GraphHit, successor
+from memory_core.causal.expansion import GraphHit, successor
 from memory_core.model.filters import Filter
 from memory_core.model.records import Edge
 from memory_core.store import MemoryStore

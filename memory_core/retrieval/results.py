@@ -12,8 +12,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
+from memory_core.causal.expansion import GraphHit
 from memory_core.decay import DecayFactors
-from memory_core.graph import GraphHit
 from memory_core.model.records import Memory
 from memory_core.retrieval.config import DEFAULT_PRESET, RankingConfig, preset
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
     import polars as pl
 
-    from memory_core.decay_analysis.model import DecayImpact, Timeline
+    from memory_core.decay.analysis.model import DecayImpact, Timeline
 
 _MARGIN = {"l": 10, "r": 10, "t": 40, "b": 10}
 THRESHOLD_COLOUR = "#d62728"

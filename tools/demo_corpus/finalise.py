@@ -1,6 +1,6 @@
 """Drafts into records: timestamps, tiers, sources, access histories, archiving, then frozen
 `Memory` and `Edge` values built through `Memory.new` / `Edge.new` (so stability defaults
-follow `decay.py`)."""
+follow `memory_core.model.stability`)."""
 
 from __future__ import annotations
 

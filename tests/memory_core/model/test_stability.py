@@ -17,7 +17,7 @@ import pytest
 import memory_core.store.memory_store as memory_store
 from memory_core.curation import edit
 from memory_core.decay import composite
-from memory_core.decay_analysis import decay_frame, memory_timeline
+from memory_core.decay.analysis import decay_frame, memory_timeline
 from memory_core.exchange.export import export_store
 from memory_core.model.errors import InvalidRecordError
 from memory_core.model.filters import Filter

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from memory_core.causal.expansion import GraphHit
 from memory_core.embedding import UnavailableEmbedder
-from memory_core.graph import GraphHit
 from memory_core.model.filters import Filter
 from memory_core.retrieval.candidates import (
     BM25_OFF,

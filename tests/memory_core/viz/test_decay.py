@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import polars as pl
 
-from memory_core.decay_analysis.model import (
+from memory_core.decay.analysis.model import (
     DecayImpact,
     ImpactRow,
     Timeline,

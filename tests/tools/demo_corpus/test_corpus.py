@@ -106,7 +106,7 @@ def test_importance_tiers(corpus):
     assert 5 <= tiers["constitutional"] <= 15
     rules = " ".join(m.content for m in corpus.memories if m.importance == "constitutional")
     assert "secrets" in rules and "system of record" in rules
-    # Stability follows decay.py: constitutional memories never decay.
+    # Stability follows memory_core.model.stability: constitutional memories never decay.
     assert all(m.stability >= 1e8 for m in corpus.memories if m.importance == "constitutional")
 
 

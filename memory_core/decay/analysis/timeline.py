@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from memory_core.decay import DecayParams
-from memory_core.decay_analysis.curves import check_params
-from memory_core.decay_analysis.frame import clock
-from memory_core.decay_analysis.model import Timeline, TimelineEvent
+from memory_core.decay.analysis.curves import check_params
+from memory_core.decay.analysis.frame import clock
+from memory_core.decay.analysis.model import Timeline, TimelineEvent
 from memory_core.model.errors import InvalidConfigError
 from memory_core.model.records import AuditEntry, Edge, Event, Memory
 from memory_core.model.stability import usable_stability

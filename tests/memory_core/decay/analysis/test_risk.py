@@ -6,11 +6,11 @@ from datetime import timedelta
 
 import pytest
 
-from memory_core.decay_analysis import at_risk
+from memory_core.decay.analysis import at_risk
 from memory_core.model.errors import InvalidConfigError
 from memory_core.model.filters import Filter
 from memory_core.store import MemoryStore
-from tests.memory_core.decay_analysis.conftest import NOW, aged
+from tests.memory_core.decay.analysis.conftest import NOW, aged
 
 # A normal fact with S = 30 crosses 0.5 at 30 / 0.235 * 3 = 382.98 days after creation.
 CROSS = 30 / 0.235 * 3

@@ -18,10 +18,10 @@ Heavy libraries (polars, LanceDB) load when a function runs, not on import.
 
 from __future__ import annotations
 
-from memory_core.decay_analysis.curves import r_curves, threshold_days
-from memory_core.decay_analysis.frame import decay_frame
-from memory_core.decay_analysis.impact import decay_impact
-from memory_core.decay_analysis.model import (
+from memory_core.decay.analysis.curves import r_curves, threshold_days
+from memory_core.decay.analysis.frame import decay_frame
+from memory_core.decay.analysis.impact import decay_impact
+from memory_core.decay.analysis.model import (
     DEFAULT_HORIZONS,
     DEFAULT_THRESHOLD,
     FRAME_COLUMNS,
@@ -31,9 +31,9 @@ from memory_core.decay_analysis.model import (
     TimelineEvent,
     WhatIf,
 )
-from memory_core.decay_analysis.risk import at_risk
-from memory_core.decay_analysis.timeline import memory_timeline
-from memory_core.decay_analysis.what_if import what_if
+from memory_core.decay.analysis.risk import at_risk
+from memory_core.decay.analysis.timeline import memory_timeline
+from memory_core.decay.analysis.what_if import what_if
 
 __all__ = [
     "DEFAULT_HORIZONS", "DEFAULT_THRESHOLD", "FRAME_COLUMNS", "DecayImpact", "ImpactRow",

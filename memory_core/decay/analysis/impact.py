@@ -9,8 +9,8 @@ from dataclasses import replace
 from datetime import datetime
 
 from memory_core.decay import DecayFactors, composite
-from memory_core.decay_analysis.frame import clock
-from memory_core.decay_analysis.model import DecayImpact, ImpactRow
+from memory_core.decay.analysis.frame import clock
+from memory_core.decay.analysis.model import DecayImpact, ImpactRow
 from memory_core.model.errors import InvalidConfigError
 from memory_core.model.filters import Filter
 from memory_core.model.records import Memory

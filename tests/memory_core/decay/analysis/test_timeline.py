@@ -10,11 +10,11 @@ import pytest
 
 from memory_core.curation import archive, edit, restore
 from memory_core.decay import composite
-from memory_core.decay_analysis import decay_frame, memory_timeline
+from memory_core.decay.analysis import decay_frame, memory_timeline
 from memory_core.model.errors import InvalidConfigError, MemoryNotFoundError
 from memory_core.model.records import Edge
 from memory_core.store import MemoryStore
-from tests.memory_core.decay_analysis.conftest import NOW, aged, cite
+from tests.memory_core.decay.analysis.conftest import NOW, aged, cite
 
 
 def _at(curve: pl.DataFrame, when) -> dict:  # type: ignore[no-untyped-def]

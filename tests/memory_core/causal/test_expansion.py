@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from memory_core.graph import build_adjacency, expand, successor
+from memory_core.causal.expansion import build_adjacency, expand, successor
 from memory_core.model.records import Edge
 
 NOW = datetime(2026, 10, 1, tzinfo=UTC)

@@ -5,6 +5,9 @@ steps from the seeds, at most `fanout` (F <= 3) edges per node (strongest first)
 `beam` (B <= 8) nodes kept per hop. Edge strength decays as
 `strength * exp(-decay_rate * days_since_last_reinforced)` (docs/design/decay.md). Edges are
 followed in both directions: "why" questions walk from a decision back to what caused it.
+
+Retrieval expands its candidates with it, so it imports nothing else of `causal` (the rest
+writes edges through curation, which searches): its own unit in tests/test_import_rules.py.
 """
 
 from __future__ import annotations

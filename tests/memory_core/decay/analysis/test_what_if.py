@@ -6,10 +6,10 @@ import polars as pl
 import pytest
 
 from memory_core.decay import DecayParams
-from memory_core.decay_analysis import what_if
+from memory_core.decay.analysis import what_if
 from memory_core.model.errors import InvalidConfigError
 from memory_core.store import MemoryStore
-from tests.memory_core.decay_analysis.conftest import NOW, aged
+from tests.memory_core.decay.analysis.conftest import NOW, aged
 
 # A normal memory with S = 30 crosses 0.5 after 382.98 days (30 / 0.235 * 3); with S halved
 # after 191.49.

@@ -8,8 +8,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memory_core.decay import DecayParams
-from memory_core.decay_analysis.frame import decay_frame
-from memory_core.decay_analysis.model import DEFAULT_THRESHOLD
+from memory_core.decay.analysis.frame import decay_frame
+from memory_core.decay.analysis.model import DEFAULT_THRESHOLD
 from memory_core.model.errors import InvalidConfigError
 from memory_core.model.schema import IMPORTANCE_TIERS
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from memory_core.decay import DecayParams
-from memory_core.decay_analysis import r_curves, threshold_days
-from memory_core.decay_analysis.curves import threshold_days_array
+from memory_core.decay.analysis import r_curves, threshold_days
+from memory_core.decay.analysis.curves import threshold_days_array
 from memory_core.model.errors import InvalidConfigError
 
 

@@ -7,13 +7,13 @@ from dataclasses import replace
 import pytest
 
 from memory_core.decay import DecayFactors, DecayParams, composite
-from memory_core.decay_analysis import decay_impact
-from memory_core.decay_analysis.impact import NO_FACTOR, main_factor
+from memory_core.decay.analysis import decay_impact
+from memory_core.decay.analysis.impact import NO_FACTOR, main_factor
 from memory_core.model.errors import InvalidConfigError
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.search import search
 from memory_core.store import MemoryStore
-from tests.memory_core.decay_analysis.conftest import NOW, aged
+from tests.memory_core.decay.analysis.conftest import NOW, aged
 
 
 def test_main_factor_is_the_largest_log() -> None:

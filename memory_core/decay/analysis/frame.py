@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from memory_core.decay import DecayParams
-from memory_core.decay_analysis.curves import check_params, check_threshold, threshold_days_array
-from memory_core.decay_analysis.model import DEFAULT_THRESHOLD, FRAME_COLUMNS
+from memory_core.decay.analysis.curves import check_params, check_threshold, threshold_days_array
+from memory_core.decay.analysis.model import DEFAULT_THRESHOLD, FRAME_COLUMNS
 from memory_core.model.records import as_utc, utcnow
 from memory_core.model.stability import default_stability
 

@@ -6,6 +6,10 @@ factors, as ADR-002 in docs/design/seeds.md decided.
 Every default that decay uses is defined here, except the stability a new memory starts with
 (`STABILITY_BY_TYPE`, `IMPORTANCE_STABILITY_FACTOR`, `default_stability`), which lives in
 `memory_core.model.stability` (the model layer builds records with it) and is re-exported here.
+
+These formulas sit below retrieval, which ranks with them. The analytics over a whole
+tenant, which rank with retrieval in turn, are the sub-package `memory_core.decay.analysis`
+(never imported from here).
 """
 
 from __future__ import annotations

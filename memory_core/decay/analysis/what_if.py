@@ -9,9 +9,9 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from memory_core.decay import DecayParams
-from memory_core.decay_analysis.curves import check_params, check_threshold
-from memory_core.decay_analysis.frame import clock, load_memories, with_factors
-from memory_core.decay_analysis.model import DEFAULT_HORIZONS, DEFAULT_THRESHOLD, WhatIf
+from memory_core.decay.analysis.curves import check_params, check_threshold
+from memory_core.decay.analysis.frame import clock, load_memories, with_factors
+from memory_core.decay.analysis.model import DEFAULT_HORIZONS, DEFAULT_THRESHOLD, WhatIf
 from memory_core.model.errors import InvalidConfigError
 from memory_core.model.schema import IMPORTANCE_TIERS
 

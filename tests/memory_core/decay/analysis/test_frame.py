@@ -11,12 +11,12 @@ import polars as pl
 import pytest
 
 from memory_core.decay import DecayParams, composite
-from memory_core.decay_analysis import FRAME_COLUMNS, decay_frame
+from memory_core.decay.analysis import FRAME_COLUMNS, decay_frame
 from memory_core.model.errors import InvalidConfigError
 from memory_core.model.filters import Filter
 from memory_core.model.records import Event
 from memory_core.store import MemoryStore
-from tests.memory_core.decay_analysis.conftest import NOW, aged, cite
+from tests.memory_core.decay.analysis.conftest import NOW, aged, cite
 
 K1 = 1.1 / 0.5  # a cited normal memory, never recalled, at threshold 0.5
 
