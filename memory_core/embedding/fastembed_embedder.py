@@ -2,7 +2,7 @@
 
 It loads either from a folder (`specific_model_path=`, how the offline default runs) or from
 fastembed's cache with `local_files_only=True`: memlens never downloads a model. Its
-onnxruntime threads sleep between runs instead of spinning (`no_spinning.py`).
+onnxruntime threads sleep between runs instead of spinning (`quiet_threads.py`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memory_core.embedding.base import Embedder
-from memory_core.embedding.no_spinning import load_without_spinning
+from memory_core.embedding.quiet_threads import load_without_spinning
 from memory_core.model.config import DEFAULT_MODEL
 from memory_core.model.errors import EmbedderUnavailableError
 from memory_core.model.untrusted import shown

@@ -95,7 +95,9 @@ class Settings:
     `AWS_ENDPOINT_URL`, `AWS_REGION`/`AWS_DEFAULT_REGION`, `AWS_ACCESS_KEY_ID`,
     `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_ALLOW_HTTP` and
     `MEMLENS_STORAGE_OPTIONS` (`storage_env`; `memory_core.store.object_storage` turns them
-    into LanceDB's storage options).
+    into LanceDB's storage options). `MEMLENS_ACCEL` (default on; 0/false/no/off turns off
+    the store's speed-up layer, `memory_core.store.accel`, for comparison: same answers
+    through LanceDB's own calls).
     """
 
     store_uri: str = DEFAULT_STORE
@@ -105,6 +107,9 @@ class Settings:
     model_cache: Path = Path("~/.cache/memlens").expanduser()
     actor: str = "memlens"
     stores: tuple[str, ...] = ()
+    #: The store's speed-up layer (`memory_core.store.accel`) on; off answers the same
+    #: queries through LanceDB's own calls (MEMLENS_ACCEL).
+    accel: bool = True
     #: The object-storage variables of the environment, as (name, value) pairs; kept out of
     #: repr, as they hold secrets.
     storage_env: tuple[tuple[str, str], ...] = field(default=(), repr=False)
@@ -122,6 +127,7 @@ class Settings:
             actor=_default_actor(env),
             stores=split_stores(env.get("MEMLENS_STORES", "")),
             storage_env=_storage_env(env),
+            accel=env_flag(env, "MEMLENS_ACCEL") or not env.get("MEMLENS_ACCEL", "").strip(),
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(settings, **given) if given else settings

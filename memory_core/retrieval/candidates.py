@@ -131,9 +131,8 @@ def engine_candidates(store: MemoryStore, query: str, flt: Filter, config: Ranki
     again by row id about ten."""
     predicate = flt.to_predicate(store.tenant)
     context = config.context_window > 0 and config.context_weight > 0
-    # rows held in memory (store/row_cache.py) are read there: the queries return less
-    held = (store.row_cache.holds_now(store.latest.version())
-            if context and store.row_cache.version is not None else frozenset())
+    # rows held in memory (`store.held_columns`) are read there: the queries return less
+    held = store.held_columns() if context else frozenset()
     texts = (context and config.use_bm25 and config.bm25_context == "window"
              and "content" not in held)
     bm25 = _start_bm25(store, query, predicate, m, with_content=texts,

@@ -44,7 +44,6 @@ from memory_core.retrieval.engines import Candidate
 from memory_core.retrieval.window_bm25 import Analyzer, window_bm25
 from memory_core.store import MemoryStore
 from memory_core.store.queries import vector_arrays
-from memory_core.store.tokenisation import fts_settings
 
 #: Engines whose scores context lifts (the graph already follows links between memories).
 CONTEXT_ENGINES = ("vector", "bm25")
@@ -254,7 +253,7 @@ def _analyzer(store: MemoryStore) -> Analyzer:
     version = store.session_order().version
     known = _ANALYZERS.get(store)
     if known is None or known[0] != version:
-        known = (version, Analyzer.from_settings(fts_settings(store.tables.memories)))
+        known = (version, Analyzer.from_settings(store.fts_settings()))
         _ANALYZERS[store] = known
     return known[1]
 

@@ -13,7 +13,6 @@ from typing import Any
 
 from memory_core.model.filters import Filter
 from memory_core.store import MemoryStore
-from memory_core.store.held_nearest import nearest_held
 from memory_core.store.queries import FTS_COLUMN, ensure_fts_index, full_text, nearest
 
 __all__ = ["FTS_COLUMN", "Candidate", "bm25_candidates", "ensure_fts_index",
@@ -41,10 +40,11 @@ def vector_candidates(store: MemoryStore, query_vector: Sequence[float], predica
                       ) -> list[Candidate]:
     """Top-m memories by cosine similarity (score = 1 - cosine distance). Given the
     `flt` that `predicate` was written from, the rows the row cache holds answer when they
-    can (`store/held_nearest.py`: a lighter query, LanceDB's own hits on an exact store);
-    their contents are then read from the cache, not returned here."""
+    can (`store.nearest_in_memory`: a lighter query, LanceDB's own hits on an exact
+    store); their contents are then read from the cache, not returned here."""
     held = flt is not None and predicate == flt.to_predicate(store.tenant)
-    found = nearest_held(store, query_vector, flt, m) if held and flt is not None else None
+    found = (store.nearest_in_memory(query_vector, flt, m) if held and flt is not None
+             else None)
     if found is None:
         found = nearest(store, query_vector, predicate, m, with_content=with_content)
     return [Candidate(f.id, r, f.score, f.row_id, f.content) for r, f in enumerate(found, 1)]

@@ -16,9 +16,9 @@ import pyarrow as pa
 from memory_core.model.codec import event_from_row, event_to_row, events_schema, rows_to_table
 from memory_core.model.filters import in_chunks, sql_in, sql_string, sql_time
 from memory_core.model.records import Event
-from memory_core.store.latest_dataset import LatestDataset
-from memory_core.store.one_hop import collect, query
-from memory_core.store.version_counts import VersionCounts
+from memory_core.store.accel.arrow_query import collect, query
+from memory_core.store.accel.count_cache import VersionCounts
+from memory_core.store.accel.current_dataset import LatestDataset
 
 _LATEST = pa.schema([pa.field("memory_id", pa.string()),
                      pa.field("at", pa.timestamp("us", tz="UTC")),

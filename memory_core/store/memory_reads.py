@@ -2,8 +2,8 @@
 
 Lists, counts, look-ups by id, streams and Arrow scans of the memories table, each scoped to
 the store's tenant, with archived and superseded memories only when a `Filter` asks for them.
-The hot reads (by id, ids) run through `one_hop.py`; the columns come from the Lance dataset
-at hand (`store.latest`).
+The hot reads (by id, ids) run through `accel/arrow_query.py`; the columns come from the
+Lance dataset at hand (`store.latest`).
 """
 
 from __future__ import annotations
@@ -20,11 +20,12 @@ from memory_core.model.codec import memory_from_row
 from memory_core.model.errors import InvalidRecordError, MemoryNotFoundError, TenantNotFoundError
 from memory_core.model.filters import Filter, in_chunks, sql_in
 from memory_core.model.records import Memory
-from memory_core.store.latest_dataset import LatestDataset
-from memory_core.store.one_hop import collect, query
+from memory_core.store.accel.arrow_query import collect, query
+from memory_core.store.accel.count_cache import VersionCounts
+from memory_core.store.accel.current_dataset import LatestDataset
 from memory_core.store.streams import BATCH_ROWS
 from memory_core.store.tables import StoreTables
-from memory_core.store.version_counts import VersionCounts
+from memory_core.store.tokenisation import fts_settings
 
 
 class MemoryReads:
@@ -65,6 +66,10 @@ class MemoryReads:
     def predicate(self, filter: Filter | None = None) -> str:
         """The LanceDB predicate of `filter` scoped to this tenant (values escaped)."""
         return (filter or Filter()).to_predicate(self.tenant)
+
+    def fts_settings(self) -> dict[str, Any]:
+        """The full-text index's tokenizer settings (`tokenisation.fts_settings`)."""
+        return fts_settings(self.tables.memories)
 
     def count(self, filter: Filter | None = None) -> int:
         """How many memories match `filter` (active only unless it asks otherwise)."""

@@ -12,11 +12,9 @@ adjacency), `AuditLog`, `KeyIndex` (ids and content hashes), `BulkTables` (`stor
 Arrow-level reads and writes for the importer, the drill, re-embedding and benchmarks),
 `ChangeTables` (`store.changes`: curation's change sets and the version history) and
 `MemoryStreams` (`store.streams`: a few columns as Arrow batches, for aggregates),
-`RowReads` (`store.rows`: reads by LanceDB row id), `SessionOrder` (where each memory
-sits in its session, for session context), `VersionCounts` (`count`'s answers, kept per
-table version) and `LatestDataset` (`store.latest`: the memories table's latest version and
-Lance dataset, which those per-version caches check without a LanceDB round trip).
-Nothing outside `memory_core.store` touches the LanceDB tables.
+`RowReads` (`store.rows`: reads by LanceDB row id) and the speed-up layer
+(`store.accel`, `memory_core.store.accel`: per-version caches, off with `accel=False`).
+Nothing outside `memory_core.store` touches the LanceDB tables or the speed-up layer.
 """
 
 from __future__ import annotations
@@ -37,7 +35,12 @@ from memory_core.model.config import Settings
 from memory_core.model.errors import (
     ReadOnlyError,
 )
+from memory_core.model.filters import Filter
 from memory_core.model.records import AuditEntry, Edge, Event, Memory
+from memory_core.store.accel import Accelerators
+from memory_core.store.accel.row_reads import RowReads
+from memory_core.store.accel.session_order import SessionOrder
+from memory_core.store.accel.vector_search_in_memory import nearest_held
 from memory_core.store.audit import AuditLog
 from memory_core.store.bulk import BulkTables
 from memory_core.store.changes import ChangeTables
@@ -45,19 +48,15 @@ from memory_core.store.edges import EdgeTable
 from memory_core.store.events import EventLog
 from memory_core.store.guard import WriteGuard
 from memory_core.store.keys import KeyIndex
-from memory_core.store.latest_dataset import LatestDataset
 from memory_core.store.lock import WriteLock, control_folder
 from memory_core.store.memory_reads import MemoryReads
 from memory_core.store.object_storage import storage_options
+from memory_core.store.queries import Found
 from memory_core.store.reports import AddReport, UpsertReport, VersionInfo
-from memory_core.store.row_cache import RowCache
-from memory_core.store.row_reads import RowReads
 from memory_core.store.scratch import scratch_folder
-from memory_core.store.session_order import SessionOrder
 from memory_core.store.snapshot import Snapshot, snapshot
 from memory_core.store.streams import MemoryStreams
 from memory_core.store.tables import StoreTables, open_tables
-from memory_core.store.version_counts import VersionCounts
 from memory_core.store.writes import MemoryWrites
 
 log = logging.getLogger(__name__)
@@ -77,6 +76,7 @@ class MemoryStore(MemoryReads):
         read_only: bool = False,
         actor: str = "memlens",
         cache: Path | None = None,
+        accel: bool = True,
     ) -> None:
         self.tables = tables
         self.tenant = tenant
@@ -86,11 +86,12 @@ class MemoryStore(MemoryReads):
         self._audit = AuditLog(tables.audit)
         self.event_log = EventLog(tables.events, tenant)
         self._keys = KeyIndex(tables.memories)
-        self.latest = LatestDataset(lambda: self.tables.memories)
-        self._sessions = SessionOrder(tables.memories, tenant, self.latest.version)
-        #: the tenant's rows (vectors up to 250k rows), per table version, for reads by row id
-        self.row_cache = RowCache(tenant)
-        self._counts = VersionCounts()
+        #: the speed-up layer; its parts are the store's own below
+        self.accel = Accelerators.build(lambda: self.tables.memories, tenant, enabled=accel)
+        self.latest = self.accel.latest
+        self._sessions = self.accel.sessions
+        self.row_cache = self.accel.row_cache
+        self._counts = self.accel.counts
         self._edges = EdgeTable(tables.edges, tenant)
         self._writes = MemoryWrites(self)
         self.bulk = BulkTables(self)
@@ -113,6 +114,7 @@ class MemoryStore(MemoryReads):
         require_tenant: bool = False,
         check_vectors: bool = True,
         settings: Settings | None = None,
+        accel: bool | None = None,
     ) -> MemoryStore:
         """Open (or create) the store at `uri` for `tenant`; `None` arguments come from settings.
 
@@ -120,7 +122,8 @@ class MemoryStore(MemoryReads):
         nothing is created; a writable open still brings an existing store up to date.
 
         `require_tenant` refuses a tenant that has no memories (reads of a typo would
-        otherwise look like an empty store).
+        otherwise look like an empty store). `accel=False` turns the speed-up layer off
+        (`memory_core.store.accel`; default `settings.accel`, MEMLENS_ACCEL).
         """
         settings = settings or Settings.from_env()
         uri = uri or settings.store_uri
@@ -142,6 +145,7 @@ class MemoryStore(MemoryReads):
             read_only=read_only,
             actor=settings.actor,
             cache=settings.model_cache,
+            accel=settings.accel if accel is None else accel,
         )
         store.recover_if_interrupted()
         if require_tenant:
@@ -181,6 +185,20 @@ class MemoryStore(MemoryReads):
         """This tenant's memories in session order (cached per table version), for session
         context."""
         return self._sessions
+
+    def held_columns(self) -> frozenset[str]:
+        """The columns that reads by row id (`store.rows`) take from memory at the latest
+        version: none until the row cache holds that version, or with the speed-up off."""
+        if self.row_cache.version is None:
+            return frozenset()
+        return self.row_cache.holds_now(self.latest.version())
+
+    def nearest_in_memory(self, vector: Sequence[float], flt: Filter, m: int
+                          ) -> builtins.list[Found] | None:
+        """The top-m under `flt` by cosine, from the rows held in memory
+        (`accel.vector_search_in_memory`); None when they cannot answer for the latest
+        version (then `queries.nearest` does)."""
+        return nearest_held(self, vector, flt, m)
 
     # ---------------------------------------------------- Arrow-level views
     def schemas(self) -> dict[str, pa.Schema]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from memory_core.store.one_hop import collect, query
+from memory_core.store.accel.arrow_query import collect, query
 
 if TYPE_CHECKING:
     from memory_core.store.memory_store import MemoryStore

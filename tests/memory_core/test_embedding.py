@@ -160,12 +160,12 @@ def test_the_query_encoder_does_not_spin_between_queries(model: PackagedModelEmb
 
 
 def test_fastembed_models_do_not_spin_either(model_cache: Path) -> None:
-    """Other models run by fastembed get the same quiet threads (`no_spinning.py`), and the
+    """Other models run by fastembed get the same quiet threads (`quiet_threads.py`), and the
     patch that does it is gone once the model is loaded."""
     import onnxruntime
     from fastembed.common import onnx_model
 
-    from memory_core.embedding.no_spinning import spinning_of
+    from memory_core.embedding.quiet_threads import spinning_of
 
     embedder = FastEmbedEmbedder(DEFAULT_MODEL, 384,
                                  model_dir=lambda: offline.offline_model_dir(model_cache))

@@ -9,7 +9,7 @@ from typing import Any
 
 from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
-from memory_core.store.latest_dataset import LatestDataset
+from memory_core.store.accel.current_dataset import LatestDataset
 
 
 def test_each_write_shows_in_the_next_version_and_dataset(store_path: str,

@@ -73,8 +73,9 @@ class RowCache:
 
     def __init__(self, tenant: str, *, max_rows: int = MAX_CACHED_ROWS,
                  vector_rows: int = MAX_VECTOR_ROWS, warm_reads: int = WARM_READS,
-                 background: bool = True) -> None:
+                 background: bool = True, enabled: bool = True) -> None:
         self._tenant = tenant
+        self._enabled = enabled  # off: nothing is ever held, every read goes to the file
         self._max_rows = max_rows
         self._vector_rows = vector_rows
         self._warm_reads = warm_reads
@@ -108,6 +109,8 @@ class RowCache:
             return self._rows if self._version == version else None
 
     def _at(self, version: int, dataset: Any) -> HeldRows | None:
+        if not self._enabled:
+            return None
         with self._lock:
             if version == self._version:
                 return self._rows

@@ -24,14 +24,17 @@ from memory_core.store import stall_watch
 class LatestDataset:
     """A LanceDB table's Lance dataset, kept at the table's latest version."""
 
-    def __init__(self, table_of: Callable[[], Any]) -> None:
+    def __init__(self, table_of: Callable[[], Any], *, enabled: bool = True) -> None:
         self._table_of = table_of  # the store's current handle (tables can be reopened)
+        self._enabled = enabled  # off: no dataset, callers use LanceDB's own calls
         self._known: tuple[Any, Any] | None = None  # (table handle, dataset)
         self._lock = threading.Lock()  # the pages share a store between sessions' threads
 
     def current(self) -> Any | None:
         """The dataset at the latest version, or None when the table has none to give
         (callers then use LanceDB's own calls)."""
+        if not self._enabled:
+            return None
         table = self._table_of()
         with self._lock:
             known = self._known

@@ -9,7 +9,7 @@ from typing import Any
 from memory_core.model.filters import Filter
 from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
-from memory_core.store.version_counts import MAX_PREDICATES, VersionCounts
+from memory_core.store.accel.count_cache import MAX_PREDICATES, VersionCounts
 
 
 class _CountingTable:

@@ -1,4 +1,4 @@
-"""Queries built on LanceDB's async API (`store/one_hop.py`) return what LanceDB's own
+"""Queries built on LanceDB's async API (`store/accel/arrow_query.py`) return what LanceDB's own
 synchronous search returns, row for row and in order, under a pre-filter."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from memory_core.model.errors import StoreLocationError
 from memory_core.model.filters import Filter
 from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
+from memory_core.store.accel.arrow_query import query
 from memory_core.store.index_rule import tuned
-from memory_core.store.one_hop import query
 from memory_core.store.queries import ensure_fts_index, full_text, nearest
 
 TOPICS = ["deploy the database migration", "rotate the api keys", "cache warm-up on start",

@@ -47,8 +47,8 @@ from memory_core.store.index_rule import QUERY_NPROBES, QUERY_REFINE, beam
 from memory_core.store.queries import Found, vector_arrays
 
 if TYPE_CHECKING:
+    from memory_core.store.accel.row_cache import HeldRows
     from memory_core.store.memory_store import MemoryStore
-    from memory_core.store.row_cache import HeldRows
 
 
 def left_in(flt: Filter, tenant: str, always: Callable[[Condition], bool]

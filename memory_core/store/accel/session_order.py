@@ -78,8 +78,10 @@ class SessionOrder:
     """(session, type, created_at) of one tenant's memories, sorted, for one table version."""
 
     def __init__(self, table: Any, tenant: str,
-                 latest_version: Callable[[], int] | None = None) -> None:
+                 latest_version: Callable[[], int] | None = None, *, keep: bool = True
+                 ) -> None:
         self._handle = table
+        self._keep = keep  # False: read again on every call, nothing kept between two
         self._tenant = tenant
         #: the table's latest version (`store.latest.version`: no LanceDB hop)
         self._latest = latest_version or (lambda: int(table.version))
@@ -90,7 +92,7 @@ class SessionOrder:
     def _current(self) -> dict[str, Any]:
         with self._lock:
             version = self._latest()
-            if version != self._version:
+            if version != self._version or not self._keep:
                 self._arrays = self._read()
                 self._version = version
             return self._arrays

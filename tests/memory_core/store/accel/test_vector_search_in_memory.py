@@ -1,6 +1,7 @@
-"""The vector top-m from the rows the row cache holds (`store/held_nearest.py`): the same
-ranking as LanceDB's own query, the pre-filter left out only where every row passes it,
-never another tenant's rows, and no answer for a version the cache does not hold."""
+"""The vector top-m from the rows the row cache holds
+(`store/accel/vector_search_in_memory.py`): the same ranking as LanceDB's own query, the
+pre-filter left out only where every row passes it, never another tenant's rows, and no
+answer for a version the cache does not hold."""
 
 from __future__ import annotations
 
@@ -14,10 +15,15 @@ from memory_core.model.filters import Condition, Filter
 from memory_core.model.records import Memory
 from memory_core.retrieval.engines import vector_candidates
 from memory_core.store import MemoryStore
-from memory_core.store.held_nearest import _post_status, left_in, nearest_held, pushed_down
+from memory_core.store.accel.row_cache import RowCache
+from memory_core.store.accel.vector_search_in_memory import (
+    _post_status,
+    left_in,
+    nearest_held,
+    pushed_down,
+)
 from memory_core.store.indexes import ensure_indexes
 from memory_core.store.queries import nearest
-from memory_core.store.row_cache import RowCache
 from tests.conftest import FAKE_DIM
 
 WORDS = ("cache lance vector index query tenant filter session decision pattern "

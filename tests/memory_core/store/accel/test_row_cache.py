@@ -20,8 +20,9 @@ from memory_core.model.records import Memory
 from memory_core.retrieval.candidates import engine_candidates
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.search import search
-from memory_core.store import MemoryStore, row_cache
-from memory_core.store.row_cache import RowCache
+from memory_core.store import MemoryStore
+from memory_core.store.accel import row_cache
+from memory_core.store.accel.row_cache import RowCache
 
 
 def _rows(store: MemoryStore, memories: list[Memory]) -> dict[str, int]:
@@ -220,7 +221,7 @@ def test_held_rows_make_the_engines_queries_lean(store_path: str, store: MemoryS
 
 EXITING_SCRIPT = """
 import sys, lance
-from memory_core.store.row_cache import RowCache
+from memory_core.store.accel.row_cache import RowCache
 dataset = lance.dataset(sys.argv[1])
 cache = RowCache("t", warm_reads=1, max_rows=10**7)
 cache.take(dataset, [0, 1], ["id"])  # starts the background scan; the process exits now

@@ -5,7 +5,7 @@ crosses from the calling thread to LanceDB's background event loop four or five 
 table schema twice, the query, each result batch), and each crossing is a thread hand-off
 that waits for a core. Built with the async query builder and collected in one run on that
 loop, the same query crosses once, with the same rows in the same order
-(`tests/memory_core/store/test_one_hop.py`).
+(`tests/memory_core/store/accel/test_arrow_query.py`).
 
 The async table and the loop are reached through `lance_private`, the one module that uses
 names LanceDB does not document.

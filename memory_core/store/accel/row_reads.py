@@ -19,7 +19,7 @@ from memory_core.model.codec import memory_from_row
 from memory_core.model.filters import IN_CHUNK, in_chunks, sql_in, sql_string
 from memory_core.model.records import Memory
 from memory_core.store import lance_private
-from memory_core.store.one_hop import collect, query
+from memory_core.store.accel.arrow_query import collect, query
 
 if TYPE_CHECKING:
     from memory_core.store.memory_store import MemoryStore
@@ -75,7 +75,7 @@ class RowReads:
 
     def _from_cache(self, dataset: Any, wanted: list[int], columns: Sequence[str]
                     ) -> pa.Table | None:
-        """The rows from the row cache (`store/row_cache.py`), the columns it does not hold
+        """The rows from the row cache (`store/accel/row_cache.py`), the columns it does not hold
         taken from the Lance file for the rows it found; None when it cannot serve."""
         cache = self._store.row_cache
         held = cache.holds_now(int(dataset.version))
