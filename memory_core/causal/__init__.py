@@ -1,7 +1,7 @@
 """The causal-graph explorer: lineage ("why"), supersession chains, contradictions,
 neighbourhoods, graph health, and writing edges (docs/design/graph.md). No Streamlit here.
 
-    lineage(store, id, *, depth=3, relations=CAUSAL, as_of=None) -> Lineage
+    lineage(store, id, *, depth=3, relations=None (CAUSAL), as_of=None) -> Lineage
     supersession_chain(store, id) -> SupersessionChain
     contradictions(store, filter=None, *, as_of=None) -> list[Contradiction]
     neighbourhood(store, ids, *, hops=1, relations=None, min_strength=0.0, since=None,

@@ -1,7 +1,7 @@
 """Curation: edit, archive, restore, supersede, merge, delete (optionally purge), undo,
 previews and `verify_deleted` (docs/design/curation.md); corrections and citations
 (`correct`, `cite`: docs/design/records.md, docs/design/events.md); reflections
-(`consolidate`). No Streamlit here."""
+(`consolidate`); the audit read as batches (`audit_batches`). No Streamlit here."""
 
 from memory_core.curation.actions import (
     EDITABLE,

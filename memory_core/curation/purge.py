@@ -1,6 +1,7 @@
 """What a purge does after the rows are deleted: scrub the audit's copies of the purged
-memories to tombstones, make recall sessions forget them, rebuild the full-text index and
-remove every older table version from disk (docs/design/curation.md)."""
+memories to tombstones, make recall sessions forget them, delete their events, and have the
+store rewrite the data files, rebuild the full-text index and remove every older table
+version from disk (docs/design/curation.md)."""
 
 from __future__ import annotations
 

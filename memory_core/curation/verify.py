@@ -1,12 +1,12 @@
 """`verify_deleted`: check every place a deleted memory could come back from.
 
 The live table, vector search, BM25 search (a query of the memory's own rarest words), graph
-edges and graph expansion, recall, recall sessions, map caches, a fresh export, and, after a
-purge, every table version on disk, the audit's copies and the store's files. Each check says
-pass, fail, skip (cannot be checked here) or info (kept on purpose: a plain delete keeps the
-version history so that undo works; text another tenant holds too stays on disk with it).
-The searches run for a seeded sample of at most `SEARCHED` of the memories (each costs a few
-searches); every other check takes all of them, each reading its data once.
+edges and graph expansion, recall, recall sessions, events, map caches, a fresh export, and,
+after a purge, every table version on disk, the audit's copies and the store's files. Each
+check says pass, fail, skip (cannot be checked here) or info (kept on purpose: a plain delete
+keeps the version history so that undo works; text another tenant holds too stays on disk with
+it). The searches run for a seeded sample of at most `SEARCHED` of the memories (each costs a
+few searches); every other check takes all of them, each reading its data once.
 """
 
 from __future__ import annotations

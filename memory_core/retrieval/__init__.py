@@ -1,1 +1,2 @@
-"""Retrieval: candidate engines, fusion, decay rerank, MMR, `search()` and `recall()`."""
+"""Retrieval: candidate engines, session context, fusion, decay rerank, MMR, output tiers and
+token budgets, `search()` and `recall()`."""

@@ -2,7 +2,8 @@
 
 Vector top-m and BM25 top-m run under the same filter; BM25 needs no query vector, so it runs
 on a thread while the query is embedded and searched (LanceDB and onnxruntime release the
-GIL), as LanceDB's own hybrid search does. The graph then expands from the best fused seeds
+GIL), as LanceDB's own hybrid search does. Each candidate is then scored with its session
+neighbours (`context.py`), and the graph expands from the best fused seeds
 (PathRAG caps, docs/design/retrieval.md). Degraded modes are reasons, never errors: no
 embedder means BM25 (ADR-009 in docs/design/seeds.md), memories without a vector are
 reachable only by BM25 and the graph, and a read-only store without a full-text index has no

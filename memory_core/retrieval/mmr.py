@@ -5,7 +5,8 @@ documents and producing summaries". Greedy: repeatedly pick the candidate maximi
 `lambda * rel(d) - (1 - lambda) * max_sim(d, picked) * rel_max`, with cosine similarity of the
 memories' vectors (a candidate without a vector is similar to nothing). The similarity term is
 scaled by the best relevance so both terms share the relevance's units. `mmr` defaults to
-lambda = 0.4; `search` passes `RankingConfig.mmr_lambda` (docs/design/retrieval.md).
+lambda = 0.4; `search` passes `RankingConfig.mmr_lambda`, 0.7 by default
+(docs/design/retrieval.md).
 """
 
 from __future__ import annotations

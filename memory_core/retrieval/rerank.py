@@ -1,6 +1,7 @@
 """Stage 3 of `search()`: decay as a bounded prior on the fused score, then optionally MMR.
 
-Decay multiplies the fused score by the memory's composite (docs/design/decay.md), so it
+Decay multiplies the fused score by `(1 - decay_weight) + decay_weight * composite`, the
+memory's composite (docs/design/decay.md) weighed by `RankingConfig.decay_weight`, so it
 reorders near-ties and never buries a clearly more relevant memory; MMR (Carbonell &
 Goldstein 1998, see `mmr.py`) then trades relevance for diversity and records by how much.
 """

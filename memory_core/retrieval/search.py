@@ -1,8 +1,9 @@
 """`search()`: hybrid retrieval with an explanation on every hit (docs/design/retrieval.md).
 
 A pipeline of named stages with typed values between them:
-1. `candidates` -> `Candidates`: vector and BM25 top-m under the filter, graph expansion from
-   the best of them, and why any engine was off (`retrieval/candidates.py`);
+1. `candidates` -> `Candidates`: vector and BM25 top-m under the filter, each memory scored
+   with its session neighbours (`retrieval/context.py`), graph expansion from the best of
+   them, and why any engine was off (`retrieval/candidates.py`);
 2. `fuse` -> `list[Fused]`: the config's fusion of the engines' lists, convex by default
    (weighted normalised scores), or weighted RRF with its convergence bonus, or CombMNZ
    (`retrieval/fusion.py`, `retrieval/score_fusion.py`);
