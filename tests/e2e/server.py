@@ -47,9 +47,19 @@ def serving(store: Path, model_cache: Path, log: Path,
         env["MEMLENS_TENANT"] = tenant
     argv = [sys.executable, "-m", "memory_core.cli", "serve", "--no-seed", "--port",
             str(port), "--store", str(store)]
+    with running(argv, port, cwd=ROOT, env=env, log=log) as url:
+        yield url
+
+
+@contextmanager
+def running(argv: list[str], port: int, *, cwd: Path, env: dict[str, str],
+            log: Path) -> Iterator[str]:
+    """Run the server command `argv` (listening on `port`) from `cwd` and yield its base
+    URL once healthy; its process group is killed afterwards, whatever happened. Its
+    output goes to `log` (quoted in the failure when it never comes up)."""
     url = f"http://127.0.0.1:{port}"
     with log.open("wb") as out:
-        process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out,
+        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)
         try:
             deadline = time.monotonic() + START_TIMEOUT

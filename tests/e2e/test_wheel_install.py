@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.server import START_TIMEOUT, _healthy, free_port
+from tests.e2e.server import free_port, running
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -129,27 +127,9 @@ def served(venv: Path, elsewhere: Path) -> Iterator[str]:
     seeded = _run([memlens, "init", "--demo", "--store", str(store)], cwd=elsewhere, env=env)
     assert "seeded" in seeded.stdout and "memories" in seeded.stdout
     port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    log = elsewhere / "serve.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen([memlens, "serve", "--store", str(store), "--port",
-                                    str(port)], cwd=elsewhere, env=env, stdout=out,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            deadline = time.monotonic() + START_TIMEOUT
-            while not _healthy(url):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"memlens serve did not come up on {url} (exit "
-                                       f"{process.poll()}):\n{log.read_text()[-3000:]}")
-                time.sleep(0.3)
-            yield url
-        finally:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=20)
+    with running([memlens, "serve", "--store", str(store), "--port", str(port)], port,
+                 cwd=elsewhere, env=env, log=elsewhere / "serve.log") as url:
+        yield url
 
 
 def _demo_memories(package: Path) -> int:
