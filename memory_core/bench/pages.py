@@ -1,10 +1,5 @@
 """`memlens bench pages`: the first render of the app's pages on a large store.
 
-The command (memory_core/cli/bench.py) runs this module in a subprocess, as
-`python -m memlens_app.bench_pages ARGS` (ARGS: `run_pages_bench`'s arguments as one JSON
-object), since the engine never imports the app; `main` prints one JSON line back: the
-figures and their text lines, or the one-line error.
-
 Target: the Overview and Search pages render first in <= 5 s on a store of a
 million memories, on a 2-core machine. Each page is rendered in a fresh Python process by
 Streamlit's AppTest (`memlens_app/widgets/common/render_probe.py`, by module name): the
@@ -21,6 +16,7 @@ work on shared cores stretches every one of them.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -47,13 +43,22 @@ RENDER_TIMEOUT_S = 900.0
 #: Seconds a page's process gets beyond its render timeout (imports, the second render):
 #: a page whose work holds Python's lock keeps AppTest from noticing its own timeout.
 PROCESS_SLACK_S = 600.0
-#: The app's module that renders one page, run in a fresh process per page.
+#: The app's module that renders one page (the engine names it and never imports it).
 RENDER_PROBE = "memlens_app.widgets.common.render_probe"
+
+
+def app_dir() -> Path:
+    """The folder of the installed web app (`memlens_app`), found without importing it."""
+    spec = importlib.util.find_spec("memlens_app")
+    if spec is None or not spec.submodule_search_locations:
+        raise MemlensError("the web app (package memlens_app) is not installed beside "
+                           "memory_core; reinstall memlens (pip install memlens)")
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def page_names() -> tuple[str, ...]:
     """The app's pages by script name (every module of memlens_app/page_scripts/ is one)."""
-    folder = Path(__file__).resolve().parent / "page_scripts"
+    folder = app_dir() / "page_scripts"
     return tuple(sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__"))
 
 
@@ -232,25 +237,3 @@ def run_pages_bench(store_uri: str | None = None, *, tenant: str | None = None,
     return PagesBench(uri=store_uri, tenant=tenant, memories=memories, edges=edges,
                       index_warning=warning, load_before=before, load_after=after,
                       write_s=write_s, index_s=index_s, renders=renders)
-
-
-def main(argv: Sequence[str]) -> None:
-    """Run the bench with `argv[0]` (a JSON object of `run_pages_bench`'s keyword arguments)
-    and print one JSON line: `{"figures": ..., "lines": [...]}`, or `{"error": message,
-    "param": the option at fault or null}` for a bad page or a store that cannot be read."""
-    kwargs = json.loads(argv[0])
-    try:
-        check_pages(kwargs.get("pages", ()))
-    except ValueError as exc:
-        print(json.dumps({"error": str(exc), "param": "--page"}))
-        return
-    try:
-        result = run_pages_bench(**kwargs)
-    except (MemlensError, ValueError) as exc:
-        print(json.dumps({"error": str(exc), "param": None}))
-        return
-    print(json.dumps({"figures": result.to_dict(), "lines": result.lines()}, default=str))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
