@@ -104,7 +104,7 @@ def fill_pending(
     if ids:
         with store.writing("reembed"):  # all batches or none
             _merge_vectors(store, keys, computed, batch_rows)
-            store.append_audit("reembed", ids,
+            store.audit.append("reembed", ids,
                                after={"embedded": len(ids), "model": store.model_id},
                                table_version=store.version)
     return ReembedReport(len(ids), store.model_id, store.dimension, store.version)
@@ -137,7 +137,7 @@ def switch_model(
             version = store.version
             for tenant in sorted({t for t, _ in keys}):
                 tenant_ids = [i for t, i in keys if t == tenant]
-                store.append_audit(
+                store.audit.append(
                     "reembed", tenant_ids, tenant=tenant,
                     before={"model": old_model[0], "dimension": old_model[1]},
                     after={"model": embedder.model_id, "dimension": embedder.dimension},

@@ -2,9 +2,9 @@
 
 A module of `memory_core` imports only from its own layer or below; no two units (folders or
 top-level modules, see `LAYERS`) import each other, directly or round a loop; no two modules do
-either.
-Imports under `if TYPE_CHECKING:` count for the layers (a type is a dependency too) but not
-for the cycles (they do not run).
+either, not even inside one package (a part of the store depends on what it is given, not on
+the class that owns it).
+Imports under `if TYPE_CHECKING:` count for every rule: a type is a dependency too.
 """
 
 from __future__ import annotations
@@ -156,11 +156,11 @@ def test_no_module_imports_from_a_layer_above_its_own() -> None:
 
 
 def test_no_two_packages_import_each_other() -> None:
-    assert cycles(unit_graph(import_graph(with_type_checking=False))) == []
+    assert cycles(unit_graph(import_graph(with_type_checking=True))) == []
 
 
 def test_no_two_modules_import_each_other() -> None:
-    assert cycles(import_graph(with_type_checking=False)) == []
+    assert cycles(import_graph(with_type_checking=True)) == []
 
 
 @pytest.mark.parametrize(("graph", "upward", "loops"), [

@@ -57,4 +57,4 @@ right.plotly_chart(counts_bar(stats.by_status, title="By status (all memories)")
 st.plotly_chart(written_over_time(get_over_time(store.uri, store.tenant, store.version)))
 
 st.subheader("Latest audit entries")
-audit_table(store.audit_entries(limit=15))
+audit_table(store.audit.entries(limit=15))

@@ -133,7 +133,7 @@ def activity(store: MemoryStore, *, since: datetime | None = None,
     >>> activity(store).sessions()[0].recalls  # doctest: +SKIP
     3
     """
-    events = [e for e in store.events(kinds=("recall", "cite", "correct"), since=since,
+    events = [e for e in store.events.query(kinds=("recall", "cite", "correct"), since=since,
                                       until=until) if actor is None or e.actor == actor]
     entries: list[ActivityEntry] = []
     for r in group_recalls(events):
@@ -150,7 +150,7 @@ def activity(store: MemoryStore, *, since: datetime | None = None,
             entries.append(ActivityEntry(e.at, e.actor, e.session_id, "correct",
                                          (e.memory_id,), query=e.query,
                                          note=str(what) if what else None))
-    adds = store.audit_query(action="add", since=since, until=until, limit=None)
+    adds = store.audit.query(action="add", since=since, until=until, limit=None)
     entries.extend(_remembers(adds, actor))
     entries.sort(key=lambda e: (e.at, KINDS.index(e.kind)), reverse=True)
     return Activity(tuple(entries))

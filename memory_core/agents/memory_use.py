@@ -70,8 +70,8 @@ def memory_use(store: MemoryStore, *, days: int = 30, limit: int = 20,
     if isinstance(days, bool) or not isinstance(days, int) or days < 1:
         raise InvalidConfigError(f"days must be a whole number >= 1, got {days!r}")
     now = now or utcnow()
-    recalled = store.event_log.latest("recall")
-    cited = store.event_log.latest("cite")
+    recalled = store.events.latest("recall")
+    cited = store.events.latest("cite")
     recalls = dict(zip(recalled["memory_id"].to_pylist(),
                        zip(recalled["count"].to_pylist(), recalled["at"].to_pylist(),
                            strict=True), strict=True))

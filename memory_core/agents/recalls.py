@@ -84,13 +84,13 @@ def group_recalls(events: Iterable[Event]) -> list[PastRecall]:
 def past_recalls(store: MemoryStore, *, since: datetime | None = None,
                  until: datetime | None = None, limit: int | None = None) -> list[PastRecall]:
     """The tenant's recalls in `[since, until)`, newest first."""
-    return group_recalls(store.events(kinds=("recall",), since=since, until=until))[:limit]
+    return group_recalls(store.events.query(kinds=("recall",), since=since, until=until))[:limit]
 
 
 def sent_ranked(store: MemoryStore, recall_id: str) -> list[str] | None:
     """What the recall sent, best first, from its audit row (which a purge leaves: it names
     ids only); None when the row has no list (a store written before recall ids)."""
-    for entry in store.audit_query(action="recall", limit=None):
+    for entry in store.audit.query(action="recall", limit=None):
         after = entry.after if isinstance(entry.after, dict) else {}
         if after.get("recall_id") == recall_id:
             return [str(i) for i in after.get("ranked") or []]
@@ -99,7 +99,7 @@ def sent_ranked(store: MemoryStore, recall_id: str) -> list[str] | None:
 
 def find_recall(store: MemoryStore, recall_id: str) -> PastRecall:
     """The recall `recall_id` of this tenant; `RecallNotFoundError` if it has no event."""
-    found = [r for r in group_recalls(store.event_log.query(kinds=("recall",)))
+    found = [r for r in group_recalls(store.events.query(kinds=("recall",)))
              if r.recall_id == recall_id]
     if not found:
         raise RecallNotFoundError(

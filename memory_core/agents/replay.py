@@ -108,7 +108,7 @@ def config_now(recall: PastRecall) -> RankingConfig:
 
 
 def _last_change(store: MemoryStore, memory_id: str, since: datetime) -> AuditEntry | None:
-    rows = [r for r in store.audit_query(target_ids=(memory_id,), since=since, limit=None)
+    rows = [r for r in store.audit.query(target_ids=(memory_id,), since=since, limit=None)
             if r.action not in ("recall", "add")]
     return rows[0] if rows else None
 
@@ -123,7 +123,7 @@ def decay_at(store: MemoryStore, memory: Memory, at: datetime, params: DecayPara
              beta: float, before: set[str]) -> float:
     """The decay prior `memory` had at `at`, its access state rebuilt from its recall events
     (every access is one; those of `before`, a set of event ids, and later ones undone)."""
-    events = store.events(memory_ids=[memory.id], kinds=("recall", "cite"))
+    events = store.events.query(memory_ids=[memory.id], kinds=("recall", "cite"))
     recalls = [e for e in events if e.event_kind == "recall"]
     later = [e for e in recalls if e.at >= at or e.id in before]
     earlier = [e.at for e in recalls if not (e.at >= at or e.id in before)]
@@ -140,7 +140,7 @@ def decay_at(store: MemoryStore, memory: Memory, at: datetime, params: DecayPara
 def _held_back(store: MemoryStore, recall: PastRecall, memory_id: str) -> datetime | None:
     if recall.session_id is None:
         return None
-    sent = [e.at for e in store.events(memory_ids=[memory_id], kinds=("recall",),
+    sent = [e.at for e in store.events.query(memory_ids=[memory_id], kinds=("recall",),
                                        session_id=recall.session_id,
                                        since=recall.at - TTL, until=recall.at)]
     return max(sent) if sent else None
@@ -154,7 +154,7 @@ def _explain(store: MemoryStore, recall: PastRecall, memory_id: str, then_rank: 
              now_rank: int | None, ctx: _Context) -> Difference:
     memory = ctx.memories.get(memory_id)
     if memory is None:
-        rows = [r for r in store.audit_query(target_ids=(memory_id,), since=recall.at,
+        rows = [r for r in store.audit.query(target_ids=(memory_id,), since=recall.at,
                                              limit=None) if r.action in ("purge", "delete")]
         if rows:
             word = _GONE[rows[0].action]
@@ -170,7 +170,7 @@ def _explain(store: MemoryStore, recall: PastRecall, memory_id: str, then_rank: 
         word = memory.status
         text = f"{word} since {_by(row)}" if row else f"{word} (no audit row since the recall)"
         if memory.status == "superseded":
-            heirs = [e.source_id for e in store.edges(memory_id=memory_id)
+            heirs = [e.source_id for e in store.edges.list(memory_id=memory_id)
                      if e.relation == "supersedes" and e.target_id == memory_id]
             if heirs:
                 text += f"; replaced by {', '.join(heirs)}"
@@ -185,7 +185,7 @@ def _explain(store: MemoryStore, recall: PastRecall, memory_id: str, then_rank: 
                           row.batch_id if row else None, row.actor if row else None,
                           row.at if row else None)
     if then_rank is None and memory.created_at > recall.at:
-        adds = [r for r in store.audit_query(target_ids=(memory_id,), action="add", limit=1)]
+        adds = [r for r in store.audit.query(target_ids=(memory_id,), action="add", limit=1)]
         by = f" {_by(adds[0])}" if adds else ""
         return Difference(memory_id, "added", then_rank, now_rank,
                           f"added since the recall (created {memory.created_at:%Y-%m-%d %H:%M}"
@@ -283,7 +283,7 @@ def replay(store: MemoryStore, recall_id: str, *, config: RankingConfig | None =
     now_hits: list[Hit] = top[:keep]
     now_ids = tuple(h.memory.id for h in now_hits)
     memories = store.get_many(sorted(set(then_ids) | set(now_ids)))
-    events_of = {e.id for e in store.events(kinds=("recall",), since=past.at,
+    events_of = {e.id for e in store.events.query(kinds=("recall",), since=past.at,
                                             until=past.at + timedelta(microseconds=1))
                  if e.metadata.get("recall_id") == recall_id}
     params = (cfg_then or cfg_now).decay

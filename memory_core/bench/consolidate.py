@@ -131,7 +131,7 @@ def _synthetic(store: MemoryStore, memories: int) -> float:
             ids.extend(table["id"].to_pylist())
             topics.extend(int(t) for t in batch_topics)
             bar.update(table.num_rows)
-    store.add_edges(synthetic_edges(ids, topics, memories // 10, tenant=store.tenant),
+    store.edges.add(synthetic_edges(ids, topics, memories // 10, tenant=store.tenant),
                     check_endpoints=False, reason="bench consolidate")
     return time.perf_counter() - start
 
@@ -171,7 +171,7 @@ def time_impact(store: MemoryStore) -> dict[str, Any]:
 
 def _lineage_sources(store: MemoryStore, count: int) -> list[str]:
     """`count` memories (by id) that a reflection derives from."""
-    targets = sorted({e.target_id for e in store.edges() if e.relation == "derived_from"
+    targets = sorted({e.target_id for e in store.edges.list() if e.relation == "derived_from"
                       and e.status == "active"})
     return targets[:count]
 

@@ -178,7 +178,7 @@ def build_store(store: MemoryStore, memories: int, *, archive: int, pairs: int,
         if progress is not None:
             progress(table.num_rows)
     edges = synthetic_edges(ids, topics, memories // 10, tenant=store.tenant, seed=seed)
-    return store.add_edges(edges, check_endpoints=False, reason="bench curate")
+    return store.edges.add(edges, check_endpoints=False, reason="bench curate")
 
 
 def _timed(fn: Callable[[], T]) -> tuple[float, T]:

@@ -209,7 +209,7 @@ def time_health_and_why(store: MemoryStore, calls: int, *, seed: int = 0,
     start = time.perf_counter()
     graph_health(store)
     again_s = time.perf_counter() - start
-    ends = sorted({x for pair in store.edge_endpoints() for x in pair})
+    ends = sorted({x for pair in store.edges.endpoints() for x in pair})
     if not ends:
         raise ValueError("the store has no edges: nothing for `why` to walk")
     rng = random.Random(seed)
@@ -274,14 +274,14 @@ def run_graph_bench(memories: int = 100_000, *, edges: int = 10_000, nodes: int 
         small = open_store("small")
         with _bar("writing the small store", nodes, "memory") as advance:
             ids, _ = _write_memories(small, nodes, advance, seed=1)
-        small_edges = small.add_edges(wired_edges(ids, node_edges, tenant=small.tenant),
+        small_edges = small.edges.add(wired_edges(ids, node_edges, tenant=small.tenant),
                                       check_endpoints=False, reason="bench graph")
         around = time_neighbourhood(small, ids[0], limit=nodes)
         large = open_store("large")
         start = time.perf_counter()
         with _bar("writing the large store", memories, "memory") as advance:
             ids, topics = _write_memories(large, memories, advance, seed=0)
-        written = large.add_edges(synthetic_edges(ids, topics, edges, tenant=large.tenant),
+        written = large.edges.add(synthetic_edges(ids, topics, edges, tenant=large.tenant),
                                   check_endpoints=False, reason="bench graph")
         write_s = time.perf_counter() - start
         with _bar("indexing", index_steps(), "step") as advance:

@@ -173,7 +173,7 @@ def _store_figures(uri: str, tenant: str, settings: Settings) -> tuple[int, int,
 
     store = MemoryStore.open(uri, tenant=tenant, read_only=True, create=False,
                              check_vectors=False, settings=settings)
-    return (store.count(Filter(status=STATUSES)), store.count_edges(),
+    return (store.count(Filter(status=STATUSES)), store.edges.count(),
             index_health(store).warning(index_fix_command(uri, tenant)))
 
 

@@ -282,7 +282,7 @@ def build_store(store: MemoryStore, n: int, *, edges: int, progress: Progress | 
         ids.extend(table["id"].to_pylist())
         topics.extend(int(t) for t in batch_topics)
         advance(table.num_rows)
-    return store.add_edges(synthetic_edges(ids, topics, edges, tenant=store.tenant),
+    return store.edges.add(synthetic_edges(ids, topics, edges, tenant=store.tenant),
                            check_endpoints=False, reason="bench search")
 
 

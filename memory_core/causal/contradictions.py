@@ -30,7 +30,7 @@ def contradictions(store: MemoryStore, filter: Filter | None = None, *,
     (composite, then confidence). Pairs where both sides are active come first (the review
     queue), newest first. With `filter`, pairs with at least one side it selects."""
     now = as_of or utcnow()
-    edges = {e.id: e for edges in store.adjacency().values() for e in edges
+    edges = {e.id: e for edges in store.edges.adjacency().values() for e in edges
              if e.relation == "contradicts"}
     wanted = None
     if filter is not None:  # any status unless the filter names some

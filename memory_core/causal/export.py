@@ -57,7 +57,7 @@ def write_graph(store: MemoryStore, path: Path | str, *, format: str = "graphml"
         graph.add_node(safe(memory_id), **{k: safe(v) for k, v in
                                            _node_attrs(memories[memory_id]).items()})
     count = 0
-    for edge in store.edges():
+    for edge in store.edges.list():
         if edge.source_id in memories and edge.target_id in memories:
             attrs = {"id": edge.id, "relation": edge.relation,
                      "strength": float(edge.strength), "decay_rate": float(edge.decay_rate),

@@ -30,7 +30,7 @@ def graph_health(store: MemoryStore) -> GraphHealth:
     rows = store.scan(["id", "status", "memory_type"], Filter(status=STATUSES))
     status = dict(zip(rows["id"].to_pylist(), rows["status"].to_pylist(), strict=True))
     types = dict(zip(rows["id"].to_pylist(), rows["memory_type"].to_pylist(), strict=True))
-    edges = [e for e in store.edges() if e.status == "active"]
+    edges = [e for e in store.edges.list() if e.status == "active"]
     touched = {i for e in edges for i in (e.source_id, e.target_id)}
     orphans = sorted(i for i, s in status.items() if s == "active" and i not in touched)
     dangling = sorted(e.id for e in edges

@@ -62,7 +62,7 @@ def neighbourhood(store: MemoryStore, ids: str | Sequence[str], *, hops: int = 1
     if missing:
         raise MemoryNotFoundError(f"no memory with id {shown(missing[0])} in tenant "
                                   f"{shown(store.tenant)}; list ids with `memlens ls`")
-    adjacency = store.adjacency()
+    adjacency = store.edges.adjacency()
     reached: dict[str, tuple[int, float]] = {i: (0, 1.0) for i in focus}  # hops, strength
     kept_edges: dict[str, Edge] = {}
     frontier = list(focus)

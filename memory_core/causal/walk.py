@@ -108,7 +108,7 @@ def lineage(store: MemoryStore, memory_id: str, *, depth: int = 3,
     chosen = causal_relations(relations)
     check_depth(depth)
     store.get(memory_id)
-    adjacency = store.adjacency()
+    adjacency = store.edges.adjacency()
     now = as_of or utcnow()
     ancestors, up_cycles = _walk(memory_id, adjacency, chosen, depth, now, up=True)
     descendants, down_cycles = _walk(memory_id, adjacency, chosen, depth, now, up=False)
@@ -133,7 +133,7 @@ def supersession_chain(store: MemoryStore, memory_id: str) -> SupersessionChain:
     going forward, a memory superseded by several is a fork: reported, and the chain goes on
     with the newest successor. A cycle stops the walk and is reported."""
     store.get(memory_id)
-    adjacency = store.adjacency()
+    adjacency = store.edges.adjacency()
     older: dict[str, list[str]] = {}
     newer: dict[str, list[str]] = {}
     for edges in adjacency.values():

@@ -159,7 +159,7 @@ def events(ctx: click.Context, memory_ids: tuple[str, ...], kinds: tuple[str, ..
     from memory_core.model.canonical import event_doc
 
     store = open_store(ctx)
-    found = store.events(memory_ids=list(memory_ids) or None, kinds=kinds,
+    found = store.events.query(memory_ids=list(memory_ids) or None, kinds=kinds,
                          session_id=session_id, limit=limit)
     undone = undone_batches(store) if any(e.event_kind == "correct" for e in found) else {}
     if as_json:

@@ -136,7 +136,7 @@ def _contradictions_of(store: MemoryStore, memory_id: str) -> list[Contradiction
     from memory_core.model.filters import Filter
     from memory_core.model.schema import STATUSES
 
-    if not any(e.relation == "contradicts" for e in store.edges(memory_id=memory_id)):
+    if not any(e.relation == "contradicts" for e in store.edges.list(memory_id=memory_id)):
         return []
     pairs = contradictions(store, Filter(ids=[memory_id], status=STATUSES))
     return [c for c in pairs if memory_id in (c.a.memory_id, c.b.memory_id)]

@@ -317,8 +317,8 @@ def show(ctx: click.Context, memory_id: str, full: bool, as_json: bool) -> None:
 
     store = open_store(ctx, require_tenant=True)
     memory = store.get(memory_id)
-    edges = store.edges(memory_id=memory_id)
-    history = store.audit_entries(memory_id=memory_id, limit=20)
+    edges = store.edges.list(memory_id=memory_id)
+    history = store.audit.entries(memory_id=memory_id, limit=20)
     if as_json:
         emit_json({"memory": memory_doc(memory), "edges": [edge_doc(e) for e in edges],
                    "audit": [{"at": a.at.isoformat(), "actor": a.actor, "action": a.action,

@@ -114,9 +114,9 @@ class _History:
     (batches undone since left out)."""
 
     def __init__(self, store: MemoryStore) -> None:
-        undone = undone_by(store.audit_query(action="undo", limit=None))
+        undone = undone_by(store.audit.query(action="undo", limit=None))
         rows = [r for action in ("purge", "delete", "edit", "correct")
-                for r in store.audit_query(action=action, limit=None)
+                for r in store.audit.query(action=action, limit=None)
                 if r.batch_id is None or r.batch_id not in undone]
         self.purged: set[str] = set()
         self.removed_edges: dict[str, set[str]] = {}  # reflection -> derived_from targets

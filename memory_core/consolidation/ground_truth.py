@@ -51,7 +51,7 @@ def truth_sets(store: MemoryStore) -> list[set[str]]:
     per reflection that has any, in reflection id order."""
     reflections = store.ids(Filter(memory_type=REFLECTION))
     found: dict[str, set[str]] = {}
-    table = store.edge_endpoint_table(with_relation=True)
+    table = store.edges.endpoint_table(with_relation=True)
     for source, target, relation in zip(table["source_id"].to_pylist(),
                                         table["target_id"].to_pylist(),
                                         table["relation"].to_pylist(), strict=True):
@@ -70,7 +70,7 @@ def copy_without_reflections(store: MemoryStore, folder: Path) -> MemoryStore:
     copy.add(memories, dedup=False, action="import", reason=f"copy of {store.uri} without "
              "its reflections, to score consolidation")
     kept = {m.id for m in memories}
-    copy.add_edges([e for e in store.edges(include_inactive=True)
+    copy.edges.add([e for e in store.edges.list(include_inactive=True)
                     if e.source_id in kept and e.target_id in kept],
                    check_endpoints=False, reason="copy without reflections")
     return copy

@@ -26,7 +26,7 @@ def consolidated_ids(store: MemoryStore) -> set[str]:
     edge from an active reflection (the rule that makes a memory no longer a candidate)."""
     reflections = store.ids(Filter(memory_type=REFLECTION, status=STATUSES))
     active = store.ids(Filter(memory_type=REFLECTION))
-    sources = {edge.target_id for edge in store.edges()
+    sources = {edge.target_id for edge in store.edges.list()
                if edge.relation == "derived_from" and edge.source_id in active}
     return reflections | sources
 

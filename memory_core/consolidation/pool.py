@@ -75,7 +75,7 @@ def consolidated_sources(store: MemoryStore, edges: pa.Table) -> set[str]:
 def read_pool(store: MemoryStore, columns: Sequence[str] = ()) -> Pool:
     """The tenant's eligible memories (with `columns` beside `COLUMNS`), ordered by id so
     that every later step is repeatable, and its active edges."""
-    edges = store.edge_endpoint_table(with_relation=True)
+    edges = store.edges.endpoint_table(with_relation=True)
     wanted = list(dict.fromkeys([*COLUMNS, *columns, "vector"]))
     table = store.scan(wanted, Filter(memory_type=ELIGIBLE_TYPES))
     table = table.filter(table["vector"].is_valid())

@@ -36,7 +36,7 @@ def record_rejection(store: MemoryStore, members: Sequence[str], candidate_id: s
         after = {"candidate_id": candidate_id, "members": [
             {"id": m, "content_hash": found[m].content_hash,
              "updated_at": _stamp(found[m].updated_at)} for m in members]}
-        store.append_audit(ACTION, list(members), after=after, reason=reason)
+        store.audit.append(ACTION, list(members), after=after, reason=reason)
 
 
 def rejected_ids(store: MemoryStore, pool: Pool) -> set[str]:
@@ -44,7 +44,7 @@ def rejected_ids(store: MemoryStore, pool: Pool) -> set[str]:
     now = {i: (h, _stamp(u)) for i, h, u in zip(pool.ids, pool.column("content_hash"),
                                                 pool.column("updated_at"), strict=True)}
     out = set()
-    for entry in store.audit_query(action=ACTION, limit=None):
+    for entry in store.audit.query(action=ACTION, limit=None):
         after = entry.after if isinstance(entry.after, dict) else {}
         members = after.get("members") or []
         if members and all(isinstance(m, dict) and now.get(str(m.get("id"))) == (

@@ -44,7 +44,7 @@ def _embedded(store: MemoryStore, memory: Memory, *, dry_run: bool) -> Memory:
 
 
 def _refuse_duplicate(store: MemoryStore, content: str, *, own: str | None, hint: str) -> None:
-    holder = store.content_holder(content_hash(content))
+    holder = store.keys.holder_of(content_hash(content))
     if holder is not None and holder != own:
         raise CurationError(f"memory {shown(holder)} already holds this content; {hint}")
 

@@ -96,7 +96,7 @@ def run(store: MemoryStore, action: str, build: Callable[[], Plan], *, dry_run: 
                        "records": _edge_docs([plan.edges_after[i] for i in edge_ids
                                               if i in plan.edges_after])},
                 table_version=applied.versions.get("edges")))
-        store.append_audit_entries(rows)  # one commit for the batch's rows
+        store.audit.append_many(rows)  # one commit for the batch's rows
         if after_write is not None:
             after_write(plan, batch_id)
         return plan.report(dry_run=False, batch_id=batch_id, versions=store.table_versions())

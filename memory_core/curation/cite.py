@@ -41,7 +41,7 @@ def cite(store: MemoryStore, memory_ids: Sequence[str], *, actor: str | None = N
             raise MemoryNotFoundError(
                 f"no memory with id {shown(missing[0])}{more} in tenant {shown(store.tenant)}; "
                 f"nothing was cited (list ids with `memlens ls`)")
-        return store.record_events([
+        return store.events.record([
             Event.new("cite", memory_id, tenant=store.tenant, actor=actor or store.actor,
                       at=at, session_id=session_id, query=query, metadata={"rank": rank})
             for rank, memory_id in enumerate(ids, start=1)])

@@ -66,7 +66,7 @@ def _check(members: Sequence[str], content: str, method: str, model: str | None,
 
 def _refuse_held(store: MemoryStore, content: str) -> None:
     """Refuse content a memory of the tenant (any status) holds already. One filtered scan
-    of the hash column, not `store.content_holder`: that key index is read again in full
+    of the hash column, not `store.keys.holder_of`: that key index is read again in full
     after every curation write, which would be most of a consolidate's cost."""
     where = (f"tenant = {sql_string(store.tenant)} AND "
              f"content_hash = {sql_string(content_hash(content))}")

@@ -235,9 +235,9 @@ def correct(store: MemoryStore, memory_id: str, verdict: str | None = None, *,
     def record(plan: Plan, batch_id: str) -> None:
         c = decided[0]
         before, after = c.audit()
-        store.append_audit("correct", plan.selected, before=before, after=after,
+        store.audit.append("correct", plan.selected, before=before, after=after,
                            reason=note, batch_id=batch_id)
-        store.record_events([Event.new(
+        store.events.record([Event.new(
             "correct", memory_id, tenant=store.tenant, actor=actor or store.actor,
             session_id=session_id, metadata=c.metadata(memory_id, batch_id))])
 

@@ -59,7 +59,7 @@ def audit_batches(store: MemoryStore, *, since: datetime | None = None,
                   action: str | None = None, memory_id: str | None = None,
                   limit: int = 50) -> list[AuditBatch]:
     """The newest `limit` batches of the tenant matching every criterion given."""
-    rows = store.audit_query(since=since, until=until, actor=actor,
+    rows = store.audit.query(since=since, until=until, actor=actor,
                              target_ids=(memory_id,) if memory_id else (), limit=None)
     groups: dict[str, list[AuditEntry]] = {}
     for row in rows:
@@ -84,4 +84,4 @@ def undone_batches(store: MemoryStore) -> dict[str, str]:
     The events table is append-only: a `correct` event stays when its batch is undone, and
     its metadata's `batch_id` looked up here says so (`memlens events` prints it).
     """
-    return undone_by(store.audit_query(action="undo", limit=None))
+    return undone_by(store.audit.query(action="undo", limit=None))

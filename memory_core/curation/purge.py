@@ -46,14 +46,14 @@ def scrub(value: Any, stones: dict[str, dict[str, Any]]) -> tuple[Any, bool]:
 def scrub_audit(store: MemoryStore, memories: Sequence[Memory], reason: str | None) -> int:
     """Rewrite the audit rows holding copies of `memories`; returns how many rows changed."""
     stones = {m.id: tombstone(m, actor=store.actor, reason=reason) for m in memories}
-    rows = store.audit_query(target_ids=sorted(stones), limit=None)
+    rows = store.audit.query(target_ids=sorted(stones), limit=None)
     changed = []
     for entry in rows:
         before, hit_before = scrub(entry.before, stones)
         after, hit_after = scrub(entry.after, stones)
         if hit_before or hit_after:
             changed.append(replace(entry, before=before, after=after))
-    store.rewrite_audit(changed)
+    store.audit.rewrite(changed)
     return len(changed)
 
 
@@ -68,11 +68,11 @@ def forget_sessions(store: MemoryStore, memories: Sequence[Memory]) -> int:
 def finish_purge(store: MemoryStore, plan: Plan, batch_id: str) -> None:
     """Inside the purge's write step, after its rows and audit rows are written."""
     memories = list(plan.before.values())
-    reason = next((e.reason for e in store.audit_query(batch_id=batch_id, limit=1)), None)
+    reason = next((e.reason for e in store.audit.query(batch_id=batch_id, limit=1)), None)
     scrubbed = scrub_audit(store, memories, reason)
     dropped = forget_sessions(store, memories)
-    events = store.event_log.scan(memory_ids=[m.id for m in memories], columns=["id"]).num_rows
-    store.delete_events([m.id for m in memories])
+    events = store.events.scan(memory_ids=[m.id for m in memories], columns=["id"]).num_rows
+    store.events.delete_for([m.id for m in memories])
     versions = store.changes.drop_old_versions()
     plan.notes.append(f"audit rows scrubbed to tombstones: {scrubbed}; recall-session "
                       f"entries dropped: {dropped}; events deleted: {events}; older versions "

@@ -81,7 +81,7 @@ def _digest(body: Mapping[str, Any]) -> str:
 def _tombstones(store: MemoryStore, batch_id: str) -> dict[str, dict[str, Any]]:
     """id -> the tombstone a purge batch left in the audit (id, content hash, who, when)."""
     out: dict[str, dict[str, Any]] = {}
-    for entry in store.audit_query(batch_id=batch_id, action="purge", limit=None):
+    for entry in store.audit.query(batch_id=batch_id, action="purge", limit=None):
         before = entry.before if isinstance(entry.before, dict) else {}
         if before.get("kind") != "memory":
             continue

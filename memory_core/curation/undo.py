@@ -20,7 +20,7 @@ from memory_core.store import MemoryStore
 
 
 def _rows_of(store: MemoryStore, batch_id: str) -> dict[str, AuditEntry]:
-    rows = store.audit_query(batch_id=batch_id, limit=None)
+    rows = store.audit.query(batch_id=batch_id, limit=None)
     if not rows:
         raise CurationError(f"no batch {shown(batch_id)} in tenant {shown(store.tenant)}; "
                             f"list batches with `memlens audit`")
@@ -39,7 +39,7 @@ def _later_change(store: MemoryStore, batch_id: str, first: AuditEntry,
                   touched: set[str]) -> AuditEntry | None:
     """The first later audit row touching the batch's records, leaving out later batches
     that were undone again (with their undo: together they changed nothing)."""
-    later = [row for row in store.audit_query(since=first.at, limit=None)
+    later = [row for row in store.audit.query(since=first.at, limit=None)
              if row.batch_id != batch_id]
     undid = {row.batch_id: str(row.after["undone"]) for row in later
              if row.action == "undo" and isinstance(row.after, dict) and "undone" in row.after}
@@ -52,7 +52,7 @@ def _later_change(store: MemoryStore, batch_id: str, first: AuditEntry,
 
 def _undid(store: MemoryStore, undo_batch: str | None) -> str | None:
     """The batch an undo batch undid."""
-    for row in store.audit_query(batch_id=undo_batch, limit=None) if undo_batch else ():
+    for row in store.audit.query(batch_id=undo_batch, limit=None) if undo_batch else ():
         if isinstance(row.after, dict) and "undone" in row.after:
             return str(row.after["undone"])
     return None
@@ -114,7 +114,7 @@ def undo(store: MemoryStore, batch_id: str, *, reason: str | None = None,
 def _mark_undone(store: MemoryStore, undo_batch: str, batch_id: str) -> None:
     """One more row in the undo's batch naming the batch it undid (for `memlens audit` and
     the refusal of a second undo)."""
-    rows = store.audit_query(batch_id=undo_batch, limit=None)
+    rows = store.audit.query(batch_id=undo_batch, limit=None)
     targets = sorted({t for r in rows for t in r.target_ids})
-    store.append_audit("undo", targets, batch_id=undo_batch,
+    store.audit.append("undo", targets, batch_id=undo_batch,
                        after={"undone": batch_id}, reason=f"undo of batch {batch_id}")

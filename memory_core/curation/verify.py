@@ -32,7 +32,6 @@ from memory_core.retrieval.recall import session_db_path
 from memory_core.retrieval.search import search
 from memory_core.retrieval.session_dedup import SessionDedup
 from memory_core.store import MemoryStore
-from memory_core.store.queries import full_text, nearest
 
 _WORD = re.compile(r"\w{3,}")
 _ANY_STATUS = Filter(status=STATUSES)
@@ -120,7 +119,7 @@ class _Verifier:
         except EmbedderUnavailableError as exc:
             return Check("vector search", SKIP, f"no embedder: {exc}")
         where = self.store.predicate(_ANY_STATUS)
-        hits = [f.id for v in vectors for f in nearest(self.store, v, where, 10)]
+        hits = [f.id for v in vectors for f in self.store.queries.nearest(v, where, 10)]
         ours = self._is_ours(hits)
         if ours:
             return Check("vector search", FAIL, found(ours, "returned"))
@@ -158,13 +157,11 @@ class _Verifier:
     def bm25(self) -> Check:
         if not self.contents:
             return Check("BM25 search", SKIP, "the content is not known any more")
-        from memory_core.store.queries import ensure_fts_index
-
-        if not ensure_fts_index(self.store):
+        if not self.store.fts.ensure():
             return Check("BM25 search", SKIP, "the store has no full-text index (read-only)")
         where = self.store.predicate(_ANY_STATUS)
         queries = [q for q in (self.rarest_words(m.content) for m in self.searched) if q]
-        hits = [f.id for q in queries for f in full_text(self.store, q, where, 10)]
+        hits = [f.id for q in queries for f in self.store.queries.full_text(q, where, 10)]
         ours = self._is_ours(hits)
         if ours:
             return Check("BM25 search", FAIL, found(ours, "returned"))
@@ -205,7 +202,7 @@ class _Verifier:
         return Check("recall sessions", PASS, "no session entry names it")
 
     def events(self) -> Check:
-        held = self.store.event_log.scan(memory_ids=self.ids, columns=["id"]).num_rows
+        held = self.store.events.scan(memory_ids=self.ids, columns=["id"]).num_rows
         if held:
             return Check("events", FAIL, f"{held} recall/cite/correct event(s) still name it")
         return Check("events", PASS, "no recall, cite or correct event names it")
@@ -215,7 +212,7 @@ class _Verifier:
 
         # the export is plaintext: in the store's scratch folder (swept if this process
         # dies), never the system temp folder
-        with self.store.scratch("verify") as folder:
+        with self.store.guard.scratch("verify") as folder:
             path = folder / "export.ndjson"
             export_store(self.store, path, filter=_ANY_STATUS)
             text = path.read_text(encoding="utf-8")
@@ -250,7 +247,7 @@ class _Verifier:
             AUDIT: (f"{mine} AND array_has_any(target_ids, "
                     f"[{', '.join(sql_string(i) for i in self.ids)}])", ["before", "after"]),
         }
-        if self.store.event_log.present:
+        if self.store.events.present:
             queries[EVENTS] = (f"{mine} AND {sql_in('memory_id', self.ids)}", ["id"])
         total = 0
         for name, (where, columns) in queries.items():
@@ -278,7 +275,7 @@ class _Verifier:
 def _purged_ids(store: MemoryStore, ids: Sequence[str]) -> dict[str, str]:
     """id -> content hash of those of `ids` a purge removed (from its tombstones)."""
     out: dict[str, str] = {}
-    for entry in store.audit_query(target_ids=ids, action="purge", limit=None):
+    for entry in store.audit.query(target_ids=ids, action="purge", limit=None):
         before = entry.before if isinstance(entry.before, dict) else {}
         for record in before.get("records") or []:
             if isinstance(record, dict) and record.get("id") in ids:
@@ -314,7 +311,7 @@ def verify_deleted(store: MemoryStore, memory_ids: str | Sequence[str], *,
         records.update(_last_copies(store, missing))
     purged = _purged_ids(store, ids)
     unknown = [i for i in ids if i not in records and i not in purged]
-    if unknown and not store.audit_query(target_ids=unknown, limit=1):
+    if unknown and not store.audit.query(target_ids=unknown, limit=1):
         raise CurationError(f"memory {shown(unknown[0])} was never in tenant "
                             f"{shown(store.tenant)} (no audit row names it); check the id")
     check = _Verifier(store, ids, records)

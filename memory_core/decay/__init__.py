@@ -139,7 +139,7 @@ def composite(memory: Memory, now: datetime, *, params: DecayParams | None = Non
     a stored S that is not a positive number of days is replaced by that default, with a
     warning (`usable_stability`);
     `cited_at` is the time of the memory's latest `cite` event, if any (the events table:
-    `store.event_log.latest("cite")`). Constitutional memories never decay: every factor
+    `store.events.latest("cite")`). Constitutional memories never decay: every factor
     and the composite are 1.
     """
     params = params or DecayParams()

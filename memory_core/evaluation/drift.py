@@ -49,7 +49,7 @@ def copy_with_embedder(store: MemoryStore, embedder: Embedder, folder: Path, *,
         raise EmbedderUnavailableError(
             f"{embedder.model_id} could not embed the copy of {store.uri}: "
             f"{report.embedding_error}")
-    copy.add_edges(store.edges(include_inactive=True), check_endpoints=False,
+    copy.edges.add(store.edges.list(include_inactive=True), check_endpoints=False,
                    reason="drift copy")
     return copy
 

@@ -204,7 +204,7 @@ def file_side(path: Path | str) -> DiffSide:
 def store_side(store: MemoryStore, *, version: int | None = None) -> DiffSide:
     """The store's tenant now, or its memories at table version `version`."""
     if version is not None:
-        known = [v.version for v in store.history()]
+        known = [v.version for v in store.changes.history()]
         if version not in known:
             raise DiffError(f"the memories table of {store.uri} has no version {version}; "
                             f"versions: {known[0]} to {known[-1]}")

@@ -198,7 +198,7 @@ def run_drill(
                                      f"the tables were dropped; load the kept export with "
                                      f"`memlens import {path}`"))
         if passed:
-            live.append_audit(
+            live.audit.append(
                 "drill", [],
                 after={"counts": counts, "body_sha256": digest},
                 reason=f"recovery drill passed ({'drop tables' if drop_tables else 'rows'})",

@@ -87,7 +87,7 @@ def _check_memories(store: MemoryStore, staged: StagedImport, mode: str) -> None
                 f"--mode empty loads only into a tenant without any: use --mode merge to "
                 f"upsert by id, or import into another --tenant"
             )
-    owners = store.id_owners(list(staged.memory_ids))
+    owners = store.keys.tenants_of(list(staged.memory_ids))
     foreign = sorted(i for i, t in owners.items() if t != store.tenant)
     if foreign:
         line = staged.memory_ids[foreign[0]]
@@ -196,7 +196,7 @@ def _append_new(store: MemoryStore, staged: StagedImport, kind: str, skip: set[s
 
 def _dangling_edges(store: MemoryStore, staged: StagedImport) -> int:
     """Staged edges with an endpoint that is a memory neither of the file nor of the tenant."""
-    known = store.id_owners(sorted(staged.outside_endpoints))
+    known = store.keys.tenants_of(sorted(staged.outside_endpoints))
     missing = pa.array(sorted(e for e in staged.outside_endpoints
                               if known.get(e) != store.tenant), pa.string())
     if not len(missing):
@@ -265,10 +265,10 @@ def import_file(
     info = source.info
     reader = get_reader(info.format)
     mode = mode or reader.default_mode
-    dedup = ContentDedup(store.content_holder) \
+    dedup = ContentDedup(store.keys.holder_of) \
         if reader.dedup_content else None
     guard = nullcontext() if dry_run else store.writing("import")
-    with guard, store.scratch("import") as folder:
+    with guard, store.guard.scratch("import") as folder:
         staged = stage(source, folder=folder, store=store,
                        tenant=store.tenant, progress=read_progress, dedup=dedup)
         _check_memories(store, staged, mode)
@@ -283,7 +283,7 @@ def import_file(
             notes=tuple(source.notes + _notes(staged, dangling)), skipped=source.skips.as_dict(),
             duplicates=dict(staged.duplicates))
         if dry_run:
-            present = store.id_owners(list(staged.memory_ids))
+            present = store.keys.tenants_of(list(staged.memory_ids))
             return ImportReport(
                 **common, dry_run=True,
                 inserted=tuple(i for i in staged.memory_ids if i not in present),
@@ -306,7 +306,7 @@ def import_file(
         audit_added = _append_new(store, staged, "audit", old_audit)
         events_added = _append_new(store, staged, "event", old_events)
         if record_audit and (mode == "empty" or edges_added or audit_added or events_added):
-            store.append_audit(
+            store.audit.append(
                 "import", written.inserted if mode == "empty" else [],
                 after=record_snapshot(staged.preview) if staged.counts["memory"] <= 100
                 else {"count": staged.counts["memory"]},

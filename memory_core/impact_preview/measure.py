@@ -169,7 +169,7 @@ def impact(store: MemoryStore, action: str, *args: Any,
         notes.append(why)
     # both sides are searched on the copy, before and after the batch: a search may write
     # (the full-text index is built on first use), and the live store must not change
-    with store.scratch("impact") as folder:
+    with store.guard.scratch("impact") as folder:
         side = scratch_copy(store, folder, memo)
         if progress is not None:
             progress(1)

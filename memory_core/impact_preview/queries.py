@@ -54,7 +54,7 @@ class ImpactQueries:
 
 def saved_query_set_path(store: MemoryStore) -> Path:
     """Where the store's saved query set lives (it may not exist)."""
-    return control_folder(store.tables.uri, store._cache) / QUERY_SET_FILE
+    return control_folder(store.tables.uri, store.model_cache) / QUERY_SET_FILE
 
 
 def save_query_set(store: MemoryStore, source: str | Path) -> Path:

@@ -36,7 +36,7 @@ def check_copyable(store: MemoryStore) -> None:
             f"an impact preview runs the batch on a scratch copy, and {shown(store.uri)} is "
             f"on object storage, where memlens makes no copy; copy the store to a local "
             f"folder (`memlens export`, then `memlens import`) and preview there")
-    pending = store.interrupted_write()
+    pending = store.guard.interrupted_write()
     if pending is not None:
         raise ImpactError(f"the store has an interrupted write ({pending}); open it "
                           f"writable once so it is rolled back, then preview again")
@@ -94,7 +94,7 @@ def scratch_copy(store: MemoryStore, folder: Path, embedder: Embedder) -> Memory
         if table.is_dir():
             _copy_table(table, folder / f"{name}.lance")
     settings = Settings.from_env(store_uri=str(folder), tenant=store.tenant, actor=store.actor,
-                                 model_cache=store._cache)
+                                 model_cache=store.model_cache)
     return MemoryStore.open(str(folder), tenant=store.tenant, embedder=embedder,
                             read_only=False, create=False, check_vectors=False,
                             settings=settings)

@@ -9,7 +9,7 @@ store's write lock:
    the store folder: Lance cannot commit past them) and restores the version (Lance commits
    it as a new version, so nothing older is lost);
 2. opens the store and, as one write, rebuilds each damaged index (the full-text one with
-   the tokenisation recorded in the store, `ensure_fts_index`; the others by
+   the tokenisation recorded in the store, `store.fts.ensure()`; the others by
    `ensure_indexes`'s rule), re-embeds the memories whose vectors changed, archives or
    restores again the memories of a lost `archive`/`restore` batch, and appends one
    `repair` audit row.
@@ -280,7 +280,7 @@ def apply_repair(plan: RepairPlan, *, settings: Settings, embedder: Embedder,
                 count = _redo(store, lost, settings, embedder)
                 lines.append(f"{lost.entry.action} applied again to {count:,} memories")
             versions = store.table_versions()
-            store.append_audit(
+            store.audit.append(
                 REPAIR, list(plan.touched) or list(plan.reembed),
                 before={"versions": before}, after={"versions": versions},
                 reason="memlens check --repair: " + "; ".join(
@@ -291,7 +291,7 @@ def apply_repair(plan: RepairPlan, *, settings: Settings, embedder: Embedder,
 
 def _rebuild_indexes(store: MemoryStore, damaged: dict[str, str]) -> list[str]:
     from memory_core.store.indexes import ensure_indexes
-    from memory_core.store.queries import FTS_COLUMN, ensure_fts_index
+    from memory_core.store.queries import FTS_COLUMN
 
     if not damaged:
         return []
@@ -300,8 +300,8 @@ def _rebuild_indexes(store: MemoryStore, damaged: dict[str, str]) -> list[str]:
         table.drop_index(name)
     lines = []
     if FTS_COLUMN in damaged.values():
-        store.fts_ready = False
-        ensure_fts_index(store)  # builds it with the tokenisation recorded in the store
+        store.fts.ready = False
+        store.fts.ensure()  # builds it with the tokenisation recorded in the store
         lines.append(f"rebuilt the full-text index on memories.{FTS_COLUMN}")
     others = sorted(c for c in damaged.values() if c != FTS_COLUMN)
     if others:

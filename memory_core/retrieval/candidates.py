@@ -26,7 +26,6 @@ from memory_core.retrieval.context import ContextLift, with_context
 from memory_core.retrieval.engines import (
     Candidate,
     bm25_candidates,
-    ensure_fts_index,
     vector_candidates,
 )
 from memory_core.retrieval.fusion import fuse
@@ -91,7 +90,7 @@ def _start_bm25(store: MemoryStore, query: str, predicate: str, m: int, *,
                 with_content: bool = False, with_vector: bool = False
                 ) -> Future[list[Candidate]] | str:
     """BM25 running on the pool, or why it cannot run."""
-    if not ensure_fts_index(store):  # may write an index: stays on this thread
+    if not store.fts.ensure():  # may write an index: stays on this thread
         return BM25_OFF
     return search_threads().submit(bm25_candidates, store, query, predicate, m,
                           with_content=with_content, with_vector=with_vector)
@@ -133,7 +132,7 @@ def engine_candidates(store: MemoryStore, query: str, flt: Filter, config: Ranki
     predicate = flt.to_predicate(store.tenant)
     context = config.context_window > 0 and config.context_weight > 0
     # rows held in memory (`store.held_columns`) are read there: the queries return less
-    held = store.held_columns() if context else frozenset()
+    held = store.queries.held_columns() if context else frozenset()
     texts = (context and config.use_bm25 and config.bm25_context == "window"
              and "content" not in held)
     bm25 = _start_bm25(store, query, predicate, m, with_content=texts,
@@ -199,7 +198,7 @@ def context_candidates(store: MemoryStore, found: Candidates, flt: Filter,
 def graph_candidates(store: MemoryStore, seeds: Sequence[str], flt: Filter,
                      config: RankingConfig, now: datetime) -> tuple[GraphCandidate, ...]:
     """Memories reached from the first `config.graph_seeds` seeds, under `flt`, best first."""
-    adjacency = store.adjacency()
+    adjacency = store.edges.adjacency()
     reached = expand(seeds[: config.graph_seeds], adjacency, now, hops=config.graph_hops,
                      fanout=config.graph_fanout, beam=config.graph_beam)
     return tuple(resolve_graph_hits(store, reached, flt, adjacency))

@@ -24,7 +24,7 @@ Memories without such neighbours are scored as before. The engines use them thus
 
 The mechanism is computed at query time, not an indexed context column: it needs no write on
 import, edit or curation (nothing can go stale), works on any store as it is, and its cost is
-one small read per search: the session order (`store.session_order()`, kept per table
+one small read per search: the session order (`store.queries.session_order()`, kept per table
 version) names the memories within `CONTEXT_SPAN` of the candidates, and one read by row id
 under the filter takes their texts and vectors.
 """
@@ -43,7 +43,7 @@ from memory_core.model.filters import Filter
 from memory_core.retrieval.engines import Candidate
 from memory_core.retrieval.window_bm25 import Analyzer, window_bm25
 from memory_core.store import MemoryStore
-from memory_core.store.queries import vector_arrays
+from memory_core.store.found import vector_arrays
 
 #: Engines whose scores context lifts (the graph already follows links between memories).
 CONTEXT_ENGINES = ("vector", "bm25")
@@ -113,7 +113,7 @@ def _neighbourhood(store: MemoryStore, flt: Filter, seeds: Sequence[str],
     `CONTEXT_SPAN` of it, ordered by (created_at, id) within each contiguous range (a
     position's neighbours are taken within one range only).
 
-    The session order (`store.session_order()`, cached per table version) names the rows in
+    The session order (`store.queries.session_order()`, cached per table version) names the rows in
     the ranges. When the filter asks for `statuses` and nothing the seeds do not already
     share (the tenant, the session, the type), it decides alone; otherwise the filter's
     columns, taken by row id, say which rows it admits (of those no engine returned: an
@@ -123,7 +123,7 @@ def _neighbourhood(store: MemoryStore, flt: Filter, seeds: Sequence[str],
     missing = [d for d in (*seeds, *ranked) if d not in located]
     if missing:
         located.update(store.rows.locate(missing, flt.to_predicate(store.tenant)))
-    around = store.session_order().around(
+    around = store.queries.session_order().around(
         {located[d]: d for d in seeds if d in located}, CONTEXT_SPAN, statuses)
     members = list(around.rows.items())
     if statuses is None and members:
@@ -250,10 +250,10 @@ _ANALYZERS: weakref.WeakKeyDictionary[MemoryStore, tuple[int | None, Analyzer]] 
 def _analyzer(store: MemoryStore) -> Analyzer:
     """The analyzer of the store's full-text settings, read once per table version (the
     session order's: a search has just brought it up to date)."""
-    version = store.session_order().version
+    version = store.queries.session_order().version
     known = _ANALYZERS.get(store)
     if known is None or known[0] != version:
-        known = (version, Analyzer.from_settings(store.fts_settings()))
+        known = (version, Analyzer.from_settings(store.fts.settings()))
         _ANALYZERS[store] = known
     return known[1]
 

@@ -2,7 +2,7 @@
 
 Both run under the same tenant-scoped `Filter` predicate, pushed down as a pre-filter, so a
 filtered search never sees rows outside the filter; the queries themselves are the store's
-(`memory_core.store.queries`). Here their rows become ranked `Candidate`s.
+(`store.queries`, a `MemoryQueries`). Here their rows become ranked `Candidate`s.
 """
 
 from __future__ import annotations
@@ -13,10 +13,9 @@ from typing import Any
 
 from memory_core.model.filters import Filter
 from memory_core.store import MemoryStore
-from memory_core.store.queries import FTS_COLUMN, ensure_fts_index, full_text, nearest
+from memory_core.store.queries import FTS_COLUMN
 
-__all__ = ["FTS_COLUMN", "Candidate", "bm25_candidates", "ensure_fts_index",
-           "vector_candidates"]
+__all__ = ["FTS_COLUMN", "Candidate", "bm25_candidates", "vector_candidates"]
 
 
 @dataclass(frozen=True)
@@ -40,13 +39,13 @@ def vector_candidates(store: MemoryStore, query_vector: Sequence[float], predica
                       ) -> list[Candidate]:
     """Top-m memories by cosine similarity (score = 1 - cosine distance). Given the
     `flt` that `predicate` was written from, the rows the row cache holds answer when they
-    can (`store.nearest_in_memory`: a lighter query, LanceDB's own hits on an exact
+    can (`store.queries.nearest_held`: a lighter query, LanceDB's own hits on an exact
     store); their contents are then read from the cache, not returned here."""
     held = flt is not None and predicate == flt.to_predicate(store.tenant)
-    found = (store.nearest_in_memory(query_vector, flt, m) if held and flt is not None
+    found = (store.queries.nearest_held(query_vector, flt, m) if held and flt is not None
              else None)
     if found is None:
-        found = nearest(store, query_vector, predicate, m, with_content=with_content)
+        found = store.queries.nearest(query_vector, predicate, m, with_content=with_content)
     return [Candidate(f.id, r, f.score, f.row_id, f.content) for r, f in enumerate(found, 1)]
 
 
@@ -55,5 +54,5 @@ def bm25_candidates(store: MemoryStore, query: str, predicate: str, m: int, *,
                     ) -> list[Candidate]:
     """Top-m memories by BM25 over `content` (LanceDB's native full-text search)."""
     return [Candidate(f.id, r, f.score, f.row_id, f.content, f.vector) for r, f in enumerate(
-        full_text(store, query, predicate, m, with_content=with_content,
-                  with_vector=with_vector), 1)]
+        store.queries.full_text(query, predicate, m, with_content=with_content,
+                                with_vector=with_vector), 1)]

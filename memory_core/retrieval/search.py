@@ -72,7 +72,7 @@ def cited_times(store: MemoryStore, ids: list[str], now: datetime, cfg: RankingC
                 ) -> dict[str, datetime]:
     """The latest `cite` event of each of `ids` within the citation window before `now`."""
     window = timedelta(days=cfg.decay.citation_days)
-    latest = store.event_log.latest("cite", memory_ids=ids, since=now - window,
+    latest = store.events.latest("cite", memory_ids=ids, since=now - window,
                                     until=now + timedelta(microseconds=1))
     return dict(zip(latest["memory_id"].to_pylist(), latest["at"].to_pylist(), strict=True))
 

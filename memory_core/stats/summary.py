@@ -63,7 +63,7 @@ class StoreStats:
 def dangling_edge_count(store: MemoryStore) -> int:
     """Active edges of the tenant with an endpoint that is not one of its memories (any
     status): the endpoints are looked up in the table, not in a set of every id."""
-    ends = store.edge_endpoint_table()
+    ends = store.edges.endpoint_table()
     if ends.num_rows == 0:
         return 0
     wanted = pc.unique(pa.concat_arrays(
@@ -110,7 +110,7 @@ def store_stats(store: MemoryStore) -> StoreStats:
         table_version=store.version,
         memories=memories,
         active=status.get("active", 0),
-        edges=store.count_edges(),
+        edges=store.edges.count(),
         by_type=labelled(combos.by("memory_type", status="active")),
         by_project=labelled(combos.by("project", status="active")),
         by_agent=labelled(combos.by("agent", status="active")),
@@ -121,6 +121,6 @@ def store_stats(store: MemoryStore) -> StoreStats:
         duplicate_groups=duplicates.groups,
         duplicate_memories=duplicates.memories,
         dangling_edges=dangling_edges,
-        interrupted_write=store.interrupted_write(),
+        interrupted_write=store.guard.interrupted_write(),
         index_health=index_health(store),
     )

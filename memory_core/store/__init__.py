@@ -1,7 +1,10 @@
-"""The store layer: `MemoryStore` over LanceDB (memories, edges, audit), its parts and indexes.
+"""The store layer: `MemoryStore` over LanceDB (memories, edges, audit, events), its parts and
+indexes.
 
 Everything that touches the LanceDB tables lives in this package; the engines above it use
-`MemoryStore`'s methods, `store.bulk` (Arrow-level bulk work) and `store.snapshot()`.
+`MemoryStore`'s own methods (the memories), its public parts (`store.edges`, `store.audit`,
+`store.events`, `store.queries`, `store.bulk`, ...: see `memory_store.py`) and
+`store.snapshot()`.
 """
 
 from memory_core.store.memory_store import MemoryStore

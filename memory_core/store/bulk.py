@@ -10,7 +10,7 @@ it before anything is written); callers append the audit row.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -20,11 +20,13 @@ import pyarrow as pa
 from memory_core.model.codec import vector_field
 from memory_core.model.filters import sql_string
 from memory_core.model.schema import ROW_KEY, TABLE_OF_KIND
+from memory_core.store.keys import KeyIndex
 from memory_core.store.rollback import remove_old_versions, why_not_ours, why_not_restorable
+from memory_core.store.tables import StoreTables
+from memory_core.store.write_step import WriteStep
 
 if TYPE_CHECKING:
     from memory_core.embedding import Embedder
-    from memory_core.store.memory_store import MemoryStore
 
 #: LanceDB's `optimize` deletes versions older than its `cleanup_older_than` (7 days by
 #: default); memlens' undo restores from version history, so this keeps them for a century.
@@ -56,24 +58,31 @@ class Restored:
 
 
 class BulkTables:
-    """Bulk operations on the tables of one store (all tenants unless a method says)."""
+    """Bulk operations on the tables of one store (all tenants unless a method says), given
+    the tables, the store's tenant, its write step, its key index and how to make a new
+    embedder the store's (`set_vector_model`)."""
 
-    def __init__(self, store: MemoryStore) -> None:
-        self._store = store
+    def __init__(self, tables: StoreTables, tenant: str, *, step: WriteStep, keys: KeyIndex,
+                 use_model: Callable[[Embedder], None]) -> None:
+        self._tables = tables
+        self._tenant = tenant
+        self._step = step
+        self._keys = keys
+        self._use_model = use_model
 
     def _table_of(self, kind: str) -> Any:
         if kind not in TABLE_OF_KIND:
             raise ValueError(f"unknown record kind {kind!r}; use one of: "
                              f"{', '.join(TABLE_OF_KIND)}")
-        return getattr(self._store.tables, TABLE_OF_KIND[kind])
+        return getattr(self._tables, TABLE_OF_KIND[kind])
 
 
     def append(self, kind: str, data: pa.Table | pa.RecordBatchReader) -> int:
         """Append rows already in the table's schema (one commit); returns the version."""
-        with self._store.writing("append"):
+        with self._step.writing("append"):
             table = self._table_of(kind)
             table.add(data)
-            self._store.forget_caches()
+            self._step.forget_caches()
             return int(table.version)
 
     def owners(self, kind: str, ids: Sequence[str]) -> dict[str, str]:
@@ -81,7 +90,7 @@ class BulkTables:
         if not ids:
             return {}
         if kind == "memory":
-            return self._store.id_owners(ids)
+            return self._keys.tenants_of(ids)
         rows = self._table_of(kind).search().select(["id", "tenant"]).limit(None).to_arrow()
         wanted = set(ids)
         return {i: t for i, t in zip(rows["id"].to_pylist(), rows["tenant"].to_pylist(),
@@ -93,7 +102,7 @@ class BulkTables:
 
     def scan(self, columns: Sequence[str], where: str | None = None) -> pa.Table:
         """`columns` of every memory row matching `where`, in any tenant."""
-        query = self._store.tables.memories.search()
+        query = self._tables.memories.search()
         if where:
             query = query.where(where)
         return query.select(list(columns)).limit(None).to_arrow()
@@ -101,37 +110,37 @@ class BulkTables:
     def update(self, rows: pa.Table) -> int:
         """Overwrite the given columns of existing memories by (tenant, id): `rows` holds
         both columns (one commit)."""
-        with self._store.writing("update"):
-            table = self._store.tables.memories
+        with self._step.writing("update"):
+            table = self._tables.memories
             table.merge_insert(ROW_KEY).when_matched_update_all().execute(rows)
-            self._store.forget_caches()
+            self._step.forget_caches()
             return int(table.version)
 
     def delete_ids(self, kind: str, ids: Sequence[str]) -> None:
         """Delete the rows of `kind` with these ids (any tenant)."""
-        with self._store.writing("delete ids"):
+        with self._step.writing("delete ids"):
             if ids:
                 self._table_of(kind).delete(f"id IN ({', '.join(sql_string(i) for i in ids)})")
-                self._store.forget_caches()
+                self._step.forget_caches()
 
     def delete_tenant(self) -> None:
         """Delete every row of the store's tenant from the three tables."""
-        with self._store.writing("delete tenant"):
-            where = f"tenant = {sql_string(self._store.tenant)}"
+        with self._step.writing("delete tenant"):
+            where = f"tenant = {sql_string(self._tenant)}"
             for kind in TABLE_OF_KIND:
                 self._table_of(kind).delete(where)
-            self._store.forget_caches()
+            self._step.forget_caches()
 
     def other_tenants_rows(self) -> dict[str, int]:
         """Rows of other tenants, by table name."""
-        where = f"NOT (tenant = {sql_string(self._store.tenant)})"
+        where = f"NOT (tenant = {sql_string(self._tenant)})"
         return {TABLE_OF_KIND[kind]: self.count(kind, where) for kind in TABLE_OF_KIND}
 
     def drop_tables(self) -> None:
         """Drop the three tables (every tenant's rows); reopen the store to recreate them."""
-        with self._store.writing("drop tables"):
+        with self._step.writing("drop tables"):
             for name in TABLE_OF_KIND.values():
-                self._store.tables.db.drop_table(name)
+                self._tables.db.drop_table(name)
 
     def restore(self, versions: dict[str, int], *, written_before: float | None = None
                 ) -> Restored:
@@ -144,8 +153,8 @@ class BulkTables:
         would commit a version that cannot be read, and restoring only the others would
         mix the write's before and after. The result says which were put back or kept.
         """
-        self._store.check_writable("restore")
-        named = self._store.tables.named()
+        self._step.check_writable("restore")
+        named = self._tables.named()
         moved, out, blocked = {}, Restored(), False
         for name, version in versions.items():
             table = named.get(name)
@@ -166,7 +175,7 @@ class BulkTables:
         for name, version in moved.items():
             named[name].restore(version)
             out.restored.append(name)
-        self._store.forget_caches()
+        self._step.forget_caches()
         return out
 
     def remove_old_versions(self, versions: dict[str, int] | None = None, *,
@@ -179,9 +188,9 @@ class BulkTables:
         `written_before`) only those tables are, and a table whose recorded version is not
         its own any more (dropped and made again since) is kept as it is.
         """
-        self._store.check_writable("remove old versions")
+        self._step.check_writable("remove old versions")
         out = Restored()
-        for name, table in self._store.tables.named().items():
+        for name, table in self._tables.named().items():
             if versions is not None:
                 if name not in versions:
                     continue
@@ -191,27 +200,27 @@ class BulkTables:
                     continue
             remove_old_versions(table)
             out.restored.append(name)
-        self._store.forget_caches()
+        self._step.forget_caches()
         return out
 
     def set_vector_model(self, embedder: Embedder) -> None:
         """Replace the vector column by an empty one for `embedder`'s model and dimension
         (every tenant), and make `embedder` the store's; fill it with `update`."""
-        with self._store.writing("set vector model"):
-            table = self._store.tables.memories
+        with self._step.writing("set vector model"):
+            table = self._tables.memories
             table.drop_columns(["vector"])
             table.add_columns(vector_field(embedder.dimension, embedder.model_id))
-            self._store.use_model(embedder)
+            self._use_model(embedder)
 
     def optimize(self) -> None:
         """Compact the memories table and fold new rows into its indexes (every version kept:
         `KEEP_VERSIONS`)."""
-        with self._store.writing("optimize"):
-            self._store.tables.memories.optimize(cleanup_older_than=KEEP_VERSIONS)
+        with self._step.writing("optimize"):
+            self._tables.memories.optimize(cleanup_older_than=KEEP_VERSIONS)
 
     def hybrid_baseline(self, text: str, vector: Sequence[float], where: str, k: int
                         ) -> pa.Table:
         """LanceDB's own hybrid search (cosine, its RRF reranker): the benchmark baseline."""
-        return (self._store.tables.memories.search(query_type="hybrid").vector(list(vector))
+        return (self._tables.memories.search(query_type="hybrid").vector(list(vector))
                 .text(text).distance_type("cosine").where(where, prefilter=True).limit(k)
                 .to_arrow())

@@ -1,4 +1,5 @@
-"""The append-only `events` table: recall, cite and correct events (docs/design/events.md).
+"""The append-only `events` table (`store.events`): recall, cite and correct events
+(docs/design/events.md).
 
 Events are never changed once written; a purge deletes the events of the memories it purges
 (with the rest of their traces). A schema v1 store opened read-only has no events table: it
@@ -7,7 +8,8 @@ reads as having no events.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -15,10 +17,11 @@ import pyarrow as pa
 
 from memory_core.model.codec import event_from_row, event_to_row, events_schema, rows_to_table
 from memory_core.model.filters import in_chunks, sql_in, sql_string, sql_time
-from memory_core.model.records import Event
+from memory_core.model.records import Event, validate_event
 from memory_core.store.accel.arrow_query import collect, query
 from memory_core.store.accel.count_cache import VersionCounts
 from memory_core.store.accel.current_dataset import LatestDataset
+from memory_core.store.write_step import WriteStep
 
 _LATEST = pa.schema([pa.field("memory_id", pa.string()),
                      pa.field("at", pa.timestamp("us", tz="UTC")),
@@ -26,13 +29,18 @@ _LATEST = pa.schema([pa.field("memory_id", pa.string()),
 
 
 class EventLog:
-    """Appends to and reads the `events` table of one store, scoped to a tenant."""
+    """Appends to and reads the `events` table of one store, scoped to a tenant; each append
+    or deletion a write step of the store's (`WriteStep`). With `accel=False` (the store's
+    speed-up switch) nothing is kept between two calls: no counts, no dataset shortcut."""
 
-    def __init__(self, table: Any | None, tenant: str) -> None:
+    def __init__(self, table: Any | None, tenant: str, *, step: WriteStep,
+                 accel: bool = True) -> None:
         self._handle = table
         self.tenant = tenant
-        self._counts = VersionCounts()
-        self._latest = LatestDataset(lambda: self._handle)
+        self._step = step
+        self._counts = VersionCounts(enabled=accel)
+        self._latest = LatestDataset(lambda: self._handle, enabled=accel)
+        self._keep_seen = accel
         self._seen: set[str] = set()  # kinds a count found (thread-safe: only ever added to)
 
     def has_kind(self, kind: str) -> bool:
@@ -50,7 +58,8 @@ class EventLog:
         where = " AND ".join(self._where(kinds=(kind,), session_id=None, since=None,
                                          until=None))
         if self._counts.count(self._handle, where, self._latest.version()) > 0:
-            self._seen.add(kind)
+            if self._keep_seen:
+                self._seen.add(kind)
             return True
         return False
 
@@ -59,12 +68,17 @@ class EventLog:
         """False for a schema v1 store opened read-only (no events table yet)."""
         return self._handle is not None
 
-    def append(self, events: Sequence[Event]) -> int:
-        """Write `events` in one commit; returns the table's version (0 when none written)."""
-        if not events or self._handle is None:
-            return 0 if self._handle is None else int(self._handle.version)
-        self._handle.add(rows_to_table([event_to_row(e) for e in events], events_schema()))
-        return int(self._handle.version)
+    def record(self, events: Iterable[Event]) -> int:
+        """Append `events` (validated, put in this tenant) in one commit, as a write step;
+        returns how many. A schema v1 store without an events table writes none."""
+        batch = [validate_event(replace(e, tenant=self.tenant)) for e in events]
+        if not batch:
+            return 0
+        with self._step.writing("record events"):
+            if self._handle is not None:
+                self._handle.add(rows_to_table([event_to_row(e) for e in batch],
+                                               events_schema()))
+        return len(batch)
 
     def _where(self, *, kinds: Sequence[str], session_id: str | None,
                since: datetime | None, until: datetime | None) -> list[str]:
@@ -129,10 +143,12 @@ class EventLog:
         return int(self._handle.count_rows(f"tenant = {sql_string(self.tenant)}"))
 
     def delete_for(self, memory_ids: Sequence[str]) -> int:
-        """Delete every event of `memory_ids` (a purge); returns the table's version."""
-        if self._handle is None:
-            return 0
-        for chunk in in_chunks(list(memory_ids)):
-            self._handle.delete(f"tenant = {sql_string(self.tenant)} AND "
-                               f"{sql_in('memory_id', chunk)}")
-        return int(self._handle.version)
+        """Delete every event of `memory_ids` (a purge: events name the memory), as a write
+        step; returns the table's version."""
+        with self._step.writing("delete events"):
+            if self._handle is None:
+                return 0
+            for chunk in in_chunks(list(memory_ids)):
+                self._handle.delete(f"tenant = {sql_string(self.tenant)} AND "
+                                    f"{sql_in('memory_id', chunk)}")
+            return int(self._handle.version)

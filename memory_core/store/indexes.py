@@ -34,7 +34,7 @@ from memory_core.store.index_rule import (
     vector_plan,
 )
 from memory_core.store.memory_store import MemoryStore
-from memory_core.store.queries import FTS_COLUMN, ensure_fts_index
+from memory_core.store.queries import FTS_COLUMN
 
 log = logging.getLogger(__name__)
 
@@ -225,7 +225,7 @@ def _ensure_indexes(store: MemoryStore, *, vector_threshold: int, force_vector: 
             log.info("created the %s index on %s in %.2f s", kind, column, seconds)
         advance(1)
     if FTS_COLUMN not in existing:
-        actions.append(IndexAction(FTS_COLUMN, "FTS", "created", _timed(ensure_fts_index, store),
+        actions.append(IndexAction(FTS_COLUMN, "FTS", "created", _timed(store.fts.ensure),
                                    reason=KIND_REASONS["FTS"]))
     advance(1)
     rows = int(table.count_rows())

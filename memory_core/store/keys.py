@@ -14,10 +14,12 @@ from typing import Any
 
 
 class KeyIndex:
-    """ids -> tenant and (tenant, content_hash) -> first id, for one memories table."""
+    """ids -> tenant and (tenant, content_hash) -> first id, for one memories table
+    (`store.keys`; content hashes are looked up in the store's tenant)."""
 
-    def __init__(self, table: Any) -> None:
+    def __init__(self, table: Any, tenant: str) -> None:
         self._handle = table
+        self._tenant = tenant
         self._version: int | None = None
         self._tenant_of: dict[str, str] = {}
         self._by_hash: dict[tuple[str, str], str] = {}
@@ -39,14 +41,14 @@ class KeyIndex:
         self._version = version
 
     def tenants_of(self, ids: Iterable[str]) -> dict[str, str]:
-        """The tenant of each of `ids` that exists."""
+        """The tenant of each of `ids` that exists as a memory in any tenant."""
         self._current()
         return {i: self._tenant_of[i] for i in ids if i in self._tenant_of}
 
-    def holder_of(self, tenant: str, digest: str) -> str | None:
-        """The id of a memory of `tenant` with this content hash, if any."""
+    def holder_of(self, digest: str) -> str | None:
+        """The id of a memory of the store's tenant whose content hash is `digest`, if any."""
         self._current()
-        return self._by_hash.get((tenant, digest))
+        return self._by_hash.get((self._tenant, digest))
 
     @property
     def version(self) -> int | None:

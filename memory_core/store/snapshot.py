@@ -1,4 +1,4 @@
-"""A read-only view of a store's three tables pinned at one version each, read in id order.
+"""A read-only view of a store's four tables pinned at one version each, read in id order.
 
 Exports and diffs read through a `Snapshot`, so a write made while they run does not tear
 them. Rows come back sorted by id a chunk at a time: the sorted id list (ids and LanceDB row

@@ -10,16 +10,13 @@ same predicate as every other read (`Filter.to_predicate`).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from memory_core.model.filters import IN_CHUNK, Filter
 from memory_core.model.schema import STATUSES
-
-if TYPE_CHECKING:
-    from memory_core.store.memory_store import MemoryStore
 
 #: Rows per batch: large enough that per-batch overhead vanishes, small enough that a batch
 #: of a few short columns stays in the low megabytes.
@@ -30,10 +27,12 @@ ANY_STATUS = Filter(status=STATUSES)
 
 
 class MemoryStreams:
-    """Streaming reads of the memories of one store's tenant (`store.streams`)."""
+    """Streaming reads of the memories of one store's tenant (`store.streams`), given the
+    memories table and the tenant."""
 
-    def __init__(self, store: MemoryStore) -> None:
-        self._store = store
+    def __init__(self, table: Any, tenant: str) -> None:
+        self._table = table
+        self._tenant = tenant
 
     def batches(self, columns: Sequence[str], filter: Filter | None = None, *,
                 batch_rows: int | None = None) -> pa.RecordBatchReader:
@@ -42,7 +41,7 @@ class MemoryStreams:
         rows = BATCH_ROWS if batch_rows is None else batch_rows
         if rows < 1:
             raise ValueError(f"batch_rows must be at least 1, got {rows}")
-        query = (self._store.tables.memories.search().where(self._store.predicate(filter))
+        query = (self._table.search().where((filter or Filter()).to_predicate(self._tenant))
                  .select(list(columns)).limit(None))
         reader: pa.RecordBatchReader = query.to_batches(rows)
         return reader
@@ -62,7 +61,7 @@ class MemoryStreams:
         costs about the same with or without indexes, while an `id IN (...)` list costs time
         per id even with the BTREE index on id.
         """
-        table = self._store.tables.memories
+        table = self._table
         id_type = table.schema.field("id").type
         wanted = pc.unique(pa.array(ids, id_type) if not isinstance(ids, pa.Array)
                            else ids.cast(id_type))
@@ -70,7 +69,7 @@ class MemoryStreams:
             return wanted
         if len(wanted) <= IN_CHUNK and self._id_indexed():
             where = Filter(ids=wanted.to_pylist(), status=STATUSES).to_predicate(
-                self._store.tenant)
+                self._tenant)
             found = table.search().where(where).select(["id"]).limit(None).to_arrow()
             return found["id"].combine_chunks().cast(id_type)
         from pyarrow import acero
@@ -86,4 +85,4 @@ class MemoryStreams:
 
     def _id_indexed(self) -> bool:
         return any(list(index.columns) == ["id"]
-                   for index in self._store.tables.memories.list_indices())
+                   for index in self._table.list_indices())

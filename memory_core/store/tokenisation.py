@@ -15,12 +15,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memory_core.model.errors import InvalidConfigError
-
-if TYPE_CHECKING:
-    from memory_core.store.memory_store import MemoryStore
 
 META_FTS = "memlens.fts"
 
@@ -68,18 +65,16 @@ def record_fts(table: Any, settings: Mapping[str, Any]) -> None:
     table.checkout_latest()
 
 
-def build_fts_index(store: MemoryStore, column: str,
+def build_fts_index(table: Any, column: str,
                     settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """(Re)build the full-text index on the memories' `column` with `settings` (default:
-    those recorded, else `DEFAULT_FTS`), recording them when they are not yet, as one write
-    step of `store` (its lock and journal: a failure half way leaves no index without its
-    settings); returns the settings used."""
+    """(Re)build the full-text index on `table`'s `column` with `settings` (default: those
+    recorded, else `DEFAULT_FTS`), recording them when they are not yet; returns the settings
+    used. The caller holds the store's write step (`FullTextIndex.build`), so a failure half
+    way leaves no index without its settings."""
     from lancedb.index import FTS
 
-    with store.writing("full-text index"):
-        table = store.tables.memories
-        chosen = check_fts_settings(settings) if settings is not None else fts_settings(table)
-        table.create_index(column, config=FTS(**chosen), replace=True)
-        if recorded_fts(table) != chosen:
-            record_fts(table, chosen)
+    chosen = check_fts_settings(settings) if settings is not None else fts_settings(table)
+    table.create_index(column, config=FTS(**chosen), replace=True)
+    if recorded_fts(table) != chosen:
+        record_fts(table, chosen)
     return chosen

@@ -1,8 +1,11 @@
 """Memory writes of a `MemoryStore`: add, upsert and access records, with embedding.
 
-A component of the store (`store._writes`); the store checks that it is writable before
-calling in. Every write appends one audit row; writes never fail because the embedder is
-missing (ADR-009 in docs/design/seeds.md): such memories are written pending.
+The body of the store's `add`, `upsert` and `record_access`, which run it inside their write
+step. It is given the tables, the tenant, the key index, the audit log, the event log and
+the store's reads by id; each call brings the embedder and dimension of the moment (the
+store's model changes when it is re-embedded). Every write appends one audit row; writes
+never fail because the embedder is missing (ADR-009 in docs/design/seeds.md): such memories
+are written pending.
 """
 
 from __future__ import annotations
@@ -17,14 +20,18 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from memory_core.embedding.tolerant import Tolerant, embed_tolerant
-from memory_core.model.canonical import edge_doc, memory_doc
+from memory_core.model.canonical import memory_doc
 from memory_core.model.codec import memory_to_row, rows_to_table
 from memory_core.model.errors import InvalidRecordError
-from memory_core.model.records import Edge, Event, Memory, utcnow, validate_edge, validate_memory
+from memory_core.model.records import Event, Memory, utcnow, validate_memory
 from memory_core.model.schema import ROW_KEY
 from memory_core.model.untrusted import shown
-from memory_core.store.audit import record_snapshot
+from memory_core.store.audit import AuditLog, record_snapshot
+from memory_core.store.events import EventLog
+from memory_core.store.keys import KeyIndex
+from memory_core.store.memory_lookup import MemoryLookup
 from memory_core.store.reports import AddReport, UpsertReport
+from memory_core.store.tables import StoreTables
 
 #: Each recall's access update rewrites its memories' rows into a small new data file, out
 #: of the full-text index, and appends one to the audit and events tables. Past this many
@@ -35,8 +42,7 @@ from memory_core.store.reports import AddReport, UpsertReport
 FOLD_FRAGMENTS = 32
 
 if TYPE_CHECKING:
-    from memory_core.store.edges import EdgeTable
-    from memory_core.store.memory_store import MemoryStore
+    from memory_core.embedding import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -53,15 +59,24 @@ def unusable_id(kind: str, record_id: str, where: str = "") -> str:
 class MemoryWrites:
     """Adds, upserts and access records of one store's memories."""
 
-    def __init__(self, store: MemoryStore) -> None:
-        self._store = store
+    def __init__(self, tables: StoreTables, tenant: str, *, actor: Callable[[], str],
+                 keys: KeyIndex, audit: AuditLog, events: EventLog, lookup: MemoryLookup
+                 ) -> None:
+        self._tables = tables
+        self._tenant = tenant
+        self._actor = actor
+        self._keys = keys
+        self._audit = audit
+        self._events = events
+        self._lookup = lookup
 
-    def _prepare(self, memories: Iterable[Memory]) -> builtins.list[Memory]:
-        dim, tenant = self._store.dimension, self._store.tenant
-        return [validate_memory(replace(m, tenant=tenant), dimension=dim) for m in memories]
+    def _prepare(self, memories: Iterable[Memory], dimension: int) -> builtins.list[Memory]:
+        tenant = self._tenant
+        return [validate_memory(replace(m, tenant=tenant), dimension=dimension)
+                for m in memories]
 
     def _embed_missing(
-        self, memories: builtins.list[Memory], progress: Progress | None
+        self, memories: builtins.list[Memory], embedder: Embedder, progress: Progress | None
     ) -> tuple[builtins.list[Memory], str | None]:
         """`memories` with the missing vectors embedded; only those the embedder fails on
         stay pending (see `embed_tolerant`)."""
@@ -69,7 +84,7 @@ class MemoryWrites:
         if not todo:
             return memories, None
         state = Tolerant()
-        vectors = embed_tolerant(self._store.embedder, [memories[i].content for i in todo],
+        vectors = embed_tolerant(embedder, [memories[i].content for i in todo],
                                  state, progress=progress)
         if state.error is not None:
             log.warning("embedding unavailable, writing %d memories as pending: %s",
@@ -84,8 +99,8 @@ class MemoryWrites:
     def _refuse_foreign_ids(self, ids: Sequence[str]) -> dict[str, str]:
         """Tenants of those `ids` that exist; an id held outside this tenant is an error
         that says neither where nor whose (ids are unique store-wide; tenants are private)."""
-        found = self._store._keys.tenants_of(ids)
-        foreign = sorted(i for i, tenant in found.items() if tenant != self._store.tenant)
+        found = self._keys.tenants_of(ids)
+        foreign = sorted(i for i, tenant in found.items() if tenant != self._tenant)
         if foreign:
             raise InvalidRecordError(unusable_id("memory", foreign[0]))
         return found
@@ -94,6 +109,8 @@ class MemoryWrites:
         self,
         memories: Iterable[Memory],
         *,
+        embedder: Embedder,
+        dimension: int,
         dedup: bool = True,
         reason: str | None = None,
         action: str = "add",
@@ -106,7 +123,7 @@ class MemoryWrites:
         the same call) is reported as a duplicate and not inserted. An id that exists already
         is an error (use `upsert`). Nothing is written if any record is invalid.
         """
-        batch = self._prepare(memories)
+        batch = self._prepare(memories, dimension)
         ids = [m.id for m in batch]
         if len(set(ids)) != len(ids):
             raise InvalidRecordError("the same memory id appears twice in one add")
@@ -115,37 +132,33 @@ class MemoryWrites:
             raise InvalidRecordError(
                 f"memory id {taken[0]!r} already exists; use upsert to replace it"
             )
-        before = self._store._keys.version
+        before = self._keys.version
         duplicates: builtins.list[tuple[str, str]] = []
         if dedup:
             seen: dict[str, str] = {}
             kept = []
             for m in batch:
-                holder = seen.get(m.content_hash) or self._store._keys.holder_of(self._store.tenant,
-                                                                         m.content_hash)
+                holder = seen.get(m.content_hash) or self._keys.holder_of(m.content_hash)
                 if holder is not None:
                     duplicates.append((m.id, holder))
                 else:
                     seen[m.content_hash] = m.id
                     kept.append(m)
             batch = kept
-        batch, error = self._embed_missing(batch, progress)
+        batch, error = self._embed_missing(batch, embedder, progress)
         rows = [memory_to_row(m) for m in batch]
         writes = 0
         for start in range(0, len(rows), batch_rows):
-            self._store.tables.memories.add(rows_to_table(rows[start : start + batch_rows],
-                                                   self._store.tables.memories.schema))
+            self._tables.memories.add(rows_to_table(rows[start : start + batch_rows],
+                                                    self._tables.memories.schema))
             writes += 1
-        version = int(self._store.tables.memories.version)  # this handle saw its own write
-        self._store._keys.added(((m.id, m.tenant, m.content_hash) for m in batch), before=before,
-                        after=version, writes=writes)
+        version = int(self._tables.memories.version)  # this handle saw its own write
+        self._keys.added(((m.id, m.tenant, m.content_hash) for m in batch), before=before,
+                         after=version, writes=writes)
         if rows:
-            self._store._audit.append(
-                tenant=self._store.tenant, actor=self._store.actor, action=action,
-                target_ids=[r["id"] for r in rows],
-                after=record_snapshot([memory_doc(m) for m in batch]),
-                reason=reason, table_version=version,
-            )
+            self._audit.append(action, [r["id"] for r in rows],
+                               after=record_snapshot([memory_doc(m) for m in batch]),
+                               reason=reason, table_version=version)
         pending = sum(1 for m in batch if m.embedding_status != "ok")
         return AddReport(tuple(r["id"] for r in rows), tuple(duplicates), pending, error, version)
 
@@ -153,16 +166,18 @@ class MemoryWrites:
         self,
         memories: Iterable[Memory],
         *,
+        embedder: Embedder,
+        dimension: int,
         reason: str | None = None,
         progress: Progress | None = None,
     ) -> UpsertReport:
         """Insert new ids, replace changed ones, skip identical ones; one audit row."""
-        batch = self._prepare(memories)
+        batch = self._prepare(memories, dimension)
         ids = [m.id for m in batch]
         if len(set(ids)) != len(ids):
             raise InvalidRecordError("the same memory id appears twice in one upsert")
         self._refuse_foreign_ids(ids)
-        current = self._store.get_many(ids, with_vectors=True)
+        current = self._lookup.get_many(ids, with_vectors=True)
         changed, unchanged = [], []
         for m in batch:
             old = current.get(m.id)
@@ -173,25 +188,24 @@ class MemoryWrites:
             else:
                 changed.append(m)
         needed = {m.id for m in changed if m.vector is None}
-        changed, error = self._embed_missing(changed, progress)
+        changed, error = self._embed_missing(changed, embedder, progress)
         embedded = sum(1 for m in changed if m.id in needed and m.vector is not None)
         rows = [memory_to_row(m) for m in changed]
         if rows:
-            table = rows_to_table(rows, self._store.tables.memories.schema)
-            (self._store.tables.memories.merge_insert(ROW_KEY).when_matched_update_all()
+            table = rows_to_table(rows, self._tables.memories.schema)
+            (self._tables.memories.merge_insert(ROW_KEY).when_matched_update_all()
              .when_not_matched_insert_all().execute(table, on_bad_vectors="null"))
-            self._store._keys.invalidate()
-        version = self._store.version
+            self._keys.invalidate()
+        self._tables.memories.checkout_latest()
+        version = int(self._tables.memories.version)
         inserted = tuple(m.id for m in changed if m.id not in current)
         updated = tuple(m.id for m in changed if m.id in current)
         if rows:
             before = [memory_doc(current[i]) for i in updated]
-            self._store._audit.append(
-                tenant=self._store.tenant, actor=self._store.actor, action="upsert",
-                target_ids=[r["id"] for r in rows], before=record_snapshot(before) or None,
-                after=record_snapshot([memory_doc(m) for m in changed]), reason=reason,
-                table_version=version,
-            )
+            self._audit.append("upsert", [r["id"] for r in rows],
+                               before=record_snapshot(before) or None,
+                               after=record_snapshot([memory_doc(m) for m in changed]),
+                               reason=reason, table_version=version)
         pending = sum(1 for m in changed if m.embedding_status != "ok")
         return UpsertReport(inserted, updated, tuple(unchanged), pending, version,
                             embedded=embedded, embedding_error=error)
@@ -205,19 +219,19 @@ class MemoryWrites:
         """access_count + 1 and last_accessed_at = `at` for each existing memory of `ids`,
         and one `recall` event each (by `actor`, the store's by default), whose metadata is
         its rank in `ids`, `metadata` and its own entry of `per_memory`."""
-        store = self._store
-        current = store.get_many(ids)
+        tables, tenant = self._tables, self._tenant
+        current = self._lookup.get_many(ids)
         if not current:
             return 0
         when = at or utcnow()
         ordered = sorted(current)
         update = pa.table({
-            "tenant": pa.array([store.tenant] * len(ordered), pa.string()),
+            "tenant": pa.array([tenant] * len(ordered), pa.string()),
             "id": pa.array(ordered, pa.string()),
             "access_count": pa.array([current[i].access_count + 1 for i in ordered], pa.int32()),
             "last_accessed_at": pa.array([when] * len(ordered), pa.timestamp("us", tz="UTC")),
         })
-        store.tables.memories.merge_insert(ROW_KEY).when_matched_update_all().execute(update)
+        tables.memories.merge_insert(ROW_KEY).when_matched_update_all().execute(update)
         after: dict[str, Any] = {
             "access_count": {i: current[i].access_count + 1 for i in ordered}}
         if metadata and metadata.get("recall_id"):
@@ -225,49 +239,20 @@ class MemoryWrites:
             # reads what the recall sent from it when the purge deleted the events
             after.update(recall_id=metadata["recall_id"],
                          ranked=[i for i in dict.fromkeys(ids) if i in current])
-        store.append_audit(
-            "recall", ordered,
-            after=after,
-            reason=reason, table_version=int(store.tables.memories.version),
-        )
-        store.event_log.append([
-            Event.new("recall", memory_id, tenant=store.tenant, actor=actor or store.actor,
+        self._audit.append("recall", ordered, after=after, reason=reason,
+                           table_version=int(tables.memories.version))
+        self._events.record([
+            Event.new("recall", memory_id, tenant=tenant, actor=actor or self._actor(),
                       at=when, session_id=session_id, query=query,
                       metadata={"rank": rank, **(metadata or {}),
                                 **(per_memory or {}).get(memory_id, {})})
             for rank, memory_id in enumerate(dict.fromkeys(ids), start=1) if memory_id in current
         ])
         # a store made before the events table has none
-        fold_together([t for t in (store.tables.memories, store.tables.audit,
-                                   store.tables.events) if t is not None])
+        fold_together([t for t in (tables.memories, tables.audit, tables.events)
+                       if t is not None])
         return len(ordered)
 
-
-    def add_edges(self, edges: Iterable[Edge], table: EdgeTable, *, check_endpoints: bool,
-                  reason: str | None) -> int:
-        """Validate edges of this tenant (endpoints must exist unless `check_endpoints` is
-        off), append them and their audit row; returns how many."""
-        store = self._store
-        batch = [validate_edge(replace(e, tenant=store.tenant)) for e in edges]
-        if not batch:
-            return 0
-        ends = {e.source_id for e in batch} | {e.target_id for e in batch}
-        if check_endpoints:
-            missing = sorted(ends - set(store.get_many(sorted(ends))))
-            if missing:
-                raise InvalidRecordError(
-                    f"edge endpoint {missing[0]!r} is not a memory of tenant "
-                    f"{store.tenant!r}; add the memory first"
-                )
-        version = table.append(batch)
-        store.append_audit(
-            "add_edges",
-            # the edges, then the memories they link, so a memory's history shows them
-            [e.id for e in batch] + sorted(ends),
-            after=record_snapshot([edge_doc(e) for e in batch]), reason=reason,
-            table_version=version,
-        )
-        return len(batch)
 
 def _same(old: Memory, new: Memory) -> bool:
     """Equal apart from `updated_at` (vectors compared too)."""

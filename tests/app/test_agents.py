@@ -70,15 +70,15 @@ def test_memory_use_lists_the_recalled_memories(store: MemoryStore) -> None:
     most, uncited = [d.value for d in at.dataframe
                             if list(d.value.columns) == ["memory_id", "recalls", "cites",
                                                          "content"]]
-    sent = {e.memory_id for e in store.events(kinds=("recall",))}
-    cited = {e.memory_id for e in store.events(kinds=("cite",))}
+    sent = {e.memory_id for e in store.events.query(kinds=("recall",))}
+    cited = {e.memory_id for e in store.events.query(kinds=("cite",))}
     assert set(most["memory_id"]) == sent and len(cited) == 1
     assert set(uncited["memory_id"]) == sent - cited
     assert "None." in _text(at)  # not recalled in 30 days: every memory is younger
 
 
 def test_replay_after_an_archive_explains_it(store: MemoryStore) -> None:
-    claude = [e for e in store.events(kinds=("recall",)) if e.actor == "claude"]
+    claude = [e for e in store.events.query(kinds=("recall",)) if e.actor == "claude"]
     first = min(claude, key=lambda e: e.metadata["rank"]).memory_id
     report = archive(store, [first], reason="superseded by the new checklist")
     at = _open()

@@ -47,7 +47,7 @@ def store(tmp_path: Path, app_embedder: FakeEmbedder,
         new("hostile", HOSTILE, 4, project=HOSTILE, agent=HOSTILE, tags=[HOSTILE]),
         new("old", "Old note about memcached", 5, project="atlas", status="archived"),
     ])
-    store.add_edges([Edge.new("evict", "redis", "caused"),
+    store.edges.add([Edge.new("evict", "redis", "caused"),
                      Edge.new("postgres", "redis", "supersedes")])
     monkeypatch.setenv("MEMLENS_STORE", store.uri)
     return store
@@ -164,7 +164,7 @@ def test_purge_needs_the_typed_count_and_shows_the_verification(store: MemorySto
     at.button(key="curate_confirm").click().run()
     assert not at.exception, at.exception
     assert store.get_many(["evict"]) == {}
-    assert store.edges(memory_id="evict", include_inactive=True) == []
+    assert store.edges.list(memory_id="evict", include_inactive=True) == []
     checks = _frame(at, CHECKS)
     assert checks and {c["status"] for c in checks} <= {"pass", "skip", "info"}
     assert any(s.value.startswith("Verified: the memories are gone") for s in at.success)
@@ -221,7 +221,7 @@ def test_supersede_with_new_content(store: MemoryStore) -> None:
     new = store.get(str(created["memory"]))
     assert new.content == "Cache sessions in Valkey"
     assert ("supersedes", "redis") in {(e.relation, e.target_id)
-                                       for e in store.edges(memory_id=new.id)}
+                                       for e in store.edges.list(memory_id=new.id)}
 
 
 def test_every_match_of_the_filter(store: MemoryStore) -> None:

@@ -21,7 +21,6 @@ from memlens_app.widgets.curate.report import snippet
 from memlens_app.widgets.graph.reflection import source_ids
 from memory_core import Candidate, Filter, archive, consolidate, consolidation_candidates, recall
 from memory_core.model.records import Memory, utcnow
-from memory_core.retrieval.engines import ensure_fts_index
 from memory_core.store import MemoryStore
 from tests.app.inert import check_page, plain
 from tests.conftest import FakeEmbedder
@@ -63,7 +62,7 @@ def store(tmp_path: Path, app_embedder: FakeEmbedder,
         new("n1", "Use tabs for indentation in the makefile", "decision", 2),
         new("n2", "The office moves to the fourth floor in spring", "fact", 1),
     ])
-    ensure_fts_index(store)
+    store.fts.ensure()
     other = MemoryStore.open(store.uri, embedder=app_embedder, tenant="other")
     other.add([Memory.new(f"tenant other billing invoice refund stripe {w}", "observation",
                           id=f"x{n}") for n, w in enumerate(("a", "b", "c"))])
@@ -107,7 +106,7 @@ def _first(store: MemoryStore) -> Candidate:
 
 
 def _sources(store: MemoryStore, reflection: str) -> set[str]:
-    return {e.target_id for e in store.edges(memory_id=reflection)
+    return {e.target_id for e in store.edges.list(memory_id=reflection)
             if e.relation == "derived_from" and e.source_id == reflection}
 
 

@@ -32,7 +32,7 @@ def store(tmp_path: Path, app_embedder: FakeEmbedder,
                Memory.new("insight: capacity follows the peak", "insight", id="insight"),
                Memory.new(f"reflection {HOSTILE}", "reflection", id="evil"),
                Memory.new("unrelated note about lunch", "fact", id="lunch")])
-    store.add_edges([Edge.new("refl", "obs", "derived_from"),
+    store.edges.add([Edge.new("refl", "obs", "derived_from"),
                      Edge.new("insight", "refl", "derived_from"),
                      Edge.new("evil", "obs", "derived_from")])
     monkeypatch.setenv("MEMLENS_STORE", store.uri)
@@ -74,7 +74,7 @@ def test_with_derived_lists_the_closure_with_paths_and_keeps_the_unticked(
     assert set(store.get_many(["obs", "refl", "evil", "insight", "lunch"])) == {"insight",
                                                                                "lunch"}
     assert store.get("insight").status == "active"
-    [purge] = {e.batch_id for e in store.audit_query(action="purge", limit=None)}  # one
+    [purge] = {e.batch_id for e in store.audit.query(action="purge", limit=None)}  # one
     batch, name, text = at.session_state[RECEIPT]
     assert batch == purge and name == f"memlens-receipt-{batch}.json"
     body = json.loads(text)

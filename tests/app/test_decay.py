@@ -15,7 +15,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from memory_core.model.records import Edge, Event, Memory
-from memory_core.retrieval.engines import ensure_fts_index
 from memory_core.store import MemoryStore
 from tests.app.inert import check_page, plain
 from tests.conftest import FakeEmbedder
@@ -57,10 +56,10 @@ def store(tmp_path: Path, app_embedder: FakeEmbedder,
         new("cited", "Postgres handles the session table fine", "fact", 100),
     ])
     store.record_access(["cited"], at=CLOCK - timedelta(days=20), query="session storage")
-    store.record_events([Event.new("cite", "cited", at=CLOCK - timedelta(days=3),
+    store.events.record([Event.new("cite", "cited", at=CLOCK - timedelta(days=3),
                                    actor="agent-7", query="which store for sessions?")])
-    store.add_edges([Edge.new("cited", "fresh", "supports", strength=0.8)])
-    ensure_fts_index(store)
+    store.edges.add([Edge.new("cited", "fresh", "supports", strength=0.8)])
+    store.fts.ensure()
     monkeypatch.setenv("MEMLENS_STORE", store.uri)
     return store
 

@@ -15,7 +15,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from memory_core.model.records import Edge, Memory, utcnow
-from memory_core.retrieval.engines import ensure_fts_index
 from memory_core.store import MemoryStore
 from tests.app.inert import check_page, plain
 from tests.conftest import FakeEmbedder
@@ -53,7 +52,7 @@ def store(tmp_path: Path, app_embedder: FakeEmbedder,
         new("lesson", "Evictions under load mean the cache is too small", "lesson", 2),
         new("lonely", "An unrelated note about code review etiquette", "fact", 1),
     ])
-    store.add_edges([
+    store.edges.add([
         Edge.new("far", "evict", "caused", strength=0.9),
         Edge.new("evict", "redis", "caused", strength=0.9),
         Edge.new("pg", "redis", "supersedes"),
@@ -63,7 +62,7 @@ def store(tmp_path: Path, app_embedder: FakeEmbedder,
         Edge.new("old", "pg", "supports", strength=0.7),
         Edge.new("lesson", "pg", "derived_from", strength=0.6),
     ])
-    ensure_fts_index(store)
+    store.fts.ensure()
     monkeypatch.setenv("MEMLENS_STORE", store.uri)
     return store
 
@@ -152,7 +151,7 @@ def test_hops_relations_and_inactive_change_the_nodes(store: MemoryStore) -> Non
     at.multiselect(key="graph_relations").set_value(["caused", "enabled"]).run()
     assert set(_nodes(at)) == {"pg", "evict", "far"}
     assert {e["id"] for e in _drawn(at, "edges")} == {
-        e.id for e in store.edges() if e.relation in ("caused", "enabled")
+        e.id for e in store.edges.list() if e.relation in ("caused", "enabled")
         and {e.source_id, e.target_id} <= {"pg", "evict", "far"}}
     at.slider(key="graph_hops").set_value(1).run()
     at.multiselect(key="graph_relations").set_value(

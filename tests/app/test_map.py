@@ -23,7 +23,6 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from memory_core.model.records import Memory
-from memory_core.retrieval.engines import ensure_fts_index
 from memory_core.store import MemoryStore
 from tests.app.inert import check_page
 from tests.conftest import FakeEmbedder
@@ -68,7 +67,7 @@ def shared_store(tmp_path_factory: pytest.TempPathFactory) -> str:
     store = MemoryStore.open(str(tmp_path_factory.mktemp("map") / "store"),
                              embedder=FakeEmbedder())
     store.add(_corpus())
-    ensure_fts_index(store)
+    store.fts.ensure()
     return store.uri
 
 

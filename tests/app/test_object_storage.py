@@ -10,7 +10,6 @@ from streamlit.testing.v1 import AppTest
 
 from memory_core.model.config import Settings
 from memory_core.model.records import Memory
-from memory_core.retrieval.engines import ensure_fts_index
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 from tests.memory_core.store.object_storage_server import S3Server
@@ -32,7 +31,7 @@ def s3_store(s3_uri: str, s3_env: S3Server, app_embedder: FakeEmbedder,
                    id="evict", project="atlas"),
         Memory.new("Use uv to install Python tools in CI", "lesson", id="uv", project="herd"),
     ])
-    ensure_fts_index(store)
+    store.fts.ensure()
     monkeypatch.setenv("MEMLENS_STORE", s3_uri)
     return store
 

@@ -31,7 +31,7 @@ def seeded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MemoryStore:
         Memory.new("Old caching decision", "decision", project="herd", status="superseded"),
     ]
     store.add(memories)
-    store.add_edges([Edge.new(memories[1].id, memories[0].id, "caused")])
+    store.edges.add([Edge.new(memories[1].id, memories[0].id, "caused")])
     return store
 
 

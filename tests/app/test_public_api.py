@@ -59,7 +59,7 @@ def test_the_app_uses_only_the_public_api(path: Path) -> None:
     ("x = store.keys.lookup('h')", ["line 1: .keys"]),
     ("store.edge_index", ["line 1: .edge_index"]),
     ("store.audit.append(row)", ["line 1: .audit.append"]),
-    ("from memory_core import MemoryStore, search\nstore.audit_entries(limit=5)\n"
+    ("from memory_core import MemoryStore, search\nstore.audit.entries(limit=5)\n"
      "names = sorted(counts.keys())", []),
 ])
 def test_the_scan_catches_each_kind_of_reach(source: str, expected: list[str]) -> None:

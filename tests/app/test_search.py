@@ -14,7 +14,6 @@ from streamlit.testing.v1.element_tree import Expander
 
 from memory_core.model.config import Settings
 from memory_core.model.records import Edge, Memory, utcnow
-from memory_core.retrieval.engines import ensure_fts_index
 from memory_core.retrieval.search import EngineEvidence, Hit
 from memory_core.store import MemoryStore
 from memory_core.viz.explain import score_parts, score_waterfall
@@ -64,9 +63,9 @@ def store_uri(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> st
     ])
     # the eviction observation caused the old decision; the graph reaches it from there and
     # shows its successor instead, saying so
-    store.add_edges([Edge.new("dec-new", "dec-old", "supersedes", strength=0.5),
+    store.edges.add([Edge.new("dec-new", "dec-old", "supersedes", strength=0.5),
                      Edge.new("obs-evict", "dec-old", "caused", strength=0.9)])
-    ensure_fts_index(store)  # once here, so no test depends on which one searches first
+    store.fts.ensure()  # once here, so no test depends on which one searches first
     return uri
 
 
@@ -126,7 +125,7 @@ def test_search_explains_each_hit(store_uri: str) -> None:
     # searching never records access
     store = MemoryStore.open(store_uri)
     assert store.get("dec-new").access_count == 0
-    assert "recall" not in {e.action for e in store.audit_entries()}
+    assert "recall" not in {e.action for e in store.audit.entries()}
 
 
 def test_preset_and_knobs_change_the_ranking() -> None:

@@ -38,7 +38,7 @@ def hostile(tmp_path: Path, app_embedder: FakeEmbedder,
                    project="atlas", agent=BIDI, tags=[BIDI], tenant=TENANT),
     ]
     store.add(memories)
-    store.add_edges([Edge.new(memories[1].id, memories[0].id, "caused")])
+    store.edges.add([Edge.new(memories[1].id, memories[0].id, "caused")])
     monkeypatch.setenv("MEMLENS_STORE", store.uri)
     monkeypatch.setenv("MEMLENS_TENANT", TENANT)
     return store

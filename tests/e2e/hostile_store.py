@@ -107,7 +107,7 @@ def build(folder: Path, model_cache: Path) -> HostileStore:
     memories = _memories()
     store.add(memories)
     xss, rtl, nul, markdown, big = memories[:5]
-    store.add_edges([Edge.new(rtl.id, xss.id, "caused"), Edge.new(nul.id, xss.id, "supports"),
+    store.edges.add([Edge.new(rtl.id, xss.id, "caused"), Edge.new(nul.id, xss.id, "supports"),
                      Edge.new(markdown.id, xss.id, "derived_from"),
                      Edge.new(big.id, rtl.id, "caused"),
                      *(Edge.new(m.id, xss.id, "supports") for m in memories[5:8])])

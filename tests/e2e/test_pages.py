@@ -124,7 +124,7 @@ def archive_then_undo(visit: Visit, demo_copy: DemoCopy) -> None:
     visit.act(page.get_by_role("button", name="Confirm: archive 1 memory").click)
     expect(page.locator('[data-testid="stAlertContentSuccess"]').first).to_be_visible()
     store = demo_copy.open()
-    [archived] = [e for e in store.audit_entries(limit=5) if e.action == "archive"][:1]
+    [archived] = [e for e in store.audit.entries(limit=5) if e.action == "archive"][:1]
     memory_id = archived.target_ids[0]
     assert store.get(memory_id).status == "archived"
     visit.act(page.get_by_role("button", name="Undo").first.click)
@@ -134,7 +134,7 @@ def archive_then_undo(visit: Visit, demo_copy: DemoCopy) -> None:
         time.sleep(0.5)
     store = demo_copy.open()  # a handle reads the table version it opened
     assert store.get(memory_id).status == "active"
-    assert store.audit_entries(limit=1)[0].action == "undo"
+    assert store.audit.entries(limit=1)[0].action == "undo"
     visit.screenshot("curate-undo")
 
 

@@ -48,9 +48,9 @@ def test_accept_a_candidate_then_find_the_reflection_in_search_and_its_sources_i
     [reflection] = [m for m in store.list(Filter(memory_type="reflection"))
                     if m.id not in before]
     assert reflection.content == content and reflection.metadata["method"] == "rule_based"
-    sources = [e.target_id for e in store.edges(memory_id=reflection.id)
+    sources = [e.target_id for e in store.edges.list(memory_id=reflection.id)
                if e.relation == "derived_from" and e.source_id == reflection.id]
-    [batch] = [e.batch_id for e in store.audit_entries(limit=5) if e.action == "consolidate"][:1]
+    [batch] = [e.batch_id for e in store.audit.entries(limit=5) if e.action == "consolidate"][:1]
     try:
         panel.locator('[data-testid="stAlertContentSuccess"]').first.scroll_into_view_if_needed()
         visit.screenshot("curate-consolidate-accepted")

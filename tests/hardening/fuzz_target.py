@@ -77,9 +77,9 @@ def seed_store(path: Path) -> MemoryStore:
     store = MemoryStore.open(str(path), embedder=FakeEmbedder(), tenant="default")
     memories, edges = sample_records()
     store.add([PRE, *memories], dedup=False)
-    store.add_edges(edges)
+    store.edges.add(edges)
     other = MemoryStore.open(str(path), embedder=FakeEmbedder(), tenant="other")
     other.add([Memory.new("Another tenant's memory", "fact", id="theirs")])
-    other.add_edges([Edge.new("theirs", "theirs-2", "relates_to", id="e-theirs")],
+    other.edges.add([Edge.new("theirs", "theirs-2", "relates_to", id="e-theirs")],
                     check_endpoints=False)
     return store

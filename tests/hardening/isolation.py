@@ -91,9 +91,9 @@ def state(store: MemoryStore) -> tuple[Any, ...]:
     status), audit rows and events."""
     memories = sorted(store.list(Filter(status=STATUSES), with_vectors=True),
                       key=lambda m: m.id)
-    return (memories, store.edges(include_inactive=True),
-            sorted(store.audit_query(limit=None), key=lambda e: e.id),
-            sorted(store.events(), key=lambda e: e.id))
+    return (memories, store.edges.list(include_inactive=True),
+            sorted(store.audit.query(limit=None), key=lambda e: e.id),
+            sorted(store.events.query(), key=lambda e: e.id))
 
 
 def use_fast_stand_ins(monkeypatch: pytest.MonkeyPatch) -> None:

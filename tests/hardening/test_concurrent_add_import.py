@@ -54,7 +54,7 @@ def export(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = MemoryStore.open(str(folder / "source"), embedder=FakeEmbedder())
     source.add([Memory.new(f"imported {i}: the cache of region {i[-2:]} was cold", "fact",
                            id=i) for i in IMPORTED], dedup=False)
-    source.add_edges([Edge.new(a, b, "causes", id=f"e-{a}")
+    source.edges.add([Edge.new(a, b, "causes", id=f"e-{a}")
                       for a, b in zip(IMPORTED, IMPORTED[1:], strict=False)])
     export_store(source, folder / "export.ndjson")
     return folder / "export.ndjson"
@@ -86,7 +86,7 @@ def _checked(store_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 
 def _actions(store: MemoryStore) -> Counter[str]:
-    return Counter(entry.action for entry in store.audit_entries(limit=1000))
+    return Counter(entry.action for entry in store.audit.entries(limit=1000))
 
 
 @pytest.mark.parametrize("first", ["add", "import"])
@@ -108,7 +108,7 @@ def test_an_add_and_an_import_at_once_keep_every_record(
     assert set(added) | set(IMPORTED) < set(ids)
     assert store.get("a-007").content.startswith("added a-007")
     assert store.get("i-007").content.startswith("imported i-007")
-    assert store.count_edges() == M - 1
+    assert store.edges.count() == M - 1
     actions = _actions(store)
     assert actions["add"] == 2 and actions["import"] == 1  # the first memory, then the race
 
@@ -138,4 +138,4 @@ def test_an_add_and_an_import_of_the_same_ids_end_in_one_legal_state(
         assert len(ids) == 1 + M and not any(i.startswith("a-") for i in ids)
         assert actions["add"] == 1
     assert store.get("s-005").content.startswith("imported s-005")  # the import came last
-    assert store.count_edges() == M - 1 and actions["import"] == 1
+    assert store.edges.count() == M - 1 and actions["import"] == 1

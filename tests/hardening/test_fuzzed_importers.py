@@ -72,7 +72,7 @@ def small_export(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
     store = MemoryStore.open(str(folder / "store"), embedder=FakeEmbedder(), tenant="fuzz")
     memories, edges = sample_records()
     store.add(memories, dedup=False)
-    store.add_edges(edges)
+    store.edges.add(edges)
     export_store(store, folder / "export.ndjson", with_audit=True)
     lines = (folder / "export.ndjson").read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines]

@@ -41,7 +41,7 @@ def _queries(store: MemoryStore, out: Path) -> str:
 
 
 def _first_version(store: MemoryStore) -> str:
-    return f"version:{min(v.version for v in store.history() if v.version > 1)}"
+    return f"version:{min(v.version for v in store.changes.history() if v.version > 1)}"
 
 
 #: command -> the runs (argv after `--store S --tenant T`) of a read of one tenant.
@@ -144,7 +144,7 @@ WRITES: dict[str, Argv] = {
     "supersede": lambda s, o: [["supersede", "m-1", "--content", "acme pool holds forty",
                                 "-y"]],
     "link": lambda s, o: [["link", "m-1", "supports", "m-7"]],
-    "unlink": lambda s, o: [["unlink", s.edges()[0].id]],
+    "unlink": lambda s, o: [["unlink", s.edges.list()[0].id]],
     "undo": _undo,
     "recall": lambda s, o: [["recall", "postgres pool launch code", "--json"]],
     "import": _import,
@@ -246,7 +246,7 @@ def test_the_other_tenants_ids_are_refused(two: TwoTenants, tmp_path: Path) -> N
     theirs = str(next(b.batch_id for b in audit_batches(globex) if b.action == "archive"))
     for argv in (["show", solo_id(B)], ["why", solo_id(B)], ["decay", "show", solo_id(B)],
                  ["edit", solo_id(B), "--content", "x", "-y"], ["archive", solo_id(B), "-y"],
-                 ["undo", theirs, "-y"], ["unlink", globex.edges()[0].id],
+                 ["undo", theirs, "-y"], ["unlink", globex.edges.list()[0].id],
                  ["verify-deleted", solo_id(B)]):
         result = CliRunner().invoke(cli, ["--store", uri, "--tenant", A, *argv])
         assert result.exit_code != 0, argv

@@ -43,7 +43,7 @@ def _export(store: MemoryStore, out: Path) -> Path:
 
 def _first_version(store: MemoryStore) -> Any:
     """The side of the memories table as the first add left it (the curation came later)."""
-    first = min(v.version for v in store.history() if v.version > 1)
+    first = min(v.version for v in store.changes.history() if v.version > 1)
     return mc.load_side(f"version:{first}", store)
 
 
@@ -79,9 +79,9 @@ READS: dict[str, Callable[[MemoryStore, Path], Any]] = {
     "MemoryStore.iter_memories": lambda s, _: list(s.iter_memories(ALL)),
     "MemoryStore.scan": lambda s, _: s.scan(["id", "project", "content"], ALL),
     "MemoryStore.ids": lambda s, _: s.ids(ALL),
-    "MemoryStore.edges": lambda s, _: s.edges(include_inactive=True),
-    "MemoryStore.audit_query": lambda s, _: s.audit_query(limit=None),
-    "MemoryStore.events": lambda s, _: s.events(),
+    "MemoryStore.edges": lambda s, _: s.edges.list(include_inactive=True),
+    "MemoryStore.audit_query": lambda s, _: s.audit.query(limit=None),
+    "MemoryStore.events": lambda s, _: s.events.query(),
     "store_stats": lambda s, _: mc.store_stats(s),
     "memories_over_time": lambda s, _: (mc.memories_over_time(s), mc.store_stats(s)),
     "filter_choices": lambda s, _: mc.filter_choices(s),
@@ -206,9 +206,9 @@ def test_the_other_tenants_own_id_is_not_found(two: TwoTenants, tenant: str) -> 
         mc.memory_timeline(store, theirs, as_of=NOW)
     with pytest.raises(mc.QuerySetError):
         mc.check_reachable(store, [Query("q", "launch code", {theirs: 1})])
-    assert store.audit_entries(memory_id=theirs) == []
-    assert store.events(memory_ids=[theirs]) == []
-    assert store.edges(memory_id=theirs) == []
+    assert store.audit.entries(memory_id=theirs) == []
+    assert store.events.query(memory_ids=[theirs]) == []
+    assert store.edges.list(memory_id=theirs) == []
     with pytest.raises(mc.CurationError, match="never in tenant"):
         mc.verify_deleted(store, [theirs])
     their_recall = _recall_id(two.open(other(tenant)))
@@ -223,6 +223,6 @@ def test_same_ids_hold_each_tenants_own_version(two: TwoTenants) -> None:
     a, b = two.open(A_), two.open(B_)
     assert a.ids(ALL) - {solo_id(A_)} == b.ids(ALL) - {solo_id(B_)}
     assert MARK[A_] in a.get(OWN_ID).content and MARK[B_] in b.get(OWN_ID).content
-    assert a.count() == b.count() and a.count_edges() == b.count_edges()
-    assert {e.relation for e in a.edges()} == {e.relation for e in b.edges()}
-    assert text_of(a.events()).count(MARK[A_]) >= 2
+    assert a.count() == b.count() and a.edges.count() == b.edges.count()
+    assert {e.relation for e in a.edges.list()} == {e.relation for e in b.edges.list()}
+    assert text_of(a.events.query()).count(MARK[A_]) >= 2

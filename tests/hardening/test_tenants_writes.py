@@ -75,7 +75,7 @@ WRITES: dict[str, Callable[[MemoryStore, Path], Any]] = {
     "merge_many": lambda s, _: mc.merge_many(s, [(["m-3", "m-4"], "m-4")]),
     "supersede": lambda s, _: mc.supersede(s, "m-1", content="acme pool now holds forty"),
     "link": lambda s, _: mc.link(s, "m-1", "supports", "m-7"),
-    "unlink": lambda s, _: mc.unlink(s, s.edges()[0].id),
+    "unlink": lambda s, _: mc.unlink(s, s.edges.list()[0].id),
     "correct": lambda s, _: mc.correct(s, "m-1", "modified", note="acme fixed it"),
     "cite": lambda s, _: mc.cite(s, ["m-1", OWN_ID]),
     "recall": lambda s, _: mc.recall(s, "postgres pool launch code", limit=10),
@@ -121,7 +121,7 @@ def test_undo_of_the_other_tenants_batch_is_refused(two: TwoTenants, tmp_path: P
             mc.undo(acme, str(batch_id))
         assert MARK[B] not in str(err.value) and B not in str(err.value)
     with pytest.raises(mc.MemlensError):
-        mc.unlink(acme, globex.edges()[0].id)
+        mc.unlink(acme, globex.edges.list()[0].id)
     with pytest.raises(mc.MemlensError):
         mc.edit(acme, solo_id(B), content="acme reaches into globex")
     assert (state(globex), state(acme)) == before

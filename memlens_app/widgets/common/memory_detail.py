@@ -39,10 +39,10 @@ def detail_view(store: MemoryStore, memory_id: str | None, *,
         return
     try:
         memory = store.get(memory_id)
-        edges = store.edges(memory_id=memory_id, include_inactive=True)
+        edges = store.edges.list(memory_id=memory_id, include_inactive=True)
         others = store.get_many([e.target_id if e.source_id == memory_id else e.source_id
                                  for e in edges])
-        history = store.audit_entries(memory_id=memory_id)
+        history = store.audit.entries(memory_id=memory_id)
     except MemlensError as exc:
         show_error(exc)
         return

@@ -63,6 +63,6 @@ def side_picker(side: str, store: MemoryStore, folder: Path, default: str) -> Si
     edges_version = store.table_versions()["edges"]
     if source == "Live store":
         return SidePick("live", "live store", f"{store.version}/{edges_version}")
-    versions = [v.version for v in reversed(store.history())]
+    versions = [v.version for v in reversed(store.changes.history())]
     version = st.selectbox("Memories table version", versions, key=f"diff_version_{side}")
     return SidePick(f"version:{version}", f"version {version}", f"{version}/{edges_version}")

@@ -36,7 +36,7 @@ def health_panel(store: MemoryStore, health: GraphHealth) -> None:
     st.caption(md(finding.description))
     ids = finding.ids[:SHOWN]
     if kind in EDGE_KINDS:
-        edges = {e.id: e for e in store.edges(include_inactive=True)}
+        edges = {e.id: e for e in store.edges.list(include_inactive=True)}
         rows = [{"edge": i, "relation": edges[i].relation if i in edges else "",
                  "source": edges[i].source_id if i in edges else "",
                  "target": edges[i].target_id if i in edges else ""} for i in ids]

@@ -32,7 +32,7 @@ def recorded_sources(memory: Memory) -> list[str]:
 
 def source_ids(store: MemoryStore, memory: Memory) -> list[str]:
     """Its `derived_from` targets (edge order), then recorded sources no edge leads to."""
-    targets = [e.target_id for e in store.edges(memory_id=memory.id)
+    targets = [e.target_id for e in store.edges.list(memory_id=memory.id)
                if e.relation == "derived_from" and e.source_id == memory.id]
     return list(dict.fromkeys([*targets, *recorded_sources(memory)]))
 

@@ -67,7 +67,7 @@ def why_text(store: Any, memory_id: str) -> str:
         lines += _more(min(len(paths), WHY_LINES), len(paths), "related lists the links")
     if len(chain.chain) > 1:
         lines.append("supersession (oldest -> current): " + " -> ".join(chain.chain))
-    if any(e.relation == "contradicts" for e in store.edges(memory_id=memory_id)):
+    if any(e.relation == "contradicts" for e in store.edges.list(memory_id=memory_id)):
         pairs = contradictions(store, Filter(ids=[memory_id], status=STATUSES))
         others = [c.b.memory_id if c.a.memory_id == memory_id else c.a.memory_id
                   for c in pairs if memory_id in (c.a.memory_id, c.b.memory_id)]
@@ -124,7 +124,7 @@ def memory_text(store: Any, memory_id: str) -> str:
                  f"content (the first {SHOWN_CHARS:,} of {total:,} characters; read the "
                  f"resource memory://{memory.id} for all):")
     lines.append(content)
-    edges = store.edges(memory_id=memory_id)
+    edges = store.edges.list(memory_id=memory_id)
     lines.append(f"edges: {len(edges) or 'none'}")
     for edge in edges[:20]:
         lines.append(f"  {edge.source_id} -{edge.relation} {edge.strength:.2f}-> "
@@ -139,7 +139,7 @@ def memory_json(store: Any, memory_id: str) -> str:
 
     memory = store.get(memory_id)
     return json.dumps({"memory": dict(_fields(memory)),
-                       "edges": [edge_doc(e) for e in store.edges(memory_id=memory_id)]},
+                       "edges": [edge_doc(e) for e in store.edges.list(memory_id=memory_id)]},
                       ensure_ascii=False, default=str)
 
 

@@ -142,7 +142,7 @@ def remember(store: MemoryStore, caller: Caller, content: str, memory_type: str,
             check_text(name, value, MAX_NAME_CHARS, multiline=False)
     with store.writing("remember"):
         targets = check_links(store, links)
-        holder = store.content_holder(content_hash(content))
+        holder = store.keys.holder_of(content_hash(content))
         if holder is not None:
             return (f"already remembered as {holder} (the same content); nothing was "
                     f"written")
@@ -154,7 +154,7 @@ def remember(store: MemoryStore, caller: Caller, content: str, memory_type: str,
             return (f"already remembered as {report.duplicates[0][1]} (the same content); "
                     f"nothing was written")
         if targets:
-            store.add_edges([Edge.new(memory.id, to, relation, tenant=store.tenant,
+            store.edges.add([Edge.new(memory.id, to, relation, tenant=store.tenant,
                                       metadata={"made_by": "remember"})
                              for to, relation in targets],
                             reason=f"remember by {caller.actor}")

@@ -52,7 +52,7 @@ def load_memories(store: MemoryStore, filter: Filter | None, as_of: datetime
     import polars as pl
 
     memories = pl.DataFrame(store.scan(SCANNED, filter))
-    cites = pl.DataFrame(store.event_log.latest(
+    cites = pl.DataFrame(store.events.latest(
         "cite", until=as_of + timedelta(microseconds=1))).select(
         pl.col("memory_id").alias("id"), pl.col("at").alias("cited_at"))
     return (memories.join(cites, on="id", how="left")

@@ -104,10 +104,10 @@ def timeline_events(store: MemoryStore, memory: Memory, as_of: datetime
                             detail=f"created ({memory.memory_type}, {memory.importance})",
                             data={"source": memory.source, "session_id": memory.session_id})
     found = [created]
-    found += [_event(e) for e in store.events(memory_ids=[memory.id])]
-    found += [_edge(e, memory.id) for e in store.edges(memory_id=memory.id,
+    found += [_event(e) for e in store.events.query(memory_ids=[memory.id])]
+    found += [_edge(e, memory.id) for e in store.edges.list(memory_id=memory.id,
                                                       include_inactive=True)]
-    found += [x for x in map(_audit, store.audit_query(target_ids=[memory.id], limit=None))
+    found += [x for x in map(_audit, store.audit.query(target_ids=[memory.id], limit=None))
               if x is not None]
     found = [e for e in found if e.at <= as_of]
     inferred = _inferred_access(memory, [e.at for e in found if e.kind == "recall"], as_of)
@@ -190,7 +190,7 @@ def memory_timeline(store: MemoryStore, memory_id: str, *, as_of: datetime | Non
     as_of = clock(as_of)
     memory = store.get(memory_id)
     events = timeline_events(store, memory, as_of)
-    after = [e.at for e in store.events(memory_ids=[memory.id], kinds=("recall",),
+    after = [e.at for e in store.events.query(memory_ids=[memory.id], kinds=("recall",),
                                         since=as_of + _US)]
     curve = decay_curve(memory, events, as_of=as_of, params=params,
                         horizon_days=horizon_days, recalls_after=after)

@@ -1,12 +1,13 @@
 """The store's speed-up layer: what makes a search fast, fenced off from what it answers.
 
 `Accelerators.build` is the one entry point: `MemoryStore` builds one (`store.accel`) and
-exposes what retrieval needs through its own public methods (`MemoryStore.held_columns`,
-`MemoryStore.nearest_in_memory`, `store.rows`, `store.session_order()`); nothing outside
-`memory_core.store` imports this package (a test holds retrieval to it). Its parts:
+hands it to the parts that use it: `store.queries` (`MemoryQueries.nearest_held`,
+`held_columns`, `session_order`), `store.rows` (reads by row id) and the store's own
+`count`. Nothing outside `memory_core.store` imports this package, and retrieval reaches it
+only through those parts (a test holds retrieval to it). Its parts:
 
 * `current_dataset`: the memories table as a Lance dataset at its latest version, found
-  without a LanceDB round trip (`store.latest`), which the per-version caches check;
+  without a LanceDB round trip (`accel.latest`), which the per-version caches check;
 * `row_cache`: the tenant's rows held in memory per table version, for reads by row id;
 * `vector_search_in_memory`: the vector top-m of a version whose rows (vectors included)
   the row cache holds;
@@ -18,8 +19,9 @@ exposes what retrieval needs through its own public methods (`MemoryStore.held_c
 With `enabled=False` (`Settings.accel`, `MEMLENS_ACCEL=0`, `MemoryStore.open(accel=False)`)
 the store answers the same queries through LanceDB's own calls: no dataset shortcut (so
 reads by row id are LanceDB queries by `_rowid`), no rows held, no counts or session index
-kept between two calls. `arrow_query` stays on either way: it is the same LanceDB query,
-built through the async API. Rankings are identical either way on an exact store
+kept between two calls, and the events log (`store.events`) keeps no counts either.
+`arrow_query` stays on either way: it is the same LanceDB query, built through the async
+API. Rankings are identical either way on an exact store
 (`tests/memory_core/store/accel/test_accel_off.py`).
 
 Two speed-ups live outside this package because of the layers: the search threads
@@ -41,14 +43,15 @@ from memory_core.store.accel.session_order import SessionOrder
 __all__ = ["Accelerators"]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Accelerators:
-    """The per-version caches of one store's memories table, on or off together."""
+    """The per-version caches of one store's memories table, on or off together (a test
+    may swap a part for one built with other limits)."""
 
     enabled: bool
-    #: the memories table's latest version and Lance dataset (`store.latest`)
+    #: the memories table's latest version and Lance dataset
     latest: LatestDataset
-    #: where each memory sits in its session (`store.session_order()`)
+    #: where each memory sits in its session (`store.queries.session_order()`)
     sessions: SessionOrder
     #: the tenant's rows held per table version (vectors up to 250k rows)
     row_cache: RowCache

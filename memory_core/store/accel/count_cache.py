@@ -28,7 +28,7 @@ class VersionCounts:
     def count(self, table: Any, predicate: str, latest: int | None = None) -> int:
         """Rows of `table` (at its latest version: the store's tables check for a newer
         version on every read) matching `predicate`. `latest`: the table's latest version
-        when the caller knows it without asking LanceDB (`store.latest.version()`)."""
+        when the caller knows it without asking LanceDB (`store.accel.latest.version()`)."""
         if not self._enabled:
             return int(table.count_rows(predicate))
         version = (id(table), int(table.version) if latest is None else latest)

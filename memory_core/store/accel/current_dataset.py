@@ -1,6 +1,6 @@
 """A table as a Lance dataset at its latest version, found without a LanceDB hop.
 
-Used for the memories table (`store.latest`) and the events table (`EventLog`). A search
+Used for the memories table (`store.accel.latest`) and the events table (`EventLog`). A search
 asks for the memories table's version three times (the session order, the counts and the
 row reads each keep something per version). LanceDB answers `table.version` on its
 background event loop: a thread hand-off, slowest beside a running query, because the

@@ -20,9 +20,10 @@ from memory_core.model.filters import IN_CHUNK, in_chunks, sql_in, sql_string
 from memory_core.model.records import Memory
 from memory_core.store import lance_private
 from memory_core.store.accel.arrow_query import collect, query
+from memory_core.store.memory_lookup import MemoryLookup
 
 if TYPE_CHECKING:
-    from memory_core.store.memory_store import MemoryStore
+    from memory_core.store.accel import Accelerators
 
 
 def _of_tenant(table: pa.Table, tenant: str) -> pa.Table:
@@ -33,16 +34,21 @@ def _of_tenant(table: pa.Table, tenant: str) -> pa.Table:
 
 
 class RowReads:
-    """Reads of one store's memories table by row id."""
+    """Reads of one store's memories table by row id, given the table, the tenant, the
+    speed-up layer (its row cache and current dataset) and the store's reads by id."""
 
-    def __init__(self, store: MemoryStore) -> None:
-        self._store = store
+    def __init__(self, table: Any, tenant: str, accel: Accelerators, lookup: MemoryLookup
+                 ) -> None:
+        self._table = table
+        self._tenant = tenant
+        self._accel = accel
+        self._lookup = lookup
 
     def read(self, row_ids: Sequence[int], where: str, columns: Sequence[str]) -> pa.Table:
         """`columns` and `_rowid` of the rows at `row_ids` that match `where` (any tenant
         unless `where` says). A row id no longer in the table reads nothing."""
         wanted = sorted({int(r) for r in row_ids})
-        table = self._store.tables.memories
+        table = self._table
         parts = []
         for at in range(0, len(wanted), IN_CHUNK):
             listed = ", ".join(str(r) for r in wanted[at:at + IN_CHUNK])
@@ -71,13 +77,13 @@ class RowReads:
                 got = self._from_file(dataset, wanted, columns)
             if got is not None:
                 return got
-        return self.read(wanted, f"tenant = {sql_string(self._store.tenant)}", columns)
+        return self.read(wanted, f"tenant = {sql_string(self._tenant)}", columns)
 
     def _from_cache(self, dataset: Any, wanted: list[int], columns: Sequence[str]
                     ) -> pa.Table | None:
         """The rows from the row cache (`store/accel/row_cache.py`), the columns it does not hold
         taken from the Lance file for the rows it found; None when it cannot serve."""
-        cache = self._store.row_cache
+        cache = self._accel.row_cache
         held = cache.holds_now(int(dataset.version))
         got = cache.take(dataset, wanted, [c for c in columns if c in held] or columns)
         if got is None:
@@ -104,16 +110,16 @@ class RowReads:
                 dataset, wanted, [*dict.fromkeys([*columns, "tenant"]), "_rowid"])
         except Exception:  # noqa: BLE001 - a fast path: `read` is the answer
             return None
-        return _of_tenant(got, self._store.tenant).select([*columns, "_rowid"])
+        return _of_tenant(got, self._tenant).select([*columns, "_rowid"])
 
     def _dataset(self) -> Any:
-        """The memories table as a Lance dataset at its latest version (`store.latest`), or
+        """The memories table as a Lance dataset at its latest version (`store.accel.latest`), or
         None when the table has none to give."""
-        return self._store.latest.current()
+        return self._accel.latest.current()
 
     def locate(self, ids: Sequence[str], where: str) -> dict[str, int]:
         """memory id -> row id of the rows with these ids that match `where`."""
-        table = self._store.tables.memories
+        table = self._table
         out: dict[str, int] = {}
         for chunk in in_chunks(list(dict.fromkeys(ids))):
             found = collect(query(table).where(f"({where}) AND {sql_in('id', chunk)}")
@@ -126,14 +132,13 @@ class RowReads:
         """The store's tenant's memories at these row ids (row id -> memory id, as a query
         returned them): `MemoryStore.get_many` without the id look-ups. A row that moved
         since is read by its id."""
-        store = self._store
         table = self._take(self._dataset(), list(found),
-                           store.memory_columns(with_vectors=with_vectors))
+                           self._lookup.memory_columns(with_vectors=with_vectors))
         out: dict[str, Memory] = {}
         for row in table.to_pylist():
             if found.get(row.pop("_rowid")) == row["id"]:
                 out[row["id"]] = memory_from_row(row)
         missing = [i for i in found.values() if i not in out]
         if missing:
-            out.update(store.get_many(missing, with_vectors=with_vectors))
+            out.update(self._lookup.get_many(missing, with_vectors=with_vectors))
         return out

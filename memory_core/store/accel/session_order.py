@@ -83,7 +83,7 @@ class SessionOrder:
         self._handle = table
         self._keep = keep  # False: read again on every call, nothing kept between two
         self._tenant = tenant
-        #: the table's latest version (`store.latest.version`: no LanceDB hop)
+        #: the table's latest version (`store.accel.latest.version`: no LanceDB hop)
         self._latest = latest_version or (lambda: int(table.version))
         self._version: int | None = None
         self._arrays: dict[str, Any] = {}

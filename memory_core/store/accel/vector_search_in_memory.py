@@ -1,6 +1,6 @@
 """The vector top-m of a version whose rows the row cache holds, vectors included.
 
-`queries.nearest` asks LanceDB for the top-m under the filter's predicate and has it re-rank
+`store.queries.nearest` asks LanceDB for the top-m under the filter's predicate and has it re-rank
 `QUERY_REFINE` x m index candidates by their full vectors. A good part of that query is the
 re-ranking's reads of the full vectors from the Lance file, and another the pre-filter (the
 tenant and status bitmaps turned into a mask of the rows the index may return). When the
@@ -26,7 +26,7 @@ The query runs on the Lance dataset of exactly the version the rows were held at
 after the check (another tenant's rows, an archived memory) cannot reach a query that left
 its condition out; and every row it returns must be held under the same memory id. When
 the cache does not hold the version, or a returned row is not held, `nearest_held` answers
-None and the caller runs `queries.nearest`.
+None and the caller runs `store.queries.nearest`.
 
 Without a vector index the hits are LanceDB's, bit for bit. With one, the candidates are
 the index's, searched with the beam LanceDB's query has (`index_rule.beam`), re-ranked by the
@@ -43,12 +43,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from memory_core.model.filters import Condition, Filter
+from memory_core.store.found import Found, vector_arrays
 from memory_core.store.index_rule import QUERY_NPROBES, QUERY_REFINE, beam
-from memory_core.store.queries import Found, vector_arrays
 
 if TYPE_CHECKING:
+    from memory_core.store.accel import Accelerators
     from memory_core.store.accel.row_cache import HeldRows
-    from memory_core.store.memory_store import MemoryStore
 
 
 def left_in(flt: Filter, tenant: str, always: Callable[[Condition], bool]
@@ -96,19 +96,20 @@ def _post_status(held: HeldRows, kept: Sequence[Condition]) -> Condition | None:
     return kept[0] if held.share(kept[0]) >= POST_FILTER_SHARE else None
 
 
-def nearest_held(store: MemoryStore, vector: Sequence[float], flt: Filter, m: int
-                 ) -> list[Found] | None:
-    """The top-m memories under `flt` by cosine similarity (the score), best first, from
-    the held rows' version; None when the row cache cannot answer for the latest version."""
-    dataset = store.latest.current()
+def nearest_held(accel: Accelerators, tenant: str, vector: Sequence[float], flt: Filter,
+                 m: int) -> list[Found] | None:
+    """The top-m memories of `tenant` under `flt` by cosine similarity (the score), best
+    first, from the held rows' version; None when the row cache (`accel.row_cache`) cannot
+    answer for the latest version."""
+    dataset = accel.latest.current()
     if dataset is None or m <= 0:
         return None
-    held = store.row_cache.held(int(dataset.version))
+    held = accel.row_cache.held(int(dataset.version))
     if held is None or "vector" not in held.columns or held.vector_indexed is None:
         return None
     query = np.asarray(vector, dtype=np.float32)
     indexed = bool(held.vector_indexed)
-    kept = left_in(flt, store.tenant, held.always)
+    kept = left_in(flt, tenant, held.always)
     post = _post_status(held, kept)
     k = QUERY_REFINE * m if indexed else m
     if post is not None:  # about k of the candidates are admitted
@@ -118,7 +119,7 @@ def nearest_held(store: MemoryStore, vector: Sequence[float], flt: Filter, m: in
             columns=["id", "_distance"], prefilter=True, with_row_id=True,
             filter=None if post is not None else predicate(kept),
             nearest=_nearest(query, k, m, indexed=indexed))
-    except Exception:  # noqa: BLE001 - a fast path: `queries.nearest` is the answer
+    except Exception:  # noqa: BLE001 - a fast path: `store.queries.nearest` is the answer
         return None
     ids = table["id"].to_pylist()
     row_ids = table["_rowid"].to_numpy()

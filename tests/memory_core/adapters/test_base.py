@@ -143,7 +143,7 @@ def test_duplicates_are_skipped_and_their_edges_moved(pairs: None, store: Memory
         "edge joins a memory to its own duplicate": {"count": 1, "examples": ["link a-c"]},
     }
     assert report.read == 6
-    [edge] = store.edges()
+    [edge] = store.edges.list()
     assert (edge.source_id, edge.target_id) == (stable_id("pairs", "a"), held)
     assert store.count() == 2
 

@@ -84,7 +84,7 @@ def test_database_imports_memories_edges_and_statuses(store: MemoryStore, db: Pa
     bare = store.get(mid("Ask before force-pushing to shared branches."))
     assert (bare.memory_type, bare.tags, bare.updated_at) == ("note", (), bare.created_at)
 
-    edges = {(e.source_id, e.target_id): e for e in store.edges()}
+    edges = {(e.source_id, e.target_id): e for e in store.edges.list()}
     fix = mid("Pinning libpq to 16 in the Brewfile fixes the macOS CI failure.")
     ci = mid("CI fails on macOS runners because the Xcode 16 image lacks libpq.")
     assert set(edges) == {(fix, ci), (mid(UV), bare.id)}
@@ -98,12 +98,12 @@ def test_database_imports_memories_edges_and_statuses(store: MemoryStore, db: Pa
 
 def test_a_second_import_adds_nothing(store: MemoryStore, db: Path) -> None:
     import_file(store, db)
-    versions, memories, edges = store.table_versions(), store.count(ALL), store.count_edges()
+    versions, memories, edges = store.table_versions(), store.count(ALL), store.edges.count()
     again = import_file(store, db)
     assert again.inserted == () and again.updated == () and len(again.unchanged) == 6
     assert again.edges_added == 0 and again.edges_skipped == 2
     assert store.table_versions() == versions
-    assert (store.count(ALL), store.count_edges()) == (memories, edges)
+    assert (store.count(ALL), store.edges.count()) == (memories, edges)
 
 
 def test_json_export_imports_and_meets_the_database_by_content_hash(

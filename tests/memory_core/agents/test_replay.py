@@ -55,7 +55,7 @@ def test_replay_explains_an_archive_with_its_batch_and_actor(
     # the memory ranked 4th then moves into the answer, and says why
     newcomer = [d for d in rep.differences if d.rank_then is None]
     assert len(newcomer) == 1 and f"moved up: {gone}" in newcomer[0].explanation
-    assert store.events(kinds=("recall",), limit=None).__len__() == 3  # replay wrote nothing
+    assert store.events.query(kinds=("recall",), limit=None).__len__() == 3  # replay wrote nothing
 
 
 def test_replay_explains_supersede_add_and_purge(history: tuple[MemoryStore, str]) -> None:

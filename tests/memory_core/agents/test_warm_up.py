@@ -28,7 +28,7 @@ def test_warm_up_loads_the_model_writes_nothing_and_frees_the_lock(
     assert fake_embedder.calls > calls
     # a search, not a recall: no access counted, no event (it may build a missing index)
     assert store.get(memory.id).access_count == 0
-    assert store.events(kinds=["recall"]) == []
+    assert store.events.query(kinds=["recall"]) == []
 
 
 class _Broken(FakeEmbedder):

@@ -25,7 +25,7 @@ def test_bench_builds_the_store_and_reports_every_figure(
     result = run_decay_bench(2000, events=400, embedder=fake_embedder, folder=tmp_path)
     store = MemoryStore.open(str(tmp_path / "store"), embedder=fake_embedder)
     assert store.count() == result.active and 1800 <= result.active < 2000  # ~95% active
-    events = store.events()
+    events = store.events.query()
     assert len(events) == result.events == 400
     cites = sum(e.event_kind == "cite" for e in events)
     assert 0.1 * 400 < cites < 0.3 * 400  # about CITE_SHARE

@@ -39,7 +39,7 @@ def test_bench_builds_both_stores_and_prints_every_figure(
     assert (result.nodes, result.node_edges) == (40, 90)
     assert (result.neighbourhood_nodes, result.neighbourhood_edges) == (40, 90)
     large = MemoryStore.open(str(tmp_path / "large"), embedder=fake_embedder)
-    assert large.count_edges() == result.edges and 0 < result.edges <= 60
+    assert large.edges.count() == result.edges and 0 < result.edges <= 60
     assert result.findings["orphans"] > 0 and result.why_calls == 7
     assert set(result.ratios()) == {"neighbourhood_html", "health", "why_p95", "why_all_p95"}
     assert result.ratios()["health"] == result.health_s / HEALTH_TARGET_S

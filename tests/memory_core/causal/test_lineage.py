@@ -36,7 +36,7 @@ def _store(store: MemoryStore, names: str, edges: list[tuple[str, str, str]],
                            created_at=T0 + timedelta(days=i), **fields.get(n, {}))
                 for i, n in enumerate(names)]
     store.add(memories)
-    store.add_edges([Edge.new(a, b, r, id=f"{a}-{r}-{b}", created_at=T0) for a, r, b in edges])
+    store.edges.add([Edge.new(a, b, r, id=f"{a}-{r}-{b}", created_at=T0) for a, r, b in edges])
     return store
 
 
@@ -123,7 +123,7 @@ def test_graph_health_finds_each_kind(store: MemoryStore) -> None:
     _store(store, ["a", "b", "c", "lonely", "old", "gone"], [
         ("a", "caused", "b"), ("b", "caused", "a"), ("a", "caused", "c"),
         ("c", "relates_to", "old")])
-    store.add_edges([Edge.new("a", "c", "caused", id="dup", created_at=T0 + timedelta(1)),
+    store.edges.add([Edge.new("a", "c", "caused", id="dup", created_at=T0 + timedelta(1)),
                      Edge.new("a", "ghost", "caused", id="dangling")], check_endpoints=False)
     archive(store, ["old"])
     from memory_core.curation import edit  # superseded without a successor: by status only
@@ -154,11 +154,11 @@ def test_other_tenants_edges_are_invisible(story: MemoryStore, store_path: str) 
 
 def test_link_and_unlink_are_audited_undoable_and_refuse_bad_input(story: MemoryStore) -> None:
     report = link(story, "x", "caused", "d3", strength=0.5, evidence=["ticket 7"])
-    (added,) = [e for e in story.edges(memory_id="x") if e.relation == "caused"]
+    (added,) = [e for e in story.edges.list(memory_id="x") if e.relation == "caused"]
     assert (added.strength, added.evidence) == (0.5, ("ticket 7",))
     assert report.edges[0].change == "added"
     undo(story, report.batch_id)
-    assert [e.relation for e in story.edges(memory_id="x")] == ["relates_to"]
+    assert [e.relation for e in story.edges.list(memory_id="x")] == ["relates_to"]
     versions = story.table_versions()
     for call, message in [
         (lambda: link(story, "x", "caused", "x"), "to itself"),
@@ -171,9 +171,9 @@ def test_link_and_unlink_are_audited_undoable_and_refuse_bad_input(story: Memory
             call()
     assert story.table_versions() == versions
     gone = unlink(story, "o1-caused-d1", reason="wrong")
-    assert "o1-caused-d1" not in {e.id for e in story.edges()}
+    assert "o1-caused-d1" not in {e.id for e in story.edges.list()}
     undo(story, gone.batch_id)
-    assert "o1-caused-d1" in {e.id for e in story.edges()}
+    assert "o1-caused-d1" in {e.id for e in story.edges.list()}
 
 
 def test_write_graph_graphml_and_json(story: MemoryStore, tmp_path: Path) -> None:
@@ -191,7 +191,7 @@ def test_graphml_holds_control_characters_written_out(store: MemoryStore,
                                                       tmp_path: Path) -> None:
     store.add([Memory.new("bell\x07 and escape\x1b[31m red", "fact", id="ctl"),
                Memory.new("plain neighbour", "fact", id="n")])
-    store.add_edges([Edge.new("ctl", "n", "relates_to", evidence=["ev\x00il"])])
+    store.edges.add([Edge.new("ctl", "n", "relates_to", evidence=["ev\x00il"])])
     write_graph(store, tmp_path / "g.graphml")
     graph = nx.read_graphml(tmp_path / "g.graphml")
     assert graph.nodes["ctl"]["content"] == "bell<U+0007> and escape<U+001B>[31m red"
@@ -207,7 +207,7 @@ def test_neighbourhood_draws_edges_between_its_outermost_memories(story: MemoryS
 def test_graphml_ids_are_safe_and_a_failed_write_leaves_no_file(store: MemoryStore,
                                                                 tmp_path: Path) -> None:
     store.add([Memory.new("odd id", "fact", id="id\x01x"), Memory.new("other", "fact", id="o")])
-    store.add_edges([Edge.new("id\x01x", "o", "caused")])
+    store.edges.add([Edge.new("id\x01x", "o", "caused")])
     assert write_graph(store, tmp_path / "g.graphml") == 1
     assert "id<U+0001>x" in nx.read_graphml(tmp_path / "g.graphml").nodes
     with pytest.raises(GraphError, match="cannot write the graph"):
@@ -216,5 +216,5 @@ def test_graphml_ids_are_safe_and_a_failed_write_leaves_no_file(store: MemorySto
 
 
 def test_lineage_leaves_out_dangling_ends(story: MemoryStore) -> None:
-    story.add_edges([Edge.new("ghost", "d2", "caused", id="dangling")], check_endpoints=False)
+    story.edges.add([Edge.new("ghost", "d2", "caused", id="dangling")], check_endpoints=False)
     assert "ghost" not in {p.memory_id for p in lineage(story, "d2").ancestors}

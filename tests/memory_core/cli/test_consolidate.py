@@ -84,7 +84,7 @@ def test_accept_writes_the_draft_as_a_reflection(uri: str, capsys: pytest.Captur
     assert reflection.content == first["draft"]
     assert reflection.metadata["method"] == "rule_based"
     assert reflection.metadata["source_count"] == len(first["members"])
-    sources = {e.target_id for e in store.edges(memory_id=reflection.id)
+    sources = {e.target_id for e in store.edges.list(memory_id=reflection.id)
                if e.relation == "derived_from"}
     assert sources == set(first["members"])
     assert first["id"] not in {c["id"] for c in suggested(uri, capsys)}
@@ -145,7 +145,7 @@ def test_evaluate_scores_against_the_reflections(uri: str,
     store = MemoryStore.open(uri, embedder=FakeEmbedder())
     store.add([Memory.new("Warm caches before traffic.", "reflection", id="r", project="shop"),
                Memory.new("Index what exports read.", "reflection", id="s", project="shop")])
-    store.add_edges([Edge.new("r", m, "derived_from") for m in ("a0", "a1", "a2", "a3")]
+    store.edges.add([Edge.new("r", m, "derived_from") for m in ("a0", "a1", "a2", "a3")]
                     + [Edge.new("s", m, "derived_from") for m in ("b0", "b1", "b2", "b3")])
     code, out, err = run(uri, capsys, "evaluate", "--json")
     assert code == 0, err

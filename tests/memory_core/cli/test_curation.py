@@ -44,7 +44,7 @@ class Home:
             Memory.new(f"deploy notes {HOSTILE}", id="evil", project=f"p{HOSTILE}",
                        tags=[f"t{HOSTILE}"]),
         ])
-        store.add_edges([Edge.new("a1", "a2", "caused")])
+        store.edges.add([Edge.new("a1", "a2", "caused")])
         MemoryStore.open(self.uri, tenant="acme", embedder=FakeEmbedder()).add(
             [Memory.new("acme caches the lockfile too", id="acme-1", project="herd")])
 
@@ -159,7 +159,7 @@ def test_supersede_with_content_and_by(home: Home) -> None:
     new = home.memory(new_id)
     assert new.content == "cache keys hash uv.lock and the python" and new.project == "herd"
     assert home.memory("a1").status == "superseded"
-    edges = home.store().edges(memory_id=new_id)
+    edges = home.store().edges.list(memory_id=new_id)
     assert [(e.source_id, e.relation, e.target_id) for e in edges] == [
         (new_id, "supersedes", "a1")]
     out = home.ok("supersede", "a2", "--by", "b1", "--yes")
@@ -168,13 +168,13 @@ def test_supersede_with_content_and_by(home: Home) -> None:
 
 
 def test_merge_moves_edges_and_supersedes_the_others(home: Home) -> None:
-    home.store().add_edges([Edge.new("b1", "a2", "supports")])
+    home.store().edges.add([Edge.new("b1", "a2", "supports")])
     out = home.ok("merge", "a1", "a2", "--into", "a1", "--reason", "duplicates", "--yes")
     assert out.startswith("merge: changed 2 memories")
     survivor, other = home.memory("a1"), home.memory("a2")
     assert survivor.tags == ("ci", "cache") and survivor.metadata["merged_from"] == ["a2"]
     assert other.status == "superseded"
-    edges = {(e.source_id, e.relation, e.target_id) for e in home.store().edges()}
+    edges = {(e.source_id, e.relation, e.target_id) for e in home.store().edges.list()}
     # a1 -caused-> a2 would be a self loop once moved: dropped; b1's edge now points at a1
     assert edges == {("b1", "supports", "a1"), ("a1", "supersedes", "a2")}
     assert "removed: a1 -caused-> a2" in out and "moved: b1 -supports-> a2 => " \

@@ -25,7 +25,7 @@ def lineage(home: Home, monkeypatch: pytest.MonkeyPatch) -> Home:  # noqa: F811
                           id="r1"),
                Memory.new("summary of the ci cache reflections", "reflection", id="s1"),
                Memory.new(f"hostile reflection {HOSTILE}", "reflection", id=f"h{HOSTILE}")])
-    store.add_edges([Edge.new("r1", "a2", "derived_from"), Edge.new("s1", "r1", "derived_from"),
+    store.edges.add([Edge.new("r1", "a2", "derived_from"), Edge.new("s1", "r1", "derived_from"),
                      Edge.new(f"h{HOSTILE}", "a2", "derived_from")])
     return home
 

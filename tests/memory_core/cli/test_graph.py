@@ -61,12 +61,12 @@ class Graph:
                  ("evil", "caused", "dec", 1.0), ("dec", "supersedes", "old", 1.0),
                  ("pip", "contradicts", "dec", 1.0), ("x1", "caused", "x2", 1.0),
                  ("x2", "caused", "x3", 1.0), ("x3", "caused", "x1", 1.0)]
-        store.add_edges([Edge.new(a, b, r, id=f"{a}-{r}-{b}", strength=s, created_at=T0)
+        store.edges.add([Edge.new(a, b, r, id=f"{a}-{r}-{b}", strength=s, created_at=T0)
                          for a, r, b, s in links])
         acme = MemoryStore.open(self.uri, tenant="acme", embedder=FakeEmbedder())
         acme.add([Memory.new("acme decided on uv too", id="acme-1", project="herd"),
                   Memory.new("acme caches wheels", id="acme-2", project="herd")])
-        acme.add_edges([Edge.new("acme-1", "acme-2", "caused", id="acme-edge")])
+        acme.edges.add([Edge.new("acme-1", "acme-2", "caused", id="acme-edge")])
 
     def store(self) -> MemoryStore:
         return MemoryStore.open(self.uri, embedder=FakeEmbedder())
@@ -85,7 +85,7 @@ class Graph:
         return self.store().table_versions()
 
     def edges(self) -> set[tuple[str, str, str]]:
-        return {(e.source_id, e.relation, e.target_id) for e in self.store().edges()}
+        return {(e.source_id, e.relation, e.target_id) for e in self.store().edges.list()}
 
 
 @pytest.fixture
@@ -185,13 +185,13 @@ def test_link_writes_one_edge_and_undo_removes_it(home: Graph) -> None:
     assert out.splitlines()[0].startswith("link: changed 0 memories; 1 edge added; batch ")
     assert "added: lone -caused-> cache" in out
     (undo_line,) = [x for x in out.splitlines() if x.startswith("undo it with: memlens undo ")]
-    (edge,) = [e for e in home.store().edges(memory_id="lone")]
+    (edge,) = [e for e in home.store().edges.list(memory_id="lone")]
     assert (edge.source_id, edge.relation, edge.target_id) == ("lone", "caused", "cache")
     assert edge.strength == pytest.approx(0.7)
     assert edge.evidence == ("commit abc123", "PR 7")
     assert "<-[caused 0.70]- lone" in home.ok("why", "cache")
     home.ok(*undo_line.split()[4:], "--yes")
-    assert home.store().edges(memory_id="lone") == []
+    assert home.store().edges.list(memory_id="lone") == []
 
 
 def test_link_dry_run_json_and_alias(home: Graph) -> None:
@@ -249,7 +249,7 @@ def test_unlink_removes_the_edge_and_undo_brings_it_back(home: Graph) -> None:
 # -- graph health, graph export ------------------------------------------------------------
 
 def test_graph_health_counts_and_first_ids(home: Graph) -> None:
-    home.store().add_edges([Edge.new("dec", "ghost", "relates_to", id="to-ghost")],
+    home.store().edges.add([Edge.new("dec", "ghost", "relates_to", id="to-ghost")],
                            check_endpoints=False)
     out = home.ok("graph", "health")
     lines = out.splitlines()
@@ -335,7 +335,7 @@ def test_why_reports_forks_and_leaves_out_ends_missing_from_the_tenant(home: Gra
     home.ok("link", "lone", "supersedes", "old")
     out = home.ok("why", "old")
     assert "  fork: old is superseded by dec, lone" in out.splitlines()
-    home.store().add_edges([Edge.new("ghost", "dec", "caused", id="from-ghost")],
+    home.store().edges.add([Edge.new("ghost", "dec", "caused", id="from-ghost")],
                            check_endpoints=False)
     # a dangling edge's missing end is no memory: `graph health` reports the edge instead
     assert "ghost" not in home.ok("why", "dec")

@@ -124,7 +124,7 @@ def test_a_writable_open_still_completes_an_existing_store(home: Path) -> None:
     store.add([Memory.new("the token race was fixed", "decision", id="m1")])
     store.tables.db.drop_table("edges")
     again = MemoryStore.open(str(home / "store"), embedder=FakeEmbedder(), create=False)
-    assert again.count_edges() == 0 and (home / "store" / "edges.lance").is_dir()
+    assert again.edges.count() == 0 and (home / "store" / "edges.lance").is_dir()
 
 
 @pytest.mark.slow

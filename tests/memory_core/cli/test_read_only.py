@@ -29,7 +29,7 @@ class Home:
                                id="m1", project="atlas"),
                     Memory.new("prefer uv over pip for installs", "preference", id="m2",
                                project="herd")])
-        writer.add_edges([Edge.new("m2", "m1", "related_to")])
+        writer.edges.add([Edge.new("m2", "m1", "related_to")])
         self.batch = archive(writer, ["m2"]).batch_id  # a curation batch to undo
         self.uri = writer.uri
         self.export = root / "export.ndjson"

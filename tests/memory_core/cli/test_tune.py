@@ -38,7 +38,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         seed = Memory.new(asked, created_at=WHEN)
         target = Memory.new(answer, created_at=WHEN)
         store.add([seed, target])
-        store.add_edges([Edge.new(seed.id, target.id, "related_to", created_at=WHEN)])
+        store.edges.add([Edge.new(seed.id, target.id, "related_to", created_at=WHEN)])
         lines.append(json.dumps({"qid": f"q{i}", "query": asked, "relevant": {target.id: 1}}))
     (tmp_path / "q.ndjson").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (tmp_path / "space.json").write_text('{"use_graph": [false, true]}', encoding="utf-8")

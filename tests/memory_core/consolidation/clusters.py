@@ -63,5 +63,5 @@ def build(store: MemoryStore) -> dict[str, list[str]]:
                    project="shop", vector=list(tied)),
     ]
     store.add(memories)
-    store.add_edges([Edge.new("e1", "e0", "relates_to")])
+    store.edges.add([Edge.new("e1", "e0", "relates_to")])
     return {name: [f"{name}{k}" for k in range(4)] for name in CLUSTERS}

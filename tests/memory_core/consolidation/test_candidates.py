@@ -84,7 +84,7 @@ def test_a_filter_keeps_candidates_with_a_member_it_selects(
 def test_an_active_reflections_sources_are_no_candidates(
         store: MemoryStore, clusters: dict[str, list[str]]) -> None:
     store.add([Memory.new("Warm caches before traffic.", "reflection", id="r", project="shop")])
-    store.add_edges([Edge.new("r", m, "derived_from") for m in clusters["a"]])
+    store.edges.add([Edge.new("r", m, "derived_from") for m in clusters["a"]])
     found = groups(consolidation_candidates(store))
     assert not any(set(g) & set(clusters["a"]) for g in found)
     assert frozenset(clusters["b"]) in found
@@ -95,7 +95,7 @@ def test_an_archived_reflection_frees_its_sources(
     from memory_core.curation import archive
 
     store.add([Memory.new("Warm caches before traffic.", "reflection", id="r", project="shop")])
-    store.add_edges([Edge.new("r", m, "derived_from") for m in clusters["a"]])
+    store.edges.add([Edge.new("r", m, "derived_from") for m in clusters["a"]])
     archive(store, ["r"])
     assert frozenset(clusters["a"]) in groups(consolidation_candidates(store))
 

@@ -139,7 +139,7 @@ def test_an_imported_reflection_uses_its_edges_and_the_purge_tombstone(
     reflection = Memory.new("an imported reflection", "reflection",
                             metadata={"source_count": 3, "strength": 0.6})
     store.add([a, b, c, reflection])
-    store.add_edges([Edge.new(reflection.id, m.id, "derived_from") for m in (a, b, c)])
+    store.edges.add([Edge.new(reflection.id, m.id, "derived_from") for m in (a, b, c)])
     assert evidence_changes(store) == []
     delete(store, [b.id], purge=True)
     archive(store, [c.id])

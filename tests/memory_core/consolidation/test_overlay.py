@@ -35,7 +35,7 @@ def _store(store: MemoryStore) -> MemoryStore:
         Memory.new("The TTL was 15 minutes", "observation", id="o4"),
         Memory.new("Deploys happen on Tuesdays", "event", id="o5"),
     ])
-    store.add_edges([Edge.new("r1", "o1", "derived_from"), Edge.new("r1", "o2", "derived_from"),
+    store.edges.add([Edge.new("r1", "o1", "derived_from"), Edge.new("r1", "o2", "derived_from"),
                      Edge.new("r2", "o3", "derived_from"), Edge.new("r1", "o4", "supports")],
                     check_endpoints=False)
     return store
@@ -64,7 +64,7 @@ def test_another_tenants_reflection_consolidates_nothing_here(
     other = MemoryStore.open(store.uri, embedder=fake_embedder, tenant="other")
     other.add([Memory.new("Their reflection", "reflection", id="x1"),
                Memory.new("Their observation", "observation", id="x2")])
-    other.add_edges([Edge.new("x1", "o5", "derived_from")], check_endpoints=False)
+    other.edges.add([Edge.new("x1", "o5", "derived_from")], check_endpoints=False)
     assert "o5" not in consolidated_ids(store)
     assert "x1" in consolidated_ids(other)
     assert consolidation_overlay(store, ["o5"], candidates=[]) == {"o5": "neither"}

@@ -34,7 +34,7 @@ def test_a_rejection_persists_in_the_store(store: MemoryStore, cluster_b: Candid
     assert not _listed(again, cluster_b)
     kept = {c.id: c for c in consolidation_candidates(again, include_rejected=True)}
     assert kept[cluster_b.id] == cluster_b
-    entry = again.audit_query(action="consolidate-reject")[0]
+    entry = again.audit.query(action="consolidate-reject")[0]
     assert entry.reason == "not one episode" and set(entry.target_ids) == set(cluster_b.members)
     assert entry.after["candidate_id"] == cluster_b.id
 
@@ -81,7 +81,7 @@ def test_an_unknown_candidate_cannot_be_rejected(store: MemoryStore, cluster_b: 
                                                  ) -> None:
     with pytest.raises(CandidateNotFoundError):
         reject(store, "ffffffffffffffff")
-    assert store.audit_query(action="consolidate-reject") == []
+    assert store.audit.query(action="consolidate-reject") == []
 
 
 def test_a_read_only_store_refuses_a_rejection(store: MemoryStore, cluster_b: Candidate

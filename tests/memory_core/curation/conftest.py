@@ -25,7 +25,7 @@ def corpus_of(store: MemoryStore, n: int = 8) -> Corpus:
     ids = [m.id for m in memories]
     edges = [Edge.new(ids[0], ids[1], "caused"), Edge.new(ids[1], ids[2], "supports"),
              Edge.new(ids[3], ids[0], "derived_from"), Edge.new(ids[2], ids[4], "caused")]
-    store.add_edges(edges)
+    store.edges.add(edges)
     return Corpus(store, ids, [e.id for e in edges])
 
 

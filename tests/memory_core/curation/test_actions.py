@@ -32,7 +32,7 @@ from tests.memory_core.curation.conftest import Corpus
 
 def batch_rows(store: MemoryStore, batch_id: str | None) -> list:
     assert batch_id
-    return store.audit_query(batch_id=batch_id, limit=None)
+    return store.audit.query(batch_id=batch_id, limit=None)
 
 
 def test_archive_takes_memories_out_of_search_and_keeps_them_listed(corpus: Corpus) -> None:
@@ -133,7 +133,7 @@ def test_supersede_with_new_content(corpus: Corpus) -> None:
     new = store.get(new_id)
     assert store.get(ids[0]).status == "superseded"
     assert (new.memory_type, new.project, new.tags) == (old.memory_type, old.project, old.tags)
-    links = [e for e in store.edges(memory_id=new_id) if e.relation == "supersedes"]
+    links = [e for e in store.edges.list(memory_id=new_id) if e.relation == "supersedes"]
     assert [(e.source_id, e.target_id, e.evidence) for e in links] == [(new_id, ids[0],
                                                                         ("ADR-7",))]
     with pytest.raises(CurationError, match="already superseded by"):
@@ -161,7 +161,7 @@ def test_merge_unions_moves_edges_and_sums_counts(store: MemoryStore) -> None:
     c = Memory.new("another near duplicate", "fact", tags=["x", "z"], access_count=1)
     d = Memory.new("an unrelated cause", "fact")
     store.add([a, b, c, d])
-    store.add_edges([Edge.new(d.id, b.id, "caused"), Edge.new(d.id, a.id, "caused"),
+    store.edges.add([Edge.new(d.id, b.id, "caused"), Edge.new(d.id, a.id, "caused"),
                      Edge.new(b.id, c.id, "supports"), Edge.new(c.id, d.id, "enabled")])
     report = merge(store, [a.id, b.id, c.id], a.id)
     kept = store.get(a.id)
@@ -170,7 +170,7 @@ def test_merge_unions_moves_edges_and_sums_counts(store: MemoryStore) -> None:
     assert kept.metadata["merged_from"] == [b.id, c.id]
     assert kept.access_count == 6
     assert {store.get(i).status for i in (b.id, c.id)} == {"superseded"}
-    edges = {(e.source_id, e.target_id, e.relation) for e in store.edges()}
+    edges = {(e.source_id, e.target_id, e.relation) for e in store.edges.list()}
     assert edges == {(d.id, a.id, "caused"), (a.id, d.id, "enabled"),
                      (a.id, b.id, "supersedes"), (a.id, c.id, "supersedes")}
     kinds = sorted(e.change for e in report.edges)
@@ -192,7 +192,7 @@ def test_delete_removes_rows_and_their_edges(corpus: Corpus) -> None:
     report = delete(store, [ids[0]])
     assert report.deleted == (ids[0],)
     assert ids[0] not in store.ids(Filter(status=STATUSES))
-    assert store.edges(memory_id=ids[0], include_inactive=True) == []
+    assert store.edges.list(memory_id=ids[0], include_inactive=True) == []
     assert sorted(e.change for e in report.edges) == ["removed", "removed"]
     rows = batch_rows(store, report.batch_id)
     assert {r.before["kind"] for r in rows} == {"memory", "edge"}
@@ -239,10 +239,10 @@ def test_merge_many_merges_pairs_in_one_batch_and_maps_edges_between_them(
 
     a1, a2, b1, b2 = (Memory.new(f"pair memory {n}", "fact") for n in ("a1", "a2", "b1", "b2"))
     store.add([a1, a2, b1, b2])
-    store.add_edges([Edge.new(a2.id, b2.id, "caused")])
+    store.edges.add([Edge.new(a2.id, b2.id, "caused")])
     report = merge_many(store, [([a1.id, a2.id], a1.id), ([b1.id, b2.id], b1.id)])
-    assert len(store.audit_query(batch_id=report.batch_id, limit=None)) == 2
-    edges = {(e.source_id, e.target_id, e.relation) for e in store.edges()}
+    assert len(store.audit.query(batch_id=report.batch_id, limit=None)) == 2
+    edges = {(e.source_id, e.target_id, e.relation) for e in store.edges.list()}
     assert (a1.id, b1.id, "caused") in edges  # both ends mapped to their survivors
     assert {store.get(i).status for i in (a2.id, b2.id)} == {"superseded"}
     with pytest.raises(CurationError, match="in two merges at once"):

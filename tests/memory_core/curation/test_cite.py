@@ -30,7 +30,7 @@ def two(store: MemoryStore) -> MemoryStore:
 def test_cite_records_one_event_per_memory(two: MemoryStore) -> None:
     assert cite(two, ["a", "b", "a"], actor="agent-1", session_id="s-9",
                 query="what is the flag?", at=NOW) == 2
-    events = sorted(two.events(kinds=["cite"]), key=lambda e: e.memory_id)
+    events = sorted(two.events.query(kinds=["cite"]), key=lambda e: e.memory_id)
     assert [(e.memory_id, e.actor, e.session_id, e.query, e.at, e.metadata["rank"])
             for e in events] == [("a", "agent-1", "s-9", "what is the flag?", NOW, 1),
                                  ("b", "agent-1", "s-9", "what is the flag?", NOW, 2)]
@@ -38,13 +38,13 @@ def test_cite_records_one_event_per_memory(two: MemoryStore) -> None:
 
 def test_cite_takes_one_id_as_text_and_defaults_to_the_stores_actor(two: MemoryStore) -> None:
     assert cite(two, "a") == 1
-    assert [e.actor for e in two.events()] == [two.actor]
+    assert [e.actor for e in two.events.query()] == [two.actor]
 
 
 def test_a_missing_id_is_named_and_nothing_is_written(two: MemoryStore) -> None:
     with pytest.raises(MemoryNotFoundError, match=r"'nope' \(and 1 more\).*nothing was cited"):
         cite(two, ["a", "nope", "nope2"])
-    assert two.events() == []
+    assert two.events.query() == []
     with pytest.raises(CurationError, match="nothing to cite"):
         cite(two, [])
 
@@ -57,9 +57,9 @@ def test_cite_is_tenant_scoped(two: MemoryStore, store_path: str,
         cite(acme, ["a"])
     cite(acme, ["x"])
     cite(two, ["a"])
-    assert [e.memory_id for e in acme.events()] == ["x"]
-    assert [e.memory_id for e in two.events()] == ["a"]
-    assert [e.tenant for e in acme.events()] == ["acme"]
+    assert [e.memory_id for e in acme.events.query()] == ["x"]
+    assert [e.memory_id for e in two.events.query()] == ["a"]
+    assert [e.tenant for e in acme.events.query()] == ["acme"]
 
 
 def test_cite_writes_no_audit_row_so_undo_is_not_blocked(two: MemoryStore) -> None:
@@ -74,7 +74,7 @@ def test_a_read_only_store_refuses(two: MemoryStore, store_path: str,
     ro = MemoryStore.open(store_path, embedder=fake_embedder, read_only=True)
     with pytest.raises(ReadOnlyError, match="cite is refused"):
         cite(ro, ["a"])
-    assert two.events() == []
+    assert two.events.query() == []
 
 
 def _composite(store: MemoryStore, memory_id: str, now: datetime = NOW

@@ -77,7 +77,7 @@ def test_two_processes_editing_the_same_memories_lose_nothing(store_path: str,
     assert all(after[i].importance == "critical" for i in ids)
     assert {i for i in ids if after[i].status == "archived"} == set(ids[::4])
     # one batch per action, every one in the audit
-    edits = store.audit_query(action="edit", limit=None)
+    edits = store.audit.query(action="edit", limit=None)
     assert len({e.batch_id for e in edits}) == 2 * len(ids)
 
 

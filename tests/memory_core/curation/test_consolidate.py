@@ -49,7 +49,7 @@ def test_a_reflection_records_its_sources_method_and_strength(store: MemoryStore
     # strength = cohesion x n / (n + 2) = cos(45) x 2 / 4
     assert meta["cohesion"] == pytest.approx(math.sqrt(0.5), abs=1e-6)
     assert meta["strength"] == pytest.approx(math.sqrt(0.5) * 2 / 4, abs=1e-6)
-    edges = [e for e in store.edges(memory_id=new_id) if e.relation == "derived_from"]
+    edges = [e for e in store.edges.list(memory_id=new_id) if e.relation == "derived_from"]
     assert sorted((e.source_id, e.target_id) for e in edges) == sorted(
         [(new_id, a.id), (new_id, b.id)])
     assert {store.get(i).status for i in (a.id, b.id)} == {"active"}

@@ -69,7 +69,7 @@ def test_superseded_halves_stability_boosts_and_links_the_replacement(
     assert new.confidence == _f32(0.6 * 1.05)
     assert new.stability == 120.0  # raised from 10 to the corrected one's S before penalty
     assert old.status == new.status == "active"  # a correction never changes status
-    edges = [e for e in mems.edges() if e.relation == "supersedes"]
+    edges = [e for e in mems.edges.list() if e.relation == "supersedes"]
     assert [(e.source_id, e.target_id) for e in edges] == [("new", "old")]
     assert edges[0].evidence == ("renamed",) and edges[0].metadata["made_by"] == "correct"
     assert [e.change for e in report.edges] == ["added"]
@@ -80,14 +80,14 @@ def test_superseded_halves_stability_boosts_and_links_the_replacement(
 def test_refined_and_merged_draw_their_edge(mems: MemoryStore, kind: str,
                                             relation: str) -> None:
     correct(mems, "old", kind=kind, replacement="new")
-    assert [(e.source_id, e.relation, e.target_id) for e in mems.edges()] == [
+    assert [(e.source_id, e.relation, e.target_id) for e in mems.edges.list()] == [
         ("new", relation, "old")]
 
 
 def test_an_existing_edge_is_not_drawn_twice(mems: MemoryStore) -> None:
-    mems.add_edges([Edge.new("new", "old", "supersedes")])
+    mems.edges.add([Edge.new("new", "old", "supersedes")])
     report = correct(mems, "old", kind="superseded", replacement="new")
-    assert len(mems.edges()) == 1 and report.edges == ()
+    assert len(mems.edges.list()) == 1 and report.edges == ()
     assert any("there already" in n for n in report.notes)
 
 
@@ -104,7 +104,7 @@ def test_deprecated_sets_importance_and_halves_a_null_stability_from_its_default
     bare = mems.get("bare")
     assert bare.importance == "deprecated"
     assert bare.stability == 30.0 * 0.5  # observation default 30 days (normal), then x0.5
-    assert mems.edges() == []
+    assert mems.edges.list() == []
 
 
 def test_verdict_and_kind_together(mems: MemoryStore) -> None:
@@ -116,7 +116,7 @@ def test_verdict_and_kind_together(mems: MemoryStore) -> None:
 def test_a_correction_is_one_audited_batch(mems: MemoryStore) -> None:
     report = correct(mems, "old", "rejected", kind="superseded", replacement="new",
                      note="renamed", actor="reviewer-7")
-    rows = mems.audit_query(batch_id=report.batch_id, limit=None)
+    rows = mems.audit.query(batch_id=report.batch_id, limit=None)
     assert {r.action for r in rows} == {"correct"}
     assert sorted(r.before["kind"] for r in rows) == ["correction", "edge", "memory"]
     assert {r.reason for r in rows} == {"renamed"}
@@ -135,7 +135,7 @@ def test_a_correction_is_one_audited_batch(mems: MemoryStore) -> None:
 def test_a_correction_writes_a_correct_event(mems: MemoryStore) -> None:
     report = correct(mems, "old", "rejected", kind="superseded", replacement="new",
                      note="renamed", actor="reviewer-7", session_id="s-1")
-    [event] = mems.events(kinds=["correct"])
+    [event] = mems.events.query(kinds=["correct"])
     assert (event.memory_id, event.actor, event.session_id) == ("old", "reviewer-7", "s-1")
     meta = event.metadata
     assert (meta["verdict"], meta["kind"], meta["note"], meta["replacement"]) == (
@@ -152,8 +152,8 @@ def test_undo_reverts_the_records_and_keeps_the_event(mems: MemoryStore) -> None
     assert report.batch_id
     undone = undo(mems, report.batch_id)
     assert mems.get_many(["old", "new"], with_vectors=True) == before
-    assert mems.edges() == []
-    assert len(mems.events(kinds=["correct"])) == 1  # append-only: the audit shows the undo
+    assert mems.edges.list() == []
+    assert len(mems.events.query(kinds=["correct"])) == 1  # append-only: the audit shows the undo
     assert undone_batches(mems) == {report.batch_id: undone.batch_id}
     redo = undo(mems, str(undone.batch_id))  # undoing the undo puts the correction back
     assert mems.get("old").confidence == _f32(0.64)
@@ -168,7 +168,7 @@ def test_a_dry_run_writes_nothing(mems: MemoryStore) -> None:
     assert {(c.memory_id, c.field) for c in preview.changes} == {
         ("old", "confidence"), ("old", "stability"), ("new", "confidence"),
         ("new", "stability")}
-    assert mems.events() == []
+    assert mems.events.query() == []
 
 
 def test_constitutional_memories_are_exempt_from_penalties(mems: MemoryStore) -> None:
@@ -181,10 +181,10 @@ def test_constitutional_memories_are_exempt_from_penalties(mems: MemoryStore) ->
                for n in report.notes)
     new = mems.get("new")  # boosted, but its S is not raised to the constitutional "never"
     assert new.confidence == _f32(0.6 * 1.05) and new.stability == 10.0
-    [event] = mems.events(kinds=["correct"])
+    [event] = mems.events.query(kinds=["correct"])
     assert event.metadata["waived"] == ["verdict rejected", "stability penalty"]
     assert any(r.before.get("kind") == "correction"
-               for r in mems.audit_query(batch_id=report.batch_id, limit=None))
+               for r in mems.audit.query(batch_id=report.batch_id, limit=None))
 
 
 def test_accepted_still_applies_to_a_constitutional_memory(mems: MemoryStore) -> None:
@@ -213,7 +213,7 @@ def test_mistakes_are_clear_errors(mems: MemoryStore, args: tuple[str, ...],
                                    kwargs: dict[str, str], message: str) -> None:
     with pytest.raises(CurationError, match=message):
         correct(mems, "old", *args, **kwargs)
-    assert mems.events() == []
+    assert mems.events.query() == []
 
 
 @pytest.mark.parametrize(("memory_id", "replacement"), [("nope", None), ("old", "nope"),

@@ -28,7 +28,7 @@ WORDS = {"a": "observation alpha deploy", "r1": "reflection rone", "r2": "reflec
 def _dag(store: MemoryStore) -> None:
     store.add([Memory.new(f"{text} memory {i}", "observation" if i == "a" else "reflection",
                           id=i) for i, text in WORDS.items()])
-    store.add_edges([Edge.new(x, y, "derived_from") for x, y in DERIVED]
+    store.edges.add([Edge.new(x, y, "derived_from") for x, y in DERIVED]
                     + [Edge.new("u", "a", "caused")])
 
 
@@ -74,7 +74,7 @@ def test_a_purge_with_the_ticked_derived_keeps_the_unticked(dag: MemoryStore) ->
     assert report.purged and set(report.deleted) == {"a", "r1", "top"}
     assert "derived memories taken along: 2" in report.notes
     # one batch: its audit rows name all three; like any purge it cannot be undone
-    rows = dag.audit_query(batch_id=report.batch_id, limit=None)
+    rows = dag.audit.query(batch_id=report.batch_id, limit=None)
     assert {i for r in rows for i in r.target_ids} >= {"a", "r1", "top"}
     assert report.verification is not None and report.verification.passed
     assert set(report.verification.memory_ids) == {"a", "r1", "top"}
@@ -108,7 +108,7 @@ def test_other_tenants_derived_memories_are_never_in_the_closure(
     other = MemoryStore.open(dag.uri, embedder=fake_embedder, tenant="other")
     other.add([Memory.new("another tenant's reflection on alpha", "reflection", id="theirs")])
     # an edge of the other tenant naming our memory (written around the endpoint check)
-    other.add_edges([Edge.new("theirs", "a", "derived_from")], check_endpoints=False)
+    other.edges.add([Edge.new("theirs", "a", "derived_from")], check_endpoints=False)
     assert "theirs" not in {d.id for d in derived_closure(dag, ["a"])}
     report = delete(dag, ["a"], purge=True, with_derived=True)
     assert "theirs" not in report.deleted

@@ -49,8 +49,8 @@ def test_purge_removes_the_content_from_everywhere(corpus: Corpus) -> None:
     # nothing on disk, in the audit (tombstones only) or in the recall session
     assert SECRET.encode() not in _store_bytes(store)
     assert "hunter2" not in json.dumps([(e.before, e.after) for e in
-                                        store.audit_query(limit=None)], default=str)
-    stones = [e for e in store.audit_query(target_ids=[secret], limit=None)
+                                        store.audit.query(limit=None)], default=str)
+    stones = [e for e in store.audit.query(target_ids=[secret], limit=None)
               if e.action == "purge"]
     record = stones[0].before["records"][0]
     assert record["purged"] and record["id"] == secret and record["why"] == "leaked credential"

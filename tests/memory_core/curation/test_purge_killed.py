@@ -62,9 +62,9 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                    project=("alpha", "beta")[i % 2]) for i in range(8)]
             store.add(memories)
             ids += [m.id for m in memories]
-            store.add_edges([Edge.new(ids[-1], ids[-2], "supports"),
+            store.edges.add([Edge.new(ids[-1], ids[-2], "supports"),
                              Edge.new(ids[-3], ids[0], "caused")])
-        store.record_events([Event.new("cite", i) for i in ids[::3]])
+        store.events.record([Event.new("cite", i) for i in ids[::3]])
     return path
 
 
@@ -83,9 +83,9 @@ def _state(path: Path) -> tuple[Any, ...]:
     rows = store.bulk.scan(["id", "content_hash", "content"]).to_pylist()
     memories = frozenset((r["id"], r["content_hash"], r["content"]) for r in rows)
     assert len(memories) == store.count(Filter(status=STATUSES)) == len(rows)
-    edges = frozenset(e.id for e in store.edges(include_inactive=True))
-    events = store.event_log.scan(columns=["id"]).num_rows
-    actions = tuple(sorted(e.action for e in store.audit_entries(limit=10_000)
+    edges = frozenset(e.id for e in store.edges.list(include_inactive=True))
+    events = store.events.scan(columns=["id"]).num_rows
+    actions = tuple(sorted(e.action for e in store.audit.entries(limit=10_000)
                            if e.action != "recover"))
     return memories, edges, events, actions
 

@@ -34,7 +34,7 @@ def purged(store: MemoryStore, tmp_path: Path) -> tuple[MemoryStore, Path, list[
     store.add([Memory.new(SECRET, "fact", id="secret"),
                Memory.new(SUMMARY, "reflection", id="summary"),
                Memory.new("unrelated note about lunch", "fact", id="lunch")])
-    store.add_edges([Edge.new("summary", "secret", "derived_from")])
+    store.edges.add([Edge.new("summary", "secret", "derived_from")])
     paths = {d.id: d.path for d in derived_closure(store, ["secret"])}
     report = delete(store, ["secret"], purge=True, with_derived=True, reason="leak")
     path = write_receipt(store, report, tmp_path / "receipt.json", paths=paths)
@@ -143,7 +143,7 @@ def test_a_malformed_receipt_is_refused_without_echoing_it(
 def test_a_receipt_never_replaces_a_file(
         purged: tuple[MemoryStore, Path, list[str]], tmp_path: Path) -> None:
     store, path, _ = purged
-    audit = store.audit_query(action="purge", limit=1)[0]
+    audit = store.audit.query(action="purge", limit=1)[0]
     before = path.read_bytes()
     report = delete(store, ["lunch"], purge=True)
     with pytest.raises(ReceiptError, match="already exists"):

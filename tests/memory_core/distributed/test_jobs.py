@@ -69,7 +69,7 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for tenant, n in (("alpha", 300), ("beta", 40)):
         store = MemoryStore.open(str(folder), embedder=FakeEmbedder(), tenant=tenant)
         ids = store.add(_memories(tenant, n)).inserted
-        store.add_edges([Edge.new(ids[i], ids[i + 1], "caused", created_at=AT)
+        store.edges.add([Edge.new(ids[i], ids[i + 1], "caused", created_at=AT)
                          for i in range(0, 30, 2)])
         archive(store, ids[:7], reason="stale")
     return folder
@@ -116,7 +116,7 @@ def test_a_model_switch_on_ray_writes_the_same_vectors(ray_up: None, source: Pat
     assert expected.keys() == got.keys()
     assert all(np.array_equal(expected[i], got[i]) for i in expected)
     for tenant in ("alpha", "beta"):  # one audit row per tenant, naming the same memories
-        rows = [MemoryStore.open(s.uri, embedder=WideFake(), tenant=tenant).audit_entries(
+        rows = [MemoryStore.open(s.uri, embedder=WideFake(), tenant=tenant).audit.entries(
             limit=50) for s in stores.values()]
         reembeds = [[e.target_ids for e in r if e.action == "reembed"] for r in rows]
         assert reembeds[0] == reembeds[1] and len(reembeds[0]) == 1

@@ -64,7 +64,7 @@ def queries(store: MemoryStore) -> list[Query]:
                 ("prefer uv over pip for installs", "herd", "active"),
                 ("old note about refresh tokens", "atlas", "archived"))]
     store.add(mems)
-    store.add_edges([Edge.new(mems[3].id, mems[0].id, "supports", created_at=NOW)])
+    store.edges.add([Edge.new(mems[3].id, mems[0].id, "supports", created_at=NOW)])
     return [Query("q1", "refresh token race", {mems[0].id: 2, mems[3].id: 1}),
             Query("q2", "lockfile cache", {mems[1].id: 1}, Filter(project="herd")),
             Query("q3", "uv installs", {mems[2].id: 1}),

@@ -49,7 +49,7 @@ def busy(store: MemoryStore) -> MemoryStore:
              m("standup moved to thursday", 90, importance="important"),
              m("ci cache key rotates weekly", 10, "s2"), m("lockfile pinned", 9, "s2")]
     store.add(chat + other)
-    store.add_edges([Edge.new(other[0].id, chat[2].id, "relates_to", created_at=NOW),
+    store.edges.add([Edge.new(other[0].id, chat[2].id, "relates_to", created_at=NOW),
                      Edge.new(other[3].id, chat[4].id, "caused", created_at=NOW)])
     return store
 

@@ -46,5 +46,5 @@ def filled(store: MemoryStore) -> MemoryStore:
     """The `store` fixture holding `sample_records()`."""
     memories, edges = sample_records()
     store.add(memories, dedup=False)
-    store.add_edges(edges)
+    store.edges.add(edges)
     return store

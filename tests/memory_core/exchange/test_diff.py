@@ -190,7 +190,7 @@ def test_an_event_whose_metadata_has_a_vector_key_loads(filled: MemoryStore,
     "not a record" and the export loads as a side."""
     from memory_core.model.records import Event
 
-    filled.event_log.append([Event.new("recall", "m-a", tenant=filled.tenant,
+    filled.events.record([Event.new("recall", "m-a", tenant=filled.tenant,
                                        metadata={"engines": {"vector": 0.5, "bm25": 0.1},
                                                  "rank": 1})])
     path = tmp_path / "with_event.ndjson"

@@ -45,7 +45,7 @@ def test_drill_passes_on_the_seeded_demo_store(seeded_uri: str, tmp_path: Path,
     assert report.export_path is None and not list((tmp_path / "exports").iterdir())
     after = MemoryStore.open(seeded_uri, embedder=FakeEmbedder())
     assert _snapshot_body(after, tmp_path / "after.ndjson") == before
-    assert after.audit_entries(limit=1)[0].action == "drill"
+    assert after.audit.entries(limit=1)[0].action == "drill"
 
 
 def test_a_failure_after_the_drop_restores_the_store_and_keeps_the_file(

@@ -65,8 +65,8 @@ def _open(store: Path, *, read_only: bool) -> MemoryStore:
 
 
 def _held(store: MemoryStore) -> tuple[int, int, int]:
-    imports = [e for e in store.audit_entries(limit=100) if e.action == "import"]
-    return store.count(Filter(status=STATUSES)), len(store.edges(include_inactive=True)), \
+    imports = [e for e in store.audit.entries(limit=100) if e.action == "import"]
+    return store.count(Filter(status=STATUSES)), len(store.edges.list(include_inactive=True)), \
         len(imports)
 
 
@@ -91,7 +91,7 @@ def test_an_import_killed_after_its_memories_is_rolled_back(tmp_path: Path, base
     store = tmp_path / "store"
     shutil.copytree(base, store)
     assert _kill_after_memories_commit(store, env)
-    assert _open(store, read_only=True).interrupted_write() is not None
+    assert _open(store, read_only=True).guard.interrupted_write() is not None
     assert _held(_open(store, read_only=False)) == (0, 0, 0)
     assert not list((store / ".memlens-scratch").glob("*")), "staging left behind"
 
@@ -123,7 +123,7 @@ def test_an_import_killed_anywhere_is_all_or_nothing(tmp_path: Path, base: Path)
         process.kill()  # SIGKILL: no cleanup code runs
         process.wait()
         before_recovery = _open(store, read_only=True)
-        if before_recovery.interrupted_write() is not None:
+        if before_recovery.guard.interrupted_write() is not None:
             reported += 1
             assert "interrupted" in (store_stats(before_recovery).interrupted_write or "")
         recovered = _open(store, read_only=False)  # rolls a dead writer back

@@ -12,6 +12,7 @@ import pytest
 from memory_core.exchange.export import export_store
 from memory_core.exchange.importer import import_file
 from memory_core.store import MemoryStore
+from memory_core.store.guard import WriteGuard
 
 
 def test_an_import_stages_inside_the_store_not_in_the_system_temp(
@@ -21,14 +22,14 @@ def test_an_import_stages_inside_the_store_not_in_the_system_temp(
     system_temp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(system_temp))
     seen: list[Path] = []
-    original = MemoryStore.scratch
+    original = WriteGuard.scratch
 
-    def spy(self: MemoryStore, purpose: str) -> Iterator[Path]:
+    def spy(self: WriteGuard, purpose: str) -> Iterator[Path]:
         with original(self, purpose) as folder:
             seen.append(folder)
             yield folder
 
-    monkeypatch.setattr(MemoryStore, "scratch", contextlib.contextmanager(spy))
+    monkeypatch.setattr(WriteGuard, "scratch", contextlib.contextmanager(spy))
     target = MemoryStore.open(str(tmp_path / "target"), embedder=filled.embedder)
     import_file(target, tmp_path / "e.ndjson")
     assert seen and all(Path(target.uri) in f.parents for f in seen)

@@ -146,7 +146,7 @@ def test_empty_mode_loads_all_statuses_edges_and_audit(export: Path, tmp_path: P
         "m-a": "active", "m-b": "archived", "m-c": "superseded"}
     assert target.get("m-a").embedding_status == "ok"
     # the two exported rows (the fixture's add and add_edges), then the import's own
-    assert sorted(e.action for e in target.audit_entries()) == ["add", "add_edges", "import"]
+    assert sorted(e.action for e in target.audit.entries()) == ["add", "add_edges", "import"]
 
 
 def test_empty_mode_refuses_a_tenant_with_memories(export: Path, filled: MemoryStore) -> None:
@@ -176,7 +176,7 @@ def test_merge_reports_inserted_updated_unchanged_and_adds_new_edges(
     assert (report.edges_added, report.edges_skipped) == (1, 1)
     assert filled.get("m-b").content == "Chroma server mode dropped connections"
     assert filled.get("m-s").content == "only in the store"
-    assert sorted(e.id for e in filled.edges(include_inactive=True)) == ["e-1", "e-2"]
+    assert sorted(e.id for e in filled.edges.list(include_inactive=True)) == ["e-1", "e-2"]
 
 
 def test_vectors_are_kept_when_model_and_dimension_match(filled: MemoryStore,

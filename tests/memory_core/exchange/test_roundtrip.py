@@ -62,7 +62,7 @@ def _store_with(folder: Path, items: list[Memory], specs: list[tuple]) -> Memory
     edges = [Edge.new(items[s % len(items)].id, items[t % len(items)].id, rel, strength=w,
                       evidence=ev, created_at=WHEN)
              for s, t, rel, w, ev in specs if s % len(items) != t % len(items)]
-    store.add_edges(edges)
+    store.edges.add(edges)
     return store
 
 
@@ -86,6 +86,6 @@ def test_export_import_export_is_byte_identical(items: list[Memory], specs: list
         assert again.manifest.body_sha256 == first.manifest.body_sha256
         # the streamed, column-wise export equals the record-by-record canonical form
         held = store.list(Filter(status=STATUSES), limit=None, with_vectors=with_vectors)
-        write_export(folder / "held.ndjson", held, store.edges(include_inactive=True),
+        write_export(folder / "held.ndjson", held, store.edges.list(include_inactive=True),
                      tenant="default", exported_at=WHEN, with_vectors=with_vectors)
         assert body(folder / "held.ndjson") == body(folder / "first.ndjson")

@@ -82,7 +82,7 @@ def test_the_live_store_is_unchanged_even_by_a_purge(home: MemoryStore) -> None:
     assert files_of(home.uri) == files
     assert home.get_many(["zeb"])["zeb"].status == "active"
     assert not list((Path(home.uri) / ".memlens-scratch").iterdir())  # the copy is gone
-    assert home.audit_query(action="purge", limit=None) == []
+    assert home.audit.query(action="purge", limit=None) == []
 
 
 def test_merge_and_supersede_name_the_memory_that_took_over(home: MemoryStore) -> None:

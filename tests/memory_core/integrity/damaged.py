@@ -19,7 +19,6 @@ from memory_core.curation import archive
 from memory_core.model.filters import Filter
 from memory_core.model.records import Edge, Memory
 from memory_core.store import MemoryStore
-from memory_core.store.queries import ensure_fts_index
 from tests.conftest import FakeEmbedder
 
 WORDS = "alpha beta gamma deploy server cache lance vector index memory agent build".split()
@@ -33,9 +32,9 @@ def build_base(path: Path) -> dict[str, list[str]]:
     memories = [Memory.new(" ".join(rng.choice(WORDS, 10)) + f" n{i}",
                            project="old" if i % 5 == 0 else "web") for i in range(MEMORIES)]
     store.add(memories)
-    ensure_fts_index(store)
+    store.fts.ensure()
     ids = [m.id for m in memories]
-    store.add_edges([Edge.new(ids[i], ids[i + 1], "caused") for i in range(1, 31, 5)])
+    store.edges.add([Edge.new(ids[i], ids[i + 1], "caused") for i in range(1, 31, 5)])
     store.record_access(ids[1:4], query="deploy")
     report = archive(store, Filter(project=("old",)), reason="old project")
     return {"all": ids, "archived": list(report.memory_ids)}

@@ -46,7 +46,7 @@ def test_a_repaired_store_is_clean_and_reads(base: tuple[Path, dict[str, list[st
     assert after.clean, [p.line() for p in after.all_problems]
     opened = MemoryStore.open(str(store), embedder=FakeEmbedder())
     assert opened.count(Filter(status=("active", "archived", "superseded"))) > 0
-    assert opened.edges() is not None and opened.audit_entries(limit=1)[0].action == "repair"
+    assert opened.edges.list() is not None and opened.audit.entries(limit=1)[0].action == "repair"
 
 
 def test_the_preview_lists_the_writes_undone(base: tuple[Path, dict[str, list[str]]],
@@ -62,7 +62,7 @@ def test_the_preview_lists_the_writes_undone(base: tuple[Path, dict[str, list[st
     # the archive's version is gone: its 24 memories are active again, and the audit says so
     opened = MemoryStore.open(str(store), embedder=FakeEmbedder())
     assert opened.count(Filter(status=("archived",))) == 0
-    entry = opened.audit_entries(limit=1)[0]
+    entry = opened.audit.entries(limit=1)[0]
     assert entry.action == "repair" and entry.after["versions"]["memories"] == 7
     assert "memlens check --repair: memories  data/" in (entry.reason or "")
 

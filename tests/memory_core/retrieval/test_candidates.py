@@ -65,8 +65,8 @@ def test_graph_expands_from_the_best_fused_seeds(corpus: MemoryStore) -> None:
 def test_the_graph_reads_the_adjacency_once_per_search(corpus: MemoryStore,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
-    adjacency = corpus.adjacency
-    monkeypatch.setattr(corpus, "adjacency", lambda: calls.append(1) or adjacency())
+    adjacency = corpus.edges.adjacency
+    monkeypatch.setattr(corpus.edges, "adjacency", lambda: calls.append(1) or adjacency())
     candidates(corpus, QUERY, Filter(), preset("hybrid"), 50, now=NOW)
     assert calls == []
     candidates(corpus, QUERY, Filter(), preset("hybrid_graph"), 50, now=NOW)

@@ -79,7 +79,7 @@ def test_each_memory_sent_writes_a_recall_event_with_what_replay_needs(
     result = recall(filled, "token refresh", limit=2, session_id="s1", tier="compact",
                     scope=Filter(project="herd"), max_tokens=500, actor="claude", now=NOW,
                     config=cfg)
-    events = sorted(filled.events(kinds=("recall",)), key=lambda e: e.metadata["rank"])
+    events = sorted(filled.events.query(kinds=("recall",)), key=lambda e: e.metadata["rank"])
     assert [e.memory_id for e in events] == [i["id"] for i in result.items]
     assert {e.actor for e in events} == {"claude"}
     assert {e.session_id for e in events} == {"s1"}
@@ -93,7 +93,7 @@ def test_each_memory_sent_writes_a_recall_event_with_what_replay_needs(
     assert Filter.from_dict(meta["filter"]) == Filter(project="herd")
     assert json.loads(json.dumps(meta)) == meta
     plain = recall(filled, "token refresh", limit=1, now=NOW)
-    later = [e for e in filled.events(kinds=("recall",))
+    later = [e for e in filled.events.query(kinds=("recall",))
              if e.metadata["recall_id"] == plain.recall_id]
     assert [e.actor for e in later] == [filled.actor]
     assert plain.recall_id != result.recall_id
@@ -106,8 +106,8 @@ def test_recall_event_metadata_survives_export_and_import(filled: MemoryStore,
     export_store(filled, tmp_path / "out.ndjson")
     target = MemoryStore.open(str(tmp_path / "copy"), embedder=FakeEmbedder())
     import_file(target, tmp_path / "out.ndjson")
-    assert sorted(((e.id, e.actor, dict(e.metadata)) for e in target.events()), key=str) == \
-        sorted(((e.id, e.actor, dict(e.metadata)) for e in filled.events()), key=str)
+    assert sorted(((e.id, e.actor, dict(e.metadata)) for e in target.events.query()), key=str) == \
+        sorted(((e.id, e.actor, dict(e.metadata)) for e in filled.events.query()), key=str)
 
 
 def test_cli_recall_max_tokens(filled: MemoryStore, capsys: pytest.CaptureFixture[str],

@@ -49,7 +49,7 @@ def world(store: MemoryStore) -> dict[str, Memory]:
                   memory_type="decision_context"),
     }
     store.add(list(mems.values()))
-    store.add_edges([
+    store.edges.add([
         Edge.new(mems["new"].id, mems["old"].id, "supersedes", created_at=NOW),
         Edge.new(mems["obs"].id, mems["old"].id, "caused", created_at=NOW, strength=0.9),
         Edge.new(mems["why"].id, mems["new"].id, "supports", created_at=NOW, strength=0.8),
@@ -170,7 +170,7 @@ def test_search_never_changes_access_statistics(store: MemoryStore, world: dict)
     for cfg in PRESETS.values():
         search(store, "token refresh", config=cfg, now=NOW)
     assert {m.id: (m.access_count, m.last_accessed_at) for m in store.list()} == before
-    assert [e.action for e in store.audit_entries()] == ["add_edges", "add"]
+    assert [e.action for e in store.audit.entries()] == ["add_edges", "add"]
 
 
 def test_degraded_without_embedder_falls_back_to_bm25(store_path: str, world: dict) -> None:
@@ -234,7 +234,7 @@ def test_recall_records_access_dedups_and_renders_tiers(store: MemoryStore, worl
     assert len(sent) == 2 and set(first.items[0]) == {"id", "type", "line"}
     assert all(store.get(i).access_count == 1 for i in sent)
     assert store.get(sent[0]).last_accessed_at == NOW
-    assert store.audit_entries()[0].action == "recall"
+    assert store.audit.entries()[0].action == "recall"
     second = recall(store, "refresh token", limit=2, session_id="s1", dedup=dedup, now=NOW)
     assert not set(i["id"] for i in second.items) & set(sent)
     assert set(sent) <= set(second.skipped_as_sent)

@@ -105,7 +105,7 @@ def build(path: str, embedder: Any) -> MemoryStore:
         mems.append(Memory.new(content, id=f"m{i:02d}",
                                created_at=NOW - timedelta(days=days), **fields))
     store.add(mems)
-    store.add_edges([Edge.new(f"m{s:02d}", f"m{t:02d}", rel, id=f"e{n:02d}", created_at=NOW,
+    store.edges.add([Edge.new(f"m{s:02d}", f"m{t:02d}", rel, id=f"e{n:02d}", created_at=NOW,
                               strength=strength)
                      for n, (s, t, rel, strength) in enumerate(EDGES)])
     return store

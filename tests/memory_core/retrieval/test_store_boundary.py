@@ -39,7 +39,7 @@ def test_the_check_sees_what_retrieval_used_to_do() -> None:
     assert reaches_in("from memory_core.store.accel.row_cache import RowCache") == [
         f"line 1: import {ACCEL}.row_cache"]
     assert reaches_in("from memory_core.store import accel") == [f"line 1: import {ACCEL}"]
-    assert reaches_in("held = store.held_columns()") == []
+    assert reaches_in("held = store.queries.held_columns()") == []
 
 
 def test_retrieval_does_not_reach_into_the_store() -> None:

@@ -47,11 +47,11 @@ def two_tenants(store_path: str, fake_embedder: FakeEmbedder) -> MemoryStore:
     acme = MemoryStore.open(store_path, tenant="acme", embedder=fake_embedder)
     acme.add([Memory.new(SHARED, "decision", id="x1", project="acme-proj", tags=["acmezq"]),
               Memory.new(SHARED, "decision", id="x2", project="acme-proj")], dedup=False)
-    store.add_edges([
+    store.edges.add([
         Edge.new("a1", "a4", "caused"),
         Edge.new("a2", "s1", "supersedes"),   # to a superseded memory: not dangling
         Edge.new("a4", "gone", "caused"),     # to a memory that is not there: dangling
         Edge.new("a1", "x1", "relates_to"),   # to the other tenant's memory: dangling here
     ], check_endpoints=False)
-    acme.add_edges([Edge.new("x1", "nowhere", "caused")], check_endpoints=False)
+    acme.edges.add([Edge.new("x1", "nowhere", "caused")], check_endpoints=False)
     return store

@@ -55,7 +55,7 @@ def test_a_digest_collision_never_merges_two_texts(two_tenants: MemoryStore,
 
 def test_dangling_edges_ignore_inactive_edges(two_tenants: MemoryStore) -> None:
     assert dangling_edge_count(two_tenants) == 2
-    [gone] = [e for e in two_tenants.edges() if e.target_id == "gone"]
+    [gone] = [e for e in two_tenants.edges.list() if e.target_id == "gone"]
     from memory_core.causal import unlink
 
     unlink(two_tenants, gone.id)
@@ -72,7 +72,7 @@ def test_an_empty_tenant_has_no_counts(store: MemoryStore) -> None:
 def test_json_view_holds_the_index_health(two_tenants: MemoryStore) -> None:
     import json
 
-    two_tenants.add_edges([Edge.new("a3", "a4", "supports")])
+    two_tenants.edges.add([Edge.new("a3", "a4", "supports")])
     out = json.loads(json.dumps(store_stats(two_tenants).to_dict()))
     assert out["edges"] == 5 and out["index_health"]["rows"] == 10  # every tenant's rows
     assert out["index_health"]["outgrown"] is False

@@ -20,8 +20,8 @@ def test_a_read_only_open_reads_the_old_audit(store_path: str) -> None:
     _old_store(store_path)
     store = MemoryStore.open(store_path, embedder=FakeEmbedder(), read_only=True)
     assert "batch_id" not in store.tables.audit.schema.names
-    assert [e.action for e in store.audit_entries()] == ["add"]
-    assert store.audit_entries()[0].batch_id is None
+    assert [e.action for e in store.audit.entries()] == ["add"]
+    assert store.audit.entries()[0].batch_id is None
     assert [b.action for b in audit_batches(store)] == ["add"]
 
 

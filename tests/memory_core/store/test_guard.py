@@ -42,7 +42,7 @@ def _dead_writer_at(store: MemoryStore, versions: dict[str, int], *, started: fl
 
 
 def _recoveries(store: MemoryStore) -> list[str]:
-    return [e.reason or "" for e in store.audit_entries(limit=100) if e.action == "recover"]
+    return [e.reason or "" for e in store.audit.entries(limit=100) if e.action == "recover"]
 
 
 def test_a_journal_of_dropped_tables_does_not_block_a_new_store(store_path: str) -> None:
@@ -54,7 +54,7 @@ def test_a_journal_of_dropped_tables_does_not_block_a_new_store(store_path: str)
     _dead_writer(first, {name: v + 5 for name, v in versions.items()})
     fresh = _open(store_path)  # was: ValueError: Version N no longer exists
     assert _contents(fresh) == []
-    assert fresh.recovered is not None and "no longer on disk" in fresh.recovered
+    assert fresh.guard.recovered is not None and "no longer on disk" in fresh.guard.recovered
     assert len(_recoveries(fresh)) == 1
     assert not WriteLock.of(Path(store_path)).journal_path.exists()
     fresh.add([Memory.new("a new memory", "fact")])  # writes go on
@@ -74,7 +74,7 @@ def test_a_journal_is_not_applied_to_a_table_made_again_since(store_path: str) -
     third = _open(store_path)
     # the new table's memories stay: its version `recorded` is not the one the journal meant
     assert len(_contents(third)) == recorded["memories"] + 2
-    assert third.recovered is not None and "made again" in third.recovered
+    assert third.guard.recovered is not None and "made again" in third.guard.recovered
     assert len(_recoveries(third)) == 1
 
 
@@ -95,10 +95,11 @@ def test_a_journal_whose_version_lost_its_files_keeps_the_latest(store_path: str
     _dead_writer(store, before)
     reopened = _open(store_path)  # was: restored to the broken version, then unopenable
     assert len(_contents(reopened)) == 5
-    assert reopened.recovered is not None and "files that are gone" in reopened.recovered
+    recovered = reopened.guard.recovered
+    assert recovered is not None and "files that are gone" in recovered
     # the other tables stay too: restoring them alone would mix before and after
-    assert "audit kept at their latest versions too" in reopened.recovered
-    assert "no table restored" in reopened.recovered
+    assert "audit kept at their latest versions too" in reopened.guard.recovered
+    assert "no table restored" in reopened.guard.recovered
 
 
 def test_a_clean_up_journal_is_finished_not_rolled_back(store_path: str) -> None:
@@ -108,11 +109,11 @@ def test_a_clean_up_journal_is_finished_not_rolled_back(store_path: str) -> None
     assert len(store.changes.versions_on_disk("memories")) > 1
     _dead_writer(store, store.table_versions(), phase="cleanup")
     assert "still on disk" in (MemoryStore.open(store_path, embedder=FakeEmbedder(),
-                                                read_only=True).interrupted_write() or "")
+                                                read_only=True).guard.interrupted_write() or "")
     reopened = _open(store_path)
     assert len(_contents(reopened)) == 4  # nothing rolled back
     assert reopened.changes.versions_on_disk("memories") == [reopened.version]
-    assert reopened.recovered is not None and "was finished" in reopened.recovered
+    assert reopened.guard.recovered is not None and "was finished" in reopened.guard.recovered
 
 
 def test_a_purge_removes_old_versions_only_after_its_commit(
@@ -161,7 +162,7 @@ def test_an_outage_journal_does_not_block_a_fresh_bucket_at_the_same_uri(
          "versions": versions}), encoding="utf-8")
     fresh = MemoryStore.open(settings=settings, embedder=FakeEmbedder())  # what `init` opens
     assert _contents(fresh) == []
-    assert fresh.recovered is not None and "no longer on disk" in fresh.recovered
+    assert fresh.guard.recovered is not None and "no longer on disk" in fresh.guard.recovered
     assert not lock.journal_path.exists()
     fresh.add([Memory.new("the first memory of the new bucket", "fact")])
     assert _contents(fresh) == ["the first memory of the new bucket"]

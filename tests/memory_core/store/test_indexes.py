@@ -129,7 +129,7 @@ def test_refresh_folds_new_rows_in_and_keeps_every_version(
 
     monkeypatch.setattr(table, "optimize", spy)
     ensure_indexes(filled, vector_threshold=300)
-    first = filled.history()
+    first = filled.changes.history()
     filled.add([Memory.new(f"late topic0word1 topic0word2 note {i}", "observation")
                 for i in range(20)])
     report = ensure_indexes(filled, vector_threshold=300)
@@ -139,7 +139,7 @@ def test_refresh_folds_new_rows_in_and_keeps_every_version(
     assert all(stats.num_unindexed_rows == 0
                for stats in (table.index_stats(name) for name, _ in
                              existing_indexes(filled).values()))
-    after = filled.history()
+    after = filled.changes.history()
     assert len(after) >= len(first) and report.versions_after >= report.versions_before
     assert {v.version for v in first} <= {v.version for v in after}
     # LanceDB's default would prune versions older than 7 days: undo needs them all
@@ -227,16 +227,14 @@ def test_a_failed_index_run_puts_the_table_back(filled: MemoryStore,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """A run that fails after compacting and creating the scalar indexes leaves the table
     as it was: no index, the same rows (the journal's rollback)."""
-    from memory_core.store import indexes
-
     rows = sorted(m.id for m in filled.list(limit=None))
 
-    def broken(store: MemoryStore) -> bool:
+    def broken() -> bool:
         raise OSError("disk gone while building the full-text index")
 
-    monkeypatch.setattr(indexes, "ensure_fts_index", broken)
+    monkeypatch.setattr(filled.fts, "ensure", broken)
     with pytest.raises(OSError, match="disk gone"):
         ensure_indexes(filled)
     assert existing_indexes(filled) == {}
     assert sorted(m.id for m in filled.list(limit=None)) == rows
-    assert filled.interrupted_write() is None  # nothing left for the next open to roll back
+    assert filled.guard.interrupted_write() is None  # nothing left for the next open to roll back

@@ -79,9 +79,9 @@ def test_dedup_off_keeps_duplicates(store: MemoryStore) -> None:
 def test_every_write_appends_an_audit_row(store: MemoryStore) -> None:
     a, b = _mem("alpha fact"), _mem("beta fact")
     store.add([a, b], reason="test import")
-    store.add_edges([Edge.new(a.id, b.id, "causes")])
+    store.edges.add([Edge.new(a.id, b.id, "causes")])
     store.upsert([a.with_changes(content="alpha fact, corrected")], reason="fix typo")
-    entries = store.audit_entries()
+    entries = store.audit.entries()
     assert [e.action for e in entries] == ["upsert", "add_edges", "add"]
     upsert = entries[0]
     assert upsert.target_ids == (a.id,)
@@ -89,7 +89,7 @@ def test_every_write_appends_an_audit_row(store: MemoryStore) -> None:
     assert upsert.after[0]["content"] == "alpha fact, corrected"
     assert upsert.reason == "fix typo"
     assert upsert.table_version == store.version
-    assert [e.action for e in store.audit_entries(memory_id=b.id)] == ["add_edges", "add"]
+    assert [e.action for e in store.audit.entries(memory_id=b.id)] == ["add_edges", "add"]
 
 
 def test_upsert_reports_inserted_updated_unchanged(store: MemoryStore) -> None:
@@ -196,7 +196,7 @@ def test_reembed_fills_pending(store_path: str, fake_embedder: FakeEmbedder) -> 
     report = fill_pending(store)
     assert report.embedded == 2
     assert store.count(Filter(embedding_status="ok")) == 2
-    assert store.audit_entries()[0].action == "reembed"
+    assert store.audit.entries()[0].action == "reembed"
     assert fill_pending(store).embedded == 0
 
 
@@ -288,24 +288,24 @@ def test_edges_need_existing_endpoints(store: MemoryStore) -> None:
     a = _mem("a")
     store.add([a])
     with pytest.raises(InvalidRecordError, match="not a memory"):
-        store.add_edges([Edge.new(a.id, "missing-id", "supports")])
-    assert store.edges() == []
+        store.edges.add([Edge.new(a.id, "missing-id", "supports")])
+    assert store.edges.list() == []
 
 
 def test_edge_aliases(store: MemoryStore) -> None:
     a, b = _mem("new decision"), _mem("old decision")
     store.add([a, b])
-    store.add_edges([Edge.new(b.id, a.id, "superseded_by"), Edge.new(a.id, b.id,
+    store.edges.add([Edge.new(b.id, a.id, "superseded_by"), Edge.new(a.id, b.id,
                                                                      "conflicts_with")])
-    relations = {(e.source_id, e.target_id, e.relation) for e in store.edges()}
+    relations = {(e.source_id, e.target_id, e.relation) for e in store.edges.list()}
     assert relations == {(a.id, b.id, "supersedes"), (a.id, b.id, "contradicts")}
-    assert len(store.edges(memory_id=a.id)) == 2
+    assert len(store.edges.list(memory_id=a.id)) == 2
 
 
 def test_history_lists_versions(store: MemoryStore) -> None:
     store.add([_mem("a")])
     store.add([_mem("b")])
-    history = store.history()
+    history = store.changes.history()
     assert history[-1].version == store.version
     assert history[-1].rows == 2
 

@@ -23,8 +23,8 @@ def test_plain_lancedb_reads_every_table_memlens_writes(store_path: str,
     memories = [Memory.new(text, "fact") for text in CONTENTS]
     store.add(memories)
     ids = [m.id for m in memories]
-    store.add_edges([Edge.new(ids[0], ids[1], "causes")])
-    store.record_events([Event.new("cite", ids[2], at=datetime(2026, 1, 5, tzinfo=UTC))])
+    store.edges.add([Edge.new(ids[0], ids[1], "causes")])
+    store.events.record([Event.new("cite", ids[2], at=datetime(2026, 1, 5, tzinfo=UTC))])
 
     db = lancedb.connect(store_path)
     names = set(db.list_tables().tables)

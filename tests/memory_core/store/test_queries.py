@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from memory_core.store.queries import vector_arrays
+from memory_core.store.found import vector_arrays
 
 
 def test_vector_columns_become_float32_arrays_whatever_their_chunks_and_nulls() -> None:

@@ -70,7 +70,7 @@ def populated(tmp_path: Path) -> Populated:
                            project="atlas"),
                 Memory.new("prefer uv over pip for installs", "preference", project="herd")]
     writer.add(memories)
-    writer.add_edges([Edge.new(memories[1].id, memories[0].id, "caused")])
+    writer.edges.add([Edge.new(memories[1].id, memories[0].id, "caused")])
     export = tmp_path / "export.ndjson"
     export_store(writer, export, with_vectors=True)
     return Populated(writer.uri, tuple(m.id for m in memories), export)
@@ -87,9 +87,9 @@ WRITES: list[tuple[str, Callable[[MemoryStore, Populated], Any], str]] = [
     ("upsert", lambda s, p: s.upsert([s.get(p.ids[0]).with_changes(content="changed")]),
      "so upsert is"),
     ("record_access", lambda s, p: s.record_access([p.ids[0]]), "so record access is"),
-    ("add_edges", lambda s, p: s.add_edges([Edge.new(p.ids[0], p.ids[2], "related_to")]),
+    ("add_edges", lambda s, p: s.edges.add([Edge.new(p.ids[0], p.ids[2], "related_to")]),
      "so add edges is"),
-    ("append_audit", lambda s, p: s.append_audit("note", [p.ids[0]]), "so note is"),
+    ("append_audit", lambda s, p: s.audit.append("note", [p.ids[0]]), "so note is"),
     ("writing", lambda s, p: s.writing("anything").__enter__(), "so anything is"),
     ("import", lambda s, p: import_file(s, p.export, mode="merge"), "--dry-run checks"),
     ("import_into", lambda s, p: import_into(Settings.from_env(store_uri=p.uri,
@@ -151,7 +151,7 @@ def test_reads_work_read_only(populated: Populated, tmp_path: Path) -> None:
     assert hits.hits and hits.degraded  # no full-text index, and none is created
     assert {m.id for m in ro.list()} == set(populated.ids)
     assert ro.get(populated.ids[0]).project == "atlas"
-    assert len(ro.edges()) == 1 and ro.audit_entries()
+    assert len(ro.edges.list()) == 1 and ro.audit.entries()
     assert store_stats(ro).memories == 3
     written = export_store(ro, tmp_path / "again.ndjson")
     assert written.manifest.counts == {"memory": 3, "edge": 1, "event": 0}
@@ -191,7 +191,7 @@ def test_read_only_open_of_an_incomplete_store_adds_no_table(populated: Populate
     with pytest.raises(StoreNotFoundError, match="incomplete memlens store \\(no 'edges'"):
         populated.open()
     assert not (Path(populated.uri) / "edges.lance").exists()
-    assert populated.open(read_only=False).count_edges() == 0  # a writer adds it back
+    assert populated.open(read_only=False).edges.count() == 0  # a writer adds it back
 
 
 def test_bulk_optimize_writes_under_the_lock_and_keeps_every_version(

@@ -121,6 +121,6 @@ def test_an_edge_reads_back_equal(data: st.DataObject) -> None:
     with tempfile.TemporaryDirectory() as folder:
         store = MemoryStore.open(folder, embedder=FakeEmbedder())
         store.add([source, target], dedup=False)
-        store.add_edges([edge])
-        (back,) = store.edges(include_inactive=True)
+        store.edges.add([edge])
+        (back,) = store.edges.list(include_inactive=True)
         _equal_field_by_field(edge, back)

@@ -56,7 +56,7 @@ def test_present_ids_are_the_tenants_own_of_any_status(shared: MemoryStore,
 
 def test_tenants_lists_every_tenant_once(shared: MemoryStore,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("memory_core.store.memory_reads.BATCH_ROWS", 2)
+    monkeypatch.setattr("memory_core.store.memory_store.BATCH_ROWS", 2)
     assert shared.tenants() == ["acme", "default"]
 
 

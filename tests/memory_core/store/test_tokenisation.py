@@ -9,10 +9,8 @@ from memory_core.model.records import Memory
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.search import search
 from memory_core.store import MemoryStore
-from memory_core.store.queries import FTS_COLUMN
 from memory_core.store.tokenisation import (
     DEFAULT_FTS,
-    build_fts_index,
     check_fts_settings,
     recorded_fts,
 )
@@ -34,7 +32,7 @@ def test_a_rebuild_keeps_the_recorded_settings(store: MemoryStore) -> None:
     store.add([Memory.new("the pipeline deploys nightly", "fact"),
                Memory.new("a memory to purge", "fact")])
     with store.writing("test"):
-        build_fts_index(store, FTS_COLUMN, {"stem": False})
+        store.fts.build({"stem": False})
     assert _found(store, "deploying") == []  # no stemming now
     assert _found(store, "deploys") == ["the pipeline deploys nightly"]
     # a purge rebuilds the index from scratch: it must tokenise as before
@@ -60,7 +58,6 @@ def test_a_build_that_fails_half_way_leaves_no_index_without_its_settings(
     """The build is one write step (issue 42, item 8): an index whose settings could not be
     recorded is rolled back, so no later rebuild tokenises it differently."""
     from memory_core.store import tokenisation
-    from memory_core.store.queries import has_fts_index
 
     store.add([Memory.new("the pipeline deploys nightly", "fact")])
 
@@ -69,6 +66,6 @@ def test_a_build_that_fails_half_way_leaves_no_index_without_its_settings(
 
     monkeypatch.setattr(tokenisation, "record_fts", broken)
     with pytest.raises(OSError, match="disk gone"):
-        build_fts_index(store, FTS_COLUMN, {"stem": False})
+        store.fts.build({"stem": False})
     store.tables.memories.checkout_latest()
-    assert not has_fts_index(store) and recorded_fts(store.tables.memories) is None
+    assert not store.fts.exists() and recorded_fts(store.tables.memories) is None

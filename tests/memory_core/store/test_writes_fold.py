@@ -27,7 +27,7 @@ def test_recalls_fold_the_files_their_access_updates_leave(
     assert all(_files(t) <= 5 for t in tables)  # at most the limit and the newest write
     counted = {m.id: m.access_count for m in store.list(limit=None)}
     assert sum(counted.values()) == 12 * 3  # nothing lost by the compactions
-    assert len(store.events(kinds=["recall"])) == 12 * 3
+    assert len(store.events.query(kinds=["recall"])) == 12 * 3
     # every version is kept: undo and replay read them
     assert len(store.tables.memories.list_versions()) > versions_before + 12
     # a fold brings the full-text index up to date: the moved rows are indexed again

@@ -182,11 +182,11 @@ def test_observations_and_summaries_as_units(store: MemoryStore, tmp_path: Path)
     assert dog.session_id == "conv-1:session_1"
     assert dog.created_at.isoformat() == "2023-05-08T13:56:00+00:00"
     assert dog.metadata == {"evidence": ["D1:3"], "session": 1, "speaker": "Ana"}
-    edges = store.edges(memory_id=dog.id)
+    edges = store.edges.list(memory_id=dog.id)
     assert [(e.source_id, e.target_id, e.relation, tuple(e.evidence)) for e in edges] == [
         (dog.id, turn("conv-1", "D1:3"), "derived_from", ("D1:3",))]
     lisbon = store.get(observation("conv-1", 2, "Ben", 2))
-    assert store.edges(memory_id=lisbon.id) == []
+    assert store.edges.list(memory_id=lisbon.id) == []
 
     second = store.get(summary("conv-1", 2))
     assert second.memory_type == "session_summary" and second.project == "conv-1"

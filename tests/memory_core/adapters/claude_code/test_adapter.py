@@ -85,7 +85,7 @@ def copy_tree(tmp_path: Path) -> Path:
 
 
 def edges_of(store: MemoryStore) -> set[tuple[str, str, str]]:
-    return {(e.relation, e.source_id, e.target_id) for e in store.edges()}
+    return {(e.relation, e.source_id, e.target_id) for e in store.edges.list()}
 
 
 def test_fixture_imports_threads_summaries_and_edges(store: MemoryStore) -> None:

@@ -50,7 +50,7 @@ def part(session: str, request: str, n: int) -> str:
 
 
 def edges_of(store: MemoryStore) -> set[tuple[str, str, str]]:
-    return {(e.relation, e.source_id, e.target_id) for e in store.edges()}
+    return {(e.relation, e.source_id, e.target_id) for e in store.edges.list()}
 
 
 Imported = tuple[MemoryStore, ImportReport]

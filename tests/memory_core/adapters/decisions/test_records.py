@@ -132,7 +132,7 @@ def test_fields_of_bold_table_and_adr_tools_records(store: MemoryStore) -> None:
 
 def test_supersedes_edges_point_from_the_newer_record(store: MemoryStore) -> None:
     import_file(store, FOLDER, format="decisions")
-    edges = {(e.source_id, e.target_id): e for e in store.edges()}
+    edges = {(e.source_id, e.target_id): e for e in store.edges.list()}
     assert set(edges) == {(HDR33, HDR31), (ADR6, ADR1), (ADR4, ADR2)}
     assert {e.relation for e in edges.values()} == {"supersedes"}
     # declared on both sides, in two styles (adr-tools link, `Supersedes: ADR-001`): one edge
@@ -151,7 +151,7 @@ def test_a_second_import_adds_nothing(store: MemoryStore) -> None:
     assert again.inserted == () and again.updated == () and again.unchanged == IMPORTED
     assert again.edges_added == 0 and again.edges_skipped == 3
     assert store.table_versions() == versions
-    assert store.count(ALL) == 8 and len(store.edges()) == 3
+    assert store.count(ALL) == 8 and len(store.edges.list()) == 3
 
 
 def test_dry_run_reports_and_writes_nothing(store: MemoryStore) -> None:

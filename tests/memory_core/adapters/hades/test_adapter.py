@@ -56,7 +56,7 @@ def at(text: str) -> datetime:
 
 
 def links(store: MemoryStore) -> set[tuple[str, str, str]]:
-    return {(e.relation, e.source_id, e.target_id) for e in store.edges(include_inactive=True)}
+    return {(e.relation, e.source_id, e.target_id) for e in store.edges.list(include_inactive=True)}
 
 
 def copy_of(folder: Path, tmp_path: Path) -> Path:
@@ -137,7 +137,7 @@ def test_full_fixture_edges(store: MemoryStore) -> None:
         ("relates_to", hid(ABC), hid(AUTH)),     # mentions: unknown, kept as relates_to
         ("relates_to", hid(ABC), hid(CLIENT)),   # related_to, from the duplicate moved to ABC
     }
-    edges = {e.id: e for e in store.edges(include_inactive=True)}
+    edges = {e.id: e for e in store.edges.list(include_inactive=True)}
     uses = edges[hid("relationships/rel_abc123")]
     assert uses.strength == pytest.approx(0.9) and uses.decay_rate == pytest.approx(0.05)
     assert uses.evidence == (ABC, XYZ)
@@ -199,7 +199,7 @@ def test_arangodump_folder(store: MemoryStore) -> None:
     assert q1.metadata["_rev"] == "_iX01Cc2---" and q1.confidence == pytest.approx(0.8)
     assert store.get(hid(Q2)).memory_type == "learning"
     assert store.get(hid(PLANNER)).memory_type == "entity"
-    [edge] = store.edges()
+    [edge] = store.edges.list()
     assert (edge.relation, edge.source_id, edge.target_id) == ("uses", hid(Q1), hid(PLANNER))
     assert edge.decay_rate == pytest.approx(0.03)
     assert import_file(store, DUMP).inserted == ()

@@ -31,7 +31,7 @@ def test_every_answer_is_within_the_budget_its_description_states(demo_copy: Mem
     store = demo_copy
     queries = [q.query for q in load_queries(demo_dir() / "queries.ndjson")]
     memories = store.list()
-    linked = sorted(memories, key=lambda m: (-len(store.edges(memory_id=m.id)), m.id))[:15]
+    linked = sorted(memories, key=lambda m: (-len(store.edges.list(memory_id=m.id)), m.id))[:15]
     longest = sorted(memories, key=lambda m: (-len(m.content), m.id))[:5]
     ids = [m.id for m in linked + longest]
     most: dict[str, int] = {}

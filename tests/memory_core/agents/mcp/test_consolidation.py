@@ -87,9 +87,9 @@ def test_remember_a_reflection_records_it_as_a_consolidation(observed) -> None:
     assert [s["id"] for s in meta["sources"]] == ids[:2]
     # the server embeds nothing here (embedding off): no vectors, no strength to claim
     assert meta["strength"] is None and "strength unknown" in text
-    assert sorted(e.target_id for e in store.edges(memory_id=reflection.id)
+    assert sorted(e.target_id for e in store.edges.list(memory_id=reflection.id)
                   if e.relation == "derived_from") == sorted(ids[:2])
-    (batch,) = store.audit_query(action="consolidate", limit=1)
+    (batch,) = store.audit.query(action="consolidate", limit=1)
     assert batch.actor == "claude-code"
     undo(store, str(batch.batch_id))
     assert store.count(Filter(memory_type="reflection", status=STATUSES)) == 0

@@ -114,12 +114,13 @@ def test_every_tool_answers_and_bad_arguments_write_nothing(two_tenants):
     mine = store.get(new_id)
     assert (mine.agent, mine.memory_type, mine.embedding_status) == (
         "claude-code", "preference", "pending")
-    assert store.audit_query(actor="claude-code", action="remember")
+    assert store.audit.query(actor="claude-code", action="remember")
     recall_id = out["recall"][1].split()[1].rstrip(":")
-    sent = [e for e in store.events(kinds=["recall"]) if e.metadata.get("recall_id") == recall_id]
+    sent = [e for e in store.events.query(kinds=["recall"])
+            if e.metadata.get("recall_id") == recall_id]
     assert sorted(e.metadata["rank"] for e in sent) == [1, 2]
     assert all(isinstance(e.metadata["score"], float) for e in sent)
-    kinds = {(e.event_kind, e.actor) for e in store.events()}
+    kinds = {(e.event_kind, e.actor) for e in store.events.query()}
     assert {("cite", "claude-code"), ("correct", "claude-code"),
             ("recall", "claude-code")} <= kinds
 
@@ -160,7 +161,7 @@ def test_tenant_a_never_sees_tenant_b_even_given_its_ids(two_tenants):
         assert is_error and "no memory with id" in text
         assert "globex" not in text.lower()
     assert open_store(path, "globex").get(other).status == "active"
-    assert not open_store(path, "globex").events()
+    assert not open_store(path, "globex").events.query()
 
 
 def test_recall_deduplicates_within_a_session_not_across_sessions(two_tenants):

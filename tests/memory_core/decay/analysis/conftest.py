@@ -18,4 +18,4 @@ def aged(content: str, days: float, memory_type: str = "fact", **fields: Any) ->
 
 def cite(store: MemoryStore, memory: Memory, days_ago: float) -> None:
     """A `cite` event of `memory` `days_ago` days before NOW (negative: after it)."""
-    store.record_events([Event.new("cite", memory.id, at=NOW - timedelta(days=days_ago))])
+    store.events.record([Event.new("cite", memory.id, at=NOW - timedelta(days=days_ago))])

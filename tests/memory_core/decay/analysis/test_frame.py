@@ -45,7 +45,7 @@ def _varied(store: MemoryStore) -> dict[str, float | None]:
         memories.append(memory)
         cites[memory.id] = rng.choice([None, 1.5, 6.99, 7.01, 30.0, -1.0])
     store.add(memories)
-    store.record_events([Event.new("cite", m.id, at=NOW - timedelta(days=cites[m.id]))
+    store.events.record([Event.new("cite", m.id, at=NOW - timedelta(days=cites[m.id]))
                          for m in memories if cites[m.id] is not None])
     return cites
 

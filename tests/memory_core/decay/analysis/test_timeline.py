@@ -33,7 +33,7 @@ def recalled(store: MemoryStore):  # type: ignore[no-untyped-def]
                         query="retry policy")
     store.record_access([memory.id], at=NOW - timedelta(days=20), session_id="s2")
     cite(store, memory, 3)
-    store.add_edges([Edge.new(other.id, memory.id, "caused",
+    store.edges.add([Edge.new(other.id, memory.id, "caused",
                               created_at=NOW - timedelta(days=50))])
     return memory, other
 

@@ -46,7 +46,7 @@ def _build(path: Path, *, accel: bool) -> MemoryStore:
         mems.append(Memory.new(content, id=f"m{i:02d}", session_id=f"s{i % 3}",
                                created_at=NOW - timedelta(days=1, minutes=5 * i), **fields))
     store.add(mems)
-    store.add_edges([Edge.new(f"m{s:02d}", f"m{t:02d}", rel, id=f"e{n:02d}", created_at=NOW,
+    store.edges.add([Edge.new(f"m{s:02d}", f"m{t:02d}", rel, id=f"e{n:02d}", created_at=NOW,
                               strength=strength)
                      for n, (s, t, rel, strength) in enumerate(EDGES)])
     return store
@@ -72,9 +72,9 @@ def test_rankings_are_identical_with_the_speed_up_layer_off(tmp_path: Path) -> N
     without = _answers(plain, no_context)  # session context took part:
     assert any(without[k] != expected[k] for k in without)
     assert _answers(fast) == expected  # cold: read from the Lance file
-    assert "vector" in fast.held_columns()
+    assert "vector" in fast.queries.held_columns()
     assert _answers(fast) == expected  # warm: searched in memory
-    assert plain.held_columns() == frozenset()
+    assert plain.queries.held_columns() == frozenset()
     assert plain.latest.current() is None  # off: LanceDB's own calls, no dataset shortcut
 
 

@@ -13,7 +13,6 @@ from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
 from memory_core.store.accel.arrow_query import query
 from memory_core.store.index_rule import tuned
-from memory_core.store.queries import ensure_fts_index, full_text, nearest
 
 TOPICS = ["deploy the database migration", "rotate the api keys", "cache warm-up on start",
           "retry the flaky upload", "the database index is stale"]
@@ -23,14 +22,14 @@ TOPICS = ["deploy the database migration", "rotate the api keys", "cache warm-up
 def filled(store: MemoryStore) -> MemoryStore:
     store.add([Memory.new(f"{TOPICS[i % 5]} note {i}", "fact", project=f"p{i % 3}")
                for i in range(40)])
-    assert ensure_fts_index(store)
+    assert store.fts.ensure()
     return store
 
 
 def test_nearest_is_lancedbs_vector_search(filled: MemoryStore) -> None:
     where = filled.predicate(Filter(project=["p0", "p1"]))
     vector = filled.embedder.embed_one("database migration").tolist()
-    ours = nearest(filled, vector, where, 7, with_content=True)
+    ours = filled.queries.nearest(vector, where, 7, with_content=True)
     theirs = (tuned(filled.tables.memories.search(vector, vector_column_name="vector"), 7)
               .distance_type("cosine").where(where, prefilter=True)
               .select(["id", "content"]).with_row_id(True).limit(7).to_arrow())
@@ -44,7 +43,7 @@ def test_nearest_is_lancedbs_vector_search(filled: MemoryStore) -> None:
 
 def test_full_text_is_lancedbs_bm25(filled: MemoryStore) -> None:
     where = filled.predicate(Filter(project="p2"))
-    ours = full_text(filled, "database index", where, 5)
+    ours = filled.queries.full_text("database index", where, 5)
     theirs = (filled.tables.memories.search("database index", query_type="fts",
                                             fts_columns="content")
               .where(where, prefilter=True).select(["id", "_score"]).limit(5).to_arrow())

@@ -15,17 +15,17 @@ from memory_core.store.accel.current_dataset import LatestDataset
 def test_each_write_shows_in_the_next_version_and_dataset(store_path: str,
                                                           store: MemoryStore) -> None:
     store.add([Memory.new("one", "fact")])
-    before = store.latest.version()
+    before = store.accel.latest.version()
     assert before == int(store.tables.memories.version)
     other = MemoryStore.open(store_path, embedder=store.embedder)
     other.add([Memory.new("two", "fact")])
-    assert store.latest.version() > before
-    assert store.latest.version() == int(other.tables.memories.version)
-    dataset = store.latest.current()
+    assert store.accel.latest.version() > before
+    assert store.accel.latest.version() == int(other.tables.memories.version)
+    dataset = store.accel.latest.current()
     assert sorted(dataset.to_table(columns=["content"])["content"].to_pylist()) == ["one", "two"]
     first = store.list()[0]
     store.upsert([replace(first, content="one, edited")], reason="a test")
-    assert sorted(store.latest.current().to_table(columns=["content"])["content"]
+    assert sorted(store.accel.latest.current().to_table(columns=["content"])["content"]
                   .to_pylist()) == sorted(["one, edited", "two"] if first.content == "one"
                                           else ["one", "one, edited"])
 
@@ -35,11 +35,11 @@ def test_the_session_order_sees_another_handles_write(store_path: str,
     store.add([Memory.new("a turn", "observation", session_id="s1")])
     first = store.list()[0]
     seeds = {row: doc for doc, row in store.rows.locate([first.id], store.predicate()).items()}
-    assert len(store.session_order().around(seeds, timedelta(hours=1)).rows) == 1
+    assert len(store.queries.session_order().around(seeds, timedelta(hours=1)).rows) == 1
     other = MemoryStore.open(store_path, embedder=store.embedder)
     other.add([Memory.new("the next turn", "observation", session_id="s1",
                           created_at=first.created_at + timedelta(minutes=1))])
-    assert len(store.session_order().around(seeds, timedelta(hours=1)).rows) == 2
+    assert len(store.queries.session_order().around(seeds, timedelta(hours=1)).rows) == 2
 
 
 class _NoLance:

@@ -1,4 +1,4 @@
-"""The row cache (`store.row_cache`): the tenant's rows held in memory per table version,
+"""The row cache (`store.accel.row_cache`): the tenant's rows held in memory per table version,
 the same values the Lance file gives, never an older version's, built only once a version
 is read often, and the searches that read through it unchanged."""
 
@@ -30,7 +30,7 @@ def _rows(store: MemoryStore, memories: list[Memory]) -> dict[str, int]:
 
 
 def _file(store: MemoryStore, row_ids: list[int], columns: list[str]) -> list[dict]:
-    dataset = store.latest.current()
+    dataset = store.accel.latest.current()
     got = dataset._take_rows(sorted(row_ids), columns=[*columns, "_rowid"])
     return _plain(got)
 
@@ -52,7 +52,7 @@ def test_held_rows_are_the_files_rows_of_the_tenant(store_path: str, store: Memo
     rows = _rows(store, mine)
     their_row = _rows(other, [theirs])[theirs.id]
     columns = store.memory_columns(with_vectors=True)
-    dataset = store.latest.current()
+    dataset = store.accel.latest.current()
     held = cache.take(dataset, sorted([*rows.values(), their_row, 987654321]), columns)
     assert held is not None and cache.version == dataset.version
     assert _plain(held) == _file(store, list(rows.values()), columns)
@@ -64,7 +64,7 @@ def test_a_version_is_held_only_after_it_is_read_often(store: MemoryStore) -> No
     store.add([memory])
     cache = RowCache(store.tenant, warm_reads=3, background=False)
     row = list(_rows(store, [memory]).values())
-    dataset = store.latest.current()
+    dataset = store.accel.latest.current()
     assert cache.take(dataset, row, ["id"]) is None
     assert cache.take(dataset, row, ["id"]) is None
     assert cache.version is None  # nothing scanned for the first reads
@@ -75,14 +75,14 @@ def test_a_version_is_held_only_after_it_is_read_often(store: MemoryStore) -> No
 def test_a_write_is_never_answered_from_the_older_version(store: MemoryStore) -> None:
     memory = Memory.new("the cache holds sessions for an hour", "fact")
     store.add([memory, Memory.new("an unrelated note", "fact")])
-    store.row_cache = RowCache(store.tenant, warm_reads=1, background=False)
+    store.accel.row_cache = RowCache(store.tenant, warm_reads=1, background=False)
     rows = {r: i for i, r in _rows(store, [memory]).items()}
     assert store.rows.memories(rows)[memory.id].content == memory.content
-    held_at = store.row_cache.version
+    held_at = store.accel.row_cache.version
     edited = replace(memory, content="the cache holds sessions for a day")
     store.upsert([edited])  # a new version; the old row id is gone
     assert store.rows.memories(rows)[memory.id].content == edited.content
-    assert store.row_cache.version != held_at
+    assert store.accel.row_cache.version != held_at
     new_rows = {r: i for i, r in _rows(store, [memory]).items()}
     taken = store.rows.take(list(new_rows), ["id", "content"]).to_pylist()
     assert [(t["id"], t["content"]) for t in taken] == [(memory.id, edited.content)]
@@ -93,7 +93,7 @@ def test_the_scan_runs_in_the_background_and_reads_never_wait(store: MemoryStore
     store.add([memory])
     cache = RowCache(store.tenant, warm_reads=1)
     row = list(_rows(store, [memory]).values())
-    dataset = store.latest.current()
+    dataset = store.accel.latest.current()
     assert cache.take(dataset, row, ["id"]) is None  # the scan starts; this read goes on
     assert cache.wait(30)
     assert cache.take(dataset, row, ["id", "content"]).to_pylist() == [
@@ -106,14 +106,14 @@ def test_limits_keep_large_tables_and_vectors_in_the_file(store: MemoryStore) ->
     memories = [Memory.new(f"note {i}", "fact") for i in range(3)]
     store.add(memories)
     rows = sorted(_rows(store, memories).values())
-    dataset = store.latest.current()
+    dataset = store.accel.latest.current()
     too_many = RowCache(store.tenant, max_rows=2, warm_reads=1, background=False)
     assert too_many.take(dataset, rows, ["id"]) is None
     assert too_many.version == dataset.version  # decided once for the version
-    store.row_cache = RowCache(store.tenant, vector_rows=2, warm_reads=1, background=False)
-    assert store.row_cache.take(dataset, rows, ["id", "vector"]) is None
-    assert store.row_cache.holds_now(dataset.version) >= {"id", "content"}
-    assert "vector" not in store.row_cache.holds_now(dataset.version)
+    store.accel.row_cache = RowCache(store.tenant, vector_rows=2, warm_reads=1, background=False)
+    assert store.accel.row_cache.take(dataset, rows, ["id", "vector"]) is None
+    assert store.accel.row_cache.holds_now(dataset.version) >= {"id", "content"}
+    assert "vector" not in store.accel.row_cache.holds_now(dataset.version)
     # a read asking for the vector takes it from the file, the rest from memory
     assert _plain(store.rows.take(rows, ["id", "vector"])) == _file(store, rows, ["id", "vector"])
 
@@ -130,7 +130,7 @@ def test_searches_read_through_the_cache_unchanged(store_path: str, store: Memor
     store.add(memories)
     cold = MemoryStore.open(store_path, embedder=store.embedder)
     cold.row_cache = RowCache(cold.tenant, warm_reads=10**6)  # never held: the file
-    store.row_cache = RowCache(store.tenant, warm_reads=1, background=False)
+    store.accel.row_cache = RowCache(store.tenant, warm_reads=1, background=False)
     for name in ("hybrid", "hybrid_graph", "full"):
         for query, flt in (("redis cache", Filter()), ("sessions expire", Filter(project="p"))):
             warm_hits = search(store, query, flt, preset(name), 5, now=start)
@@ -138,7 +138,7 @@ def test_searches_read_through_the_cache_unchanged(store_path: str, store: Memor
             assert [(h.memory, h.score, h.engines) for h in warm_hits] == \
                 [(h.memory, h.score, h.engines) for h in cold_hits]
             assert warm_hits.hits
-    assert store.row_cache.version == store.latest.version()
+    assert store.accel.row_cache.version == store.accel.latest.version()
     assert any(h.engines["bm25"].context for h in search(store, "redis cache", None,
                                                           preset("hybrid"), 5, now=start)
                if "bm25" in h.engines)
@@ -166,7 +166,7 @@ def _scan_started(store: MemoryStore, monkeypatch: pytest.MonkeyPatch
     release = _blocked_scans(monkeypatch)
     cache = RowCache(store.tenant, warm_reads=1)
     row = list(_rows(store, [memory]).values())
-    assert cache.take(store.latest.current(), row, ["id"]) is None  # the scan begins
+    assert cache.take(store.accel.latest.current(), row, ["id"]) is None  # the scan begins
     return memory, cache, row, release
 
 
@@ -183,7 +183,7 @@ def test_a_scan_of_an_older_version_never_answers_a_newer_one(
         store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
     memory, cache, row, release = _scan_started(store, monkeypatch)
     store.upsert([replace(memory, content="the cache holds sessions for a day")])
-    new = store.latest.current()
+    new = store.accel.latest.current()
     assert cache.take(new, row, ["content"]) is None  # the new version is not held
     release.set()
     assert cache.wait(30)
@@ -193,11 +193,11 @@ def test_a_scan_of_an_older_version_never_answers_a_newer_one(
 
 def test_forgetting_caches_forgets_the_rows(store: MemoryStore) -> None:
     store.add([Memory.new("a note", "fact")])
-    store.row_cache = RowCache(store.tenant, warm_reads=1, background=False)
-    dataset = store.latest.current()
-    assert store.row_cache.take(dataset, [0], ["id"]) is not None
+    store.accel.row_cache = RowCache(store.tenant, warm_reads=1, background=False)
+    dataset = store.accel.latest.current()
+    assert store.accel.row_cache.take(dataset, [0], ["id"]) is not None
     store.forget_caches()
-    assert store.row_cache.version is None
+    assert store.accel.row_cache.version is None
 
 
 def test_held_rows_make_the_engines_queries_lean(store_path: str, store: MemoryStore) -> None:
@@ -208,9 +208,9 @@ def test_held_rows_make_the_engines_queries_lean(store_path: str, store: MemoryS
                 for i, text in enumerate(["where does the cache live", "in redis"])]
     store.add(memories)
     cold = MemoryStore.open(store_path, embedder=store.embedder)
-    store.row_cache = RowCache(store.tenant, warm_reads=1, background=False)
+    store.accel.row_cache = RowCache(store.tenant, warm_reads=1, background=False)
     cfg = preset("hybrid")
-    store.row_cache.take(store.latest.current(), [0], ["id"])  # warm
+    store.accel.row_cache.take(store.accel.latest.current(), [0], ["id"])  # warm
     lean = engine_candidates(store, "cache redis", Filter(), cfg, 10).rankings
     full = engine_candidates(cold, "cache redis", Filter(), cfg, 10).rankings
     assert lean["bm25"] and lean["vector"] and full["bm25"] and full["vector"]

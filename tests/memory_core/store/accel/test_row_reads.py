@@ -7,13 +7,12 @@ from dataclasses import replace
 
 from memory_core.model.records import Memory
 from memory_core.store import MemoryStore
-from memory_core.store.queries import full_text
 
 
 def test_a_moved_row_is_read_again_by_its_id(store: MemoryStore) -> None:
     memory = Memory.new("the cache holds sessions for an hour", "fact", project="p")
     store.add([memory, Memory.new("an unrelated note", "fact")])
-    found = full_text(store, "cache sessions", store.predicate(), 5)
+    found = store.queries.full_text("cache sessions", store.predicate(), 5)
     assert [f.id for f in found] == [memory.id]
     rows = {f.row_id: f.id for f in found}
     assert store.rows.memories(rows)[memory.id].content == memory.content
@@ -43,7 +42,7 @@ def test_take_reads_the_rows_a_query_returned_and_survives_a_delete(store: Memor
     kept = Memory.new("the cache holds sessions", "fact")
     gone = Memory.new("the cache evicts sessions", "fact")
     store.add([kept, gone])
-    found = full_text(store, "cache sessions", store.predicate(), 5, with_content=True,
+    found = store.queries.full_text("cache sessions", store.predicate(), 5, with_content=True,
                       with_vector=True)
     assert {f.id: f.content for f in found} == {kept.id: kept.content, gone.id: gone.content}
     assert all(f.vector is not None and f.vector.shape == (store.dimension,) for f in found)

@@ -32,7 +32,7 @@ def test_around_a_memory_are_its_session_and_type_within_the_span(store: MemoryS
     other_session = _turn("a turn of another session", 2, session="conv-2")
     no_session = Memory.new("no session at all", "event", created_at=T0)
     store.add([seed, *near, far, other_kind, other_session, no_session])
-    around = store.session_order().around(_rows(store, seed), HOUR)
+    around = store.queries.session_order().around(_rows(store, seed), HOUR)
     assert sorted(m.id for m in around.rows.values()) == sorted(
         m.id for m in [seed, *near])
     (span,) = around.ranges
@@ -48,17 +48,17 @@ def test_overlapping_spans_merge_and_statuses_are_kept_to(store: MemoryStore) ->
     archived = _turn("an archived turn between them", 15)
     store.add([a, b, archived])
     store.upsert([replace(archived, status="archived")])
-    around = store.session_order().around(_rows(store, a, b), HOUR)
+    around = store.queries.session_order().around(_rows(store, a, b), HOUR)
     assert len(around.ranges) == 1  # -60..60 and -30..90 minutes are one range
     assert {m.id for m in around.rows.values()} == {a.id, b.id, archived.id}
-    active = store.session_order().around(_rows(store, a, b), HOUR, statuses=["active"])
+    active = store.queries.session_order().around(_rows(store, a, b), HOUR, statuses=["active"])
     assert {m.id for m in active.rows.values()} == {a.id, b.id}
 
 
 def test_a_write_is_seen_by_the_next_question(store: MemoryStore) -> None:
     seed = _turn("the seed turn", 0)
     store.add([seed])
-    order = store.session_order()
+    order = store.queries.session_order()
     assert len(order.around(_rows(store, seed), HOUR).rows) == 1
     reply = _turn("the reply, written later", 2)
     store.add([reply])
@@ -73,7 +73,7 @@ def test_a_seed_whose_row_moved_has_no_range(store: MemoryStore) -> None:
     # a row id that now holds another memory than the one asked for is not used
     mixed = {row: (other.id if memory_id == seed.id else seed.id)
              for row, memory_id in rows.items()}
-    assert store.session_order().around(mixed, HOUR).rows == {}
+    assert store.queries.session_order().around(mixed, HOUR).rows == {}
 
 
 def test_each_member_says_which_agent_wrote_it(store: MemoryStore) -> None:
@@ -82,7 +82,7 @@ def test_each_member_says_which_agent_wrote_it(store: MemoryStore) -> None:
     turns = [_turn("a question", 0, agent="Melanie"), _turn("an answer", 1, agent="Caroline"),
              _turn("another question", 2, agent="Melanie"), _turn("unsigned", 3)]
     store.add(turns)
-    rows = store.session_order().around(_rows(store, turns[0]), HOUR).rows
+    rows = store.queries.session_order().around(_rows(store, turns[0]), HOUR).rows
     agent = {m.id: m.agent for m in rows.values()}
     assert agent[turns[0].id] == agent[turns[2].id] != agent[turns[1].id]
     assert min(agent[turns[0].id], agent[turns[1].id]) >= 0

@@ -19,11 +19,9 @@ from memory_core.store.accel.row_cache import RowCache
 from memory_core.store.accel.vector_search_in_memory import (
     _post_status,
     left_in,
-    nearest_held,
     pushed_down,
 )
 from memory_core.store.indexes import ensure_indexes
-from memory_core.store.queries import nearest
 from tests.conftest import FAKE_DIM
 
 WORDS = ("cache lance vector index query tenant filter session decision pattern "
@@ -38,9 +36,9 @@ def _memories(count: int, **fields: object) -> list[Memory]:
 
 def _warm(store: MemoryStore) -> None:
     """Hold the latest version's rows now (vectors included)."""
-    store.row_cache = RowCache(store.tenant, warm_reads=1, background=False)
-    dataset = store.latest.current()
-    assert store.row_cache.take(dataset, [0], ["id"]) is not None
+    store.accel.row_cache = RowCache(store.tenant, warm_reads=1, background=False)
+    dataset = store.accel.latest.current()
+    assert store.accel.row_cache.take(dataset, [0], ["id"]) is not None
 
 
 def _query(store: MemoryStore, text: str) -> list[float]:
@@ -55,8 +53,8 @@ def test_the_held_ranking_is_lancedbs(store: MemoryStore, indexed: bool) -> None
     _warm(store)
     for text in ("cache latency", "postgres billing schema", "session tenant filter"):
         vector = _query(store, text)
-        ours = nearest(store, vector, store.predicate(), 20)
-        held = nearest_held(store, vector, Filter(), 20)
+        ours = store.queries.nearest(vector, store.predicate(), 20)
+        held = store.queries.nearest_held(vector, Filter(), 20)
         assert held is not None
         assert [f.id for f in held] == [f.id for f in ours]
         assert [f.row_id for f in held] == [f.row_id for f in ours]
@@ -66,7 +64,7 @@ def test_the_held_ranking_is_lancedbs(store: MemoryStore, indexed: bool) -> None
 def test_a_filter_every_row_passes_is_not_pushed_down(store: MemoryStore) -> None:
     store.add(_memories(5, project="p"))
     _warm(store)
-    held = store.row_cache.held(store.latest.version())
+    held = store.accel.row_cache.held(store.accel.latest.version())
     assert held is not None and held.whole and held.statuses == {"active"}
     assert pushed_down(Filter(), store.tenant, held.always) is None
     assert pushed_down(Filter(project="p"), store.tenant, held.always) == "project = 'p'"
@@ -86,11 +84,11 @@ def test_archived_rows_and_other_tenants_keep_their_conditions(
     theirs = Memory.new("cache latency their decision", "fact")
     other.add([theirs])
     _warm(store)
-    held = store.row_cache.held(store.latest.version())
+    held = store.accel.row_cache.held(store.accel.latest.version())
     assert held is not None and not held.whole
     assert pushed_down(Filter(), store.tenant, held.always) == (
         f"tenant = '{store.tenant}' AND status = 'active'")
-    found = nearest_held(store, _query(store, "cache latency decision"), Filter(), 10)
+    found = store.queries.nearest_held(_query(store, "cache latency decision"), Filter(), 10)
     assert found is not None
     assert {f.id for f in found} == {m.id for m in mine}
 
@@ -99,19 +97,19 @@ def test_no_answer_for_a_version_the_cache_does_not_hold(store: MemoryStore) -> 
     store.add(_memories(4))
     _warm(store)
     vector = _query(store, "cache")
-    assert nearest_held(store, vector, Filter(), 3) is not None
+    assert store.queries.nearest_held(vector, Filter(), 3) is not None
     new = Memory.new("cache cache cache", "fact")
     store.add([new])
-    assert nearest_held(store, vector, Filter(), 3) is None  # a write since: LanceDB answers
-    assert nearest(store, vector, store.predicate(), 1)[0].id == new.id
+    assert store.queries.nearest_held(vector, Filter(), 3) is None  # a write since: LanceDB answers
+    assert store.queries.nearest(vector, store.predicate(), 1)[0].id == new.id
 
 
 def test_no_answer_without_held_vectors(store: MemoryStore) -> None:
     store.add(_memories(4))
-    store.row_cache = RowCache(store.tenant, vector_rows=2, warm_reads=1, background=False)
-    dataset = store.latest.current()
-    assert store.row_cache.take(dataset, [0], ["id"]) is not None
-    assert nearest_held(store, _query(store, "cache"), Filter(), 3) is None
+    store.accel.row_cache = RowCache(store.tenant, vector_rows=2, warm_reads=1, background=False)
+    dataset = store.accel.latest.current()
+    assert store.accel.row_cache.take(dataset, [0], ["id"]) is not None
+    assert store.queries.nearest_held(_query(store, "cache"), Filter(), 3) is None
 
 
 def _random_memories(count: int, rng: np.random.Generator, name: str = "memory",
@@ -136,7 +134,7 @@ def test_with_an_index_the_held_ranking_finds_at_least_what_lancedb_finds(
     other.add(_random_memories(500, rng))
     assert ensure_indexes(store, force_vector=True).vector_index
     _warm(store)
-    held_rows = store.row_cache.held(store.latest.version())
+    held_rows = store.accel.row_cache.held(store.accel.latest.version())
     assert held_rows is not None and held_rows.vector_indexed and not held_rows.whole
     vectors = {m.id: np.asarray(m.vector) for m in mine if m.status == "active"}
     ids = list(vectors)
@@ -145,12 +143,12 @@ def test_with_an_index_the_held_ranking_finds_at_least_what_lancedb_finds(
     for query in rng.standard_normal((40, FAKE_DIM)):
         query = query / np.linalg.norm(query)
         exact = [ids[i] for i in np.argsort(-(matrix @ query))[:10]]
-        held = nearest_held(store, list(query), Filter(), 10)
+        held = store.queries.nearest_held(list(query), Filter(), 10)
         assert held is not None
         assert {f.id for f in held} <= set(vectors)  # the tenant's active memories only
         assert [f.score for f in held] == sorted((f.score for f in held), reverse=True)
         held_recall += _recall([f.id for f in held], exact) / 40
-        ours_recall += _recall([f.id for f in nearest(store, list(query), store.predicate(),
+        ours_recall += _recall([f.id for f in store.queries.nearest(list(query), store.predicate(),
                                                       10)], exact) / 40
     # an HNSW build differs from run to run (its threads): a miss or two in 400 either way
     assert held_recall >= ours_recall - 0.02
@@ -167,7 +165,7 @@ def test_another_tenants_filter_is_left_to_lancedb(store_path: str, store: Memor
     _warm(store)
     query = list(theirs[0].vector or ())
     # the held rows are this tenant's: they cannot vouch for another's
-    assert nearest_held(store, query, Filter(tenant="other"), 10) is None
+    assert store.queries.nearest_held(query, Filter(tenant="other"), 10) is None
     found = vector_candidates(store, query, Filter(tenant="other").to_predicate(store.tenant),
                               10, flt=Filter(tenant="other"))
     assert {c.doc_id for c in found} == {m.id for m in theirs}
@@ -179,10 +177,10 @@ def test_rows_not_held_under_their_ids_are_left_to_lancedb(store: MemoryStore) -
     rng = np.random.default_rng(5)
     store.add(_random_memories(20, rng))
     _warm(store)
-    held = store.row_cache.held(store.latest.version())
+    held = store.accel.row_cache.held(store.accel.latest.version())
     assert held is not None
     query = list(rng.standard_normal(FAKE_DIM))
-    assert nearest_held(store, query, Filter(), 5) is not None
+    assert store.queries.nearest_held(query, Filter(), 5) is not None
     original = held.take
 
     def renamed(row_ids: list[int], columns: list[str]) -> object:
@@ -191,7 +189,7 @@ def test_rows_not_held_under_their_ids_are_left_to_lancedb(store: MemoryStore) -
                                 pa.array([f"stale-{i}" for i in table["id"].to_pylist()]))
 
     held.take = renamed  # type: ignore[method-assign]
-    assert nearest_held(store, query, Filter(), 5) is None
+    assert store.queries.nearest_held(query, Filter(), 5) is None
 
 
 def test_a_status_most_rows_have_is_checked_on_the_candidates(store: MemoryStore) -> None:
@@ -202,7 +200,7 @@ def test_a_status_most_rows_have_is_checked_on_the_candidates(store: MemoryStore
     store.add(memories)
     assert ensure_indexes(store, force_vector=True).vector_index
     _warm(store)
-    held = store.row_cache.held(store.latest.version())
+    held = store.accel.row_cache.held(store.accel.latest.version())
     assert held is not None and held.whole and held.share(Condition("status", "in", (
         "active",))) == pytest.approx(0.9)
     kept = left_in(Filter(), store.tenant, held.always)
@@ -213,12 +211,12 @@ def test_a_status_most_rows_have_is_checked_on_the_candidates(store: MemoryStore
     held_recall = lancedb_recall = 0.0
     for query in rng.standard_normal((30, FAKE_DIM)):
         exact = [ids[i] for i in np.argsort(-(matrix @ query))[:10]]
-        found = nearest_held(store, list(query), Filter(), 10)
+        found = store.queries.nearest_held(list(query), Filter(), 10)
         assert found is not None and len(found) == 10
         assert {f.id for f in found} <= set(active)
         held_recall += _recall([f.id for f in found], exact) / 30
-        lancedb_recall += _recall([f.id for f in nearest(store, list(query), store.predicate(),
-                                                         10)], exact) / 30
+        lancedb = store.queries.nearest(list(query), store.predicate(), 10)
+        lancedb_recall += _recall([f.id for f in lancedb], exact) / 30
     assert held_recall >= lancedb_recall - 0.02  # see above: builds differ
     assert held_recall >= 0.95
 
@@ -232,10 +230,10 @@ def test_too_few_admitted_candidates_are_left_to_the_pre_filter(store: MemorySto
     store.add([*near, *_random_memories(60, rng)])
     assert ensure_indexes(store, force_vector=True).vector_index
     _warm(store)
-    held = store.row_cache.held(store.latest.version())
+    held = store.accel.row_cache.held(store.accel.latest.version())
     assert held is not None
     kept = left_in(Filter(), store.tenant, held.always)
     assert _post_status(held, kept) is not None  # 60% active
-    assert nearest_held(store, list(direction), Filter(), 10) is None
+    assert store.queries.nearest_held(list(direction), Filter(), 10) is None
     found = vector_candidates(store, list(direction), store.predicate(), 10, flt=Filter())
     assert len(found) == 10 and not {c.doc_id for c in found} & {m.id for m in near}
