@@ -9,9 +9,10 @@ its `fused_sum` is the sum of the engines' contributions. Written as a sum of pa
 so each engine, the fusion bonus, the decay rerank and MMR get one bar whose length is
 what it added to (or took from) the score. Works from pages and notebooks alike:
 
->>> from memory_core.viz.explain import score_parts   # doctest: +SKIP
->>> score_parts(hits[0])                               # doctest: +SKIP
-[('vector', 0.4167), ('bm25', 0.3333), ('decay', -0.0412), ...]
+>>> from memory_core.viz.explain import score_parts                        # doctest: +SKIP
+>>> hits = search(demo_store(), "retry policy", config=preset("full")).hits  # doctest: +SKIP
+>>> score_parts(hits[0])                                                    # doctest: +SKIP
+[('bm25', 0.4827), ('graph', 1.4359), ('decay', -0.0645)]
 """
 
 from __future__ import annotations
