@@ -1,4 +1,5 @@
-"""memlens' engine: store, filters, embeddings, exchange, stats. No Streamlit in here.
+"""memlens' engine: the store, retrieval, curation, decay, the causal graph, the embedding
+map, exchange, evaluation, stats and their plotly figures. No Streamlit in here.
 
 Pages and notebooks import only the names this package exports. Each is written once, in
 `__init__.pyi`, which type checkers read as the package's interface and `lazy_loader` reads

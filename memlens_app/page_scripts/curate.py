@@ -4,7 +4,7 @@ reflections (the Consolidate tab: candidates, drafts, accept or reject, the evid
 queue); and the audit log, batch by batch.
 
 Other pages hand memories over by setting `st.session_state["curate_ids"]` (a list of ids)
-before switching here: they are listed and selected (see widgets/curate_source.py).
+before switching here: they are listed and selected (see widgets/curate/source.py).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ decay parameters would change; one memory's history; a query ranked with and wit
 
 Reading only: the what-if sliders never write, so a read-only store needs nothing special.
 Every number is computed for the decay clock's day, so a review can be repeated. Other pages
-open one memory's timeline with `st.session_state["decay_focus"]` (widgets/decay_timeline.py).
+open one memory's timeline with `st.session_state["decay_focus"]` (widgets/decay/timeline.py).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ and contradictions (a reflection also shows its sources and, when its evidence c
 is flagged); and the store-wide contradictions queue and graph health.
 
 Reading only: nothing here writes, so a read-only store needs nothing special. Other pages
-open this one on a memory with `st.session_state["graph_focus"]` (widgets/graph_link.py).
+open this one on a memory with `st.session_state["graph_focus"]` (widgets/graph/link.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ MEMLENS_MODEL_CACHE), so a read-only store needs nothing special.
 
 Hand-over to Curate: **Open in Curate** sets `st.session_state["curate_ids"]` to the
 selected memory ids (a list of str, in selection order) and switches to the Curate page,
-which takes them once, lists and selects them (widgets/curate_source.py).
+which takes them once, lists and selects them (widgets/curate/source.py).
 """
 
 from __future__ import annotations

@@ -6,12 +6,13 @@ its `fused_sum` is the sum of the engines' contributions. Written as a sum of pa
     score = sum(contributions) + fused_sum * (bonus - 1) + fused_sum * bonus * (decay - 1)
             + mmr_adjustment
 
-so each engine, the convergence bonus, the decay rerank and MMR get one bar whose length is
+so each engine, the fusion bonus, the decay rerank and MMR get one bar whose length is
 what it added to (or took from) the score. Works from pages and notebooks alike:
 
->>> from memory_core.viz.explain import score_parts   # doctest: +SKIP
->>> score_parts(hits[0])                               # doctest: +SKIP
-[('vector', 0.0164), ('bm25', 0.0164), ('convergence bonus', 0.0033), ...]
+>>> from memory_core.viz.explain import score_parts                        # doctest: +SKIP
+>>> hits = search(demo_store(), "retry policy", config=preset("full")).hits  # doctest: +SKIP
+>>> score_parts(hits[0])                                                    # doctest: +SKIP
+[('bm25', 0.4827), ('graph', 1.4359), ('decay', -0.0645)]
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ def score_parts(hit: Hit) -> list[tuple[str, float]]:
     """(label, amount) parts of `hit.score`, engines first; the amounts sum to the score.
 
     The bonus, decay and MMR parts are left out when they change nothing (bonus 1, decay 1,
-    no MMR adjustment), so a plain RRF hit shows only its engines.
+    no MMR adjustment), so a hit of the default convex fusion (bonus 1) without decay or MMR
+    shows only its engines.
     """
     engines = sorted(hit.engines, key=lambda e: (
         ENGINE_ORDER.index(e) if e in ENGINE_ORDER else len(ENGINE_ORDER), e))
@@ -49,8 +51,9 @@ def score_waterfall(hit: Hit, *, title: str | None = None, height: int | None = 
                     ) -> go.Figure:
     """A small horizontal waterfall: one bar per part of `score_parts`, then the final score.
 
-    Gains are green, losses red, the total blue; the engines' bars are the RRF contributions
-    `w_e / (k + rank_e)`.
+    Gains are green, losses red, the total blue; the engines' bars are their contributions
+    (`w_e * n_e / sum_e w_e` under convex fusion, the default; `w_e / (k + rank_e)` under
+    RRF).
     """
     import plotly.graph_objects as go
 

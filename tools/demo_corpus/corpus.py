@@ -24,7 +24,7 @@ class DemoCorpus:
 
     `queries` are query-set lines (docs/design/evaluation.md): dicts with `qid`, `query`,
     `relevant` ({memory_id: grade}), `filter` and `tags`. `events` are the recalls that
-    account for each memory's access history, and a few cites (`demo/events.py`).
+    account for each memory's access history, and a few cites (`events.py`).
     """
 
     memories: tuple[Memory, ...]

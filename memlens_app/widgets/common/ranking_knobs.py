@@ -144,8 +144,8 @@ def ranking_panel(preset_name: str, *, key: str = "knob", title: str = "Advanced
     with st.expander(title):
         values = _knobs(base, f"{key}_{preset_name}")
         try:
-            # knobs without a widget here (fusion, session context, the decay prior's
-            # weight) keep the preset's values instead of falling back to the defaults
+            # a knob without a widget here (none today; a field added to RankingConfig)
+            # keeps the preset's value instead of falling back to the default
             config = RankingConfig.from_dict({**base.to_dict(), **values})
         except MemlensError as exc:
             st.error(f"Invalid ranking settings: {md(exc)}")

@@ -1,8 +1,9 @@
 """Read-only mode in the pages: whether the app may write, and the caption that says why not.
 
-Every page with a write control (seeding, and later curation) asks `read_only_notice` first
-and hides or disables the control when it returns False; the engine refuses the write anyway
-(`ReadOnlyError`), this only keeps the page from offering it.
+The demo-seeding button and the Consolidate tab ask `read_only_notice` first and hide the
+control when it returns False (the Curate page's other actions check `store.read_only`
+themselves); the engine refuses the write anyway (`ReadOnlyError`), this only keeps the page
+from offering it.
 """
 
 from __future__ import annotations

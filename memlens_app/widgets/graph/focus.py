@@ -1,5 +1,5 @@
 """Where the Graph page is centred: a memory found by search, a memory id typed or pasted,
-or one handed over by another page ("open in graph", see widgets/graph_link.py)."""
+or one handed over by another page ("open in graph", see widgets/graph/link.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The Map page's selection: the memories picked on the map (a click, a box or a lasso) or by
 whole clusters, as a table, and the hand-over of their ids to the Curate page
-(`st.session_state["curate_ids"]`, see widgets/curate_source.py)."""
+(`st.session_state["curate_ids"]`, see widgets/curate/source.py)."""
 
 from __future__ import annotations
 
