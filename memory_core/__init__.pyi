@@ -43,6 +43,18 @@ from .agents.replay import (
 from .agents.replay import (
     replay as replay,
 )
+from .bench.synthetic_store import (
+    BenchStore as BenchStore,
+)
+from .bench.synthetic_store import (
+    build_bench_store as build_bench_store,
+)
+from .bench.targets import (
+    target_figures as target_figures,
+)
+from .bench.targets import (
+    target_line as target_line,
+)
 from .causal import (
     CAUSAL as CAUSAL,
 )

@@ -30,7 +30,7 @@ SECTIONS: dict[str, str] = {
     "exchange": "Exchange", "embedding": "Embeddings", "reembed": "Embeddings",
     "evaluation": "Evaluation and tuning", "agents": "Agents", "integrity": "Store checks",
     "stats": "Statistics", "seeding": "Demo corpus and seeding", "viz": "Figures",
-    "untrusted": "Untrusted values", "errors": "Errors",
+    "untrusted": "Untrusted values", "errors": "Errors", "bench": "Benchmarks",
 }
 
 

@@ -1,5 +1,10 @@
 """`memlens bench ingest | search | exchange | curate | consolidate | graph | decay | map |
-pages | mcp`: benchmarks that print figures and ratios."""
+pages | mcp`: benchmarks that print figures and ratios.
+
+`bench pages` renders the web app's pages, so its bench is the app's
+(`memlens_app/bench_pages.py`): memory_core never imports the app (tests/test_layering.py),
+so the command runs it as `python -m memlens_app.bench_pages` with its options as one JSON
+object and prints what that process answers on its last line."""
 
 from __future__ import annotations
 
@@ -8,9 +13,12 @@ from typing import Any
 import click
 
 from memory_core.cli.options import echo, emit_json, json_option
+from memory_core.model.errors import MemlensError
 from memory_core.model.untrusted import shown
 
 PASS_FAIL = {True: "PASS", False: "FAIL"}
+#: The web app's pages bench, by module (the engine names it and never imports it).
+PAGES_BENCH = "memlens_app.bench_pages"
 
 
 
@@ -268,16 +276,40 @@ def pages_bench(store_uri: str | None, tenant: str | None, n: int | None, index:
                 pages: tuple[str, ...], timeout: int, as_json: bool) -> None:
     """The first render of the Overview and Search pages (or --page ones), each in a fresh
     process with Streamlit's AppTest, its peak memory, vs the 5 s target."""
-    from memory_core.bench.pages import check_pages, run_pages_bench
-
     if (store_uri is None) == (n is None):
         raise click.UsageError("give either --store PATH or --n N")
-    try:
-        check_pages(pages)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--page") from None
-    _report(run_pages_bench(store_uri, tenant=tenant, n=n, index=index, pages=pages,
-                            timeout=timeout), as_json)
+    said = _app_bench({"store_uri": store_uri, "tenant": tenant, "n": n, "index": index,
+                       "pages": list(pages), "timeout": timeout})
+    if "error" in said:
+        if said["param"]:
+            raise click.BadParameter(said["error"], param_hint=said["param"])
+        raise MemlensError(said["error"])
+    if as_json:
+        emit_json(said["figures"])
+        return
+    for line in said["lines"]:
+        echo(line)
+
+
+def _app_bench(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """What the app's pages bench (`memlens_app.bench_pages`, run in a subprocess: the engine
+    never imports the app) says for `kwargs`; its progress bars pass through on stderr."""
+    import importlib.util
+    import json
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec(PAGES_BENCH.partition(".")[0]) is None:  # found, not imported
+        raise MemlensError("the web app (package memlens_app) is not installed beside "
+                           "memory_core; reinstall memlens (pip install memlens)")
+    done = subprocess.run([sys.executable, "-m", PAGES_BENCH, json.dumps(kwargs)],
+                          stdout=subprocess.PIPE, text=True, check=False)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        raise MemlensError(f"the pages bench's process ({PAGES_BENCH}) failed with exit code "
+                           f"{done.returncode}; its error is on the lines above")
+    said: dict[str, Any] = json.loads(lines[-1])
+    return said
 
 
 #: What `memory_core.cli` registers from this family (the `bench` group holds the rest).

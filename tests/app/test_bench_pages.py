@@ -1,5 +1,6 @@
-"""`memlens bench pages` on a small synthetic store: each page renders in its own process and
-every figure is reported against the target. Never timings."""
+"""`memlens bench pages` (memlens_app/bench_pages.py, which the command runs in a subprocess)
+on a small synthetic store: each page renders in its own process and every figure is reported
+against the target. Never timings."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.bench.pages import (
+from memlens_app.bench_pages import (
     FIRST_RENDER_TARGET_S,
     TARGET_PAGES,
     check_pages,
+    main,
     page_names,
     run_pages_bench,
 )
@@ -31,12 +33,22 @@ def test_the_pages_are_the_apps() -> None:
 @pytest.mark.parametrize("argv, message", [
     (["bench", "pages"], "give either --store PATH or --n N"),
     (["bench", "pages", "--n", "300", "--store", "x"], "give either --store PATH or --n N"),
-    (["bench", "pages", "--n", "300", "--page", "nope"], "unknown page(s) nope"),
+    pytest.param(["bench", "pages", "--n", "300", "--page", "nope"],
+                 "Invalid value for --page: unknown page(s) nope", marks=pytest.mark.slow),
+    pytest.param(["bench", "pages", "--store", "/nowhere/at/all"], "/nowhere/at/all",
+                 marks=pytest.mark.slow),
 ])
 def test_a_bad_command_line_is_one_line(argv: list[str], message: str,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run_cli(argv, capsys)
-    assert code == 1 and message in err
+    code, out, err = run_cli(argv, capsys)
+    assert code == 1 and out == "" and message in err and "Traceback" not in err
+
+
+def test_the_bench_answers_the_command_in_one_json_line(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    main([json.dumps({"store_uri": "/nowhere", "pages": ["ovreview"]})])
+    said = json.loads(capsys.readouterr().out)
+    assert said["param"] == "--page" and said["error"].startswith("unknown page(s) ovreview")
 
 
 @pytest.mark.slow  # three fresh Pythons import Streamlit, LanceDB and polars
@@ -87,7 +99,7 @@ def test_a_page_whose_process_fails_is_that_pages_problem(
         outcome: str, problem: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import subprocess
 
-    from memory_core.bench.pages import render_page
+    from memlens_app.bench_pages import render_page
 
     def run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
         if outcome == "timeout":

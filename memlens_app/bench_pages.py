@@ -1,5 +1,13 @@
 """`memlens bench pages`: the first render of the app's pages on a large store.
 
+The command (memory_core/cli/bench.py) runs this module in a subprocess, as
+`python -m memlens_app.bench_pages ARGS` (ARGS: `run_pages_bench`'s keyword arguments as one
+JSON object): memory_core never imports the app (tests/test_layering.py), so the command
+names this module and reads back the one JSON line `main` prints, the figures and their text
+lines or the one-line error. Like every module of the app, this one uses only memory_core's
+public names: the synthetic store comes from `build_bench_store`, the ratios and verdicts
+from `target_line` and `target_figures`.
+
 Target: the Overview and Search pages render first in <= 5 s on a store of a
 million memories, on a 2-core machine. Each page is rendered in a fresh Python process by
 Streamlit's AppTest (`memlens_app/widgets/common/render_probe.py`, by module name): the
@@ -9,14 +17,13 @@ loading the embedder and every read and chart of the page; a second render shows
 later reruns cost, and the process's peak resident set what the page holds. The store is
 opened read-only (MEMLENS_READ_ONLY=1): the bench never writes to it. With `--n` it is the
 search benchmark's synthetic store (demo texts recombined, clustered vectors, N/10 edges,
-nothing embedded), written to a temporary folder and indexed as `memlens index` leaves it
-unless `index=False`. The machine's load average is reported beside the figures: other
-work on shared cores stretches every one of them.
+nothing embedded; `memory_core.build_bench_store`), written to a temporary folder and
+indexed as `memlens index` leaves it unless `index=False`. The machine's load average is
+reported beside the figures: other work on shared cores stretches every one of them.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -28,12 +35,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from memory_core.bench.targets import target_figures, target_line
-from memory_core.model.config import Settings
-from memory_core.model.errors import MemlensError
-from memory_core.model.filters import Filter
-from memory_core.model.schema import STATUSES
-from memory_core.store import MemoryStore
+from memory_core import (
+    STATUSES,
+    Filter,
+    MemlensError,
+    MemoryStore,
+    Settings,
+    build_bench_store,
+    index_fix_command,
+    index_health,
+    target_figures,
+    target_line,
+)
 
 FIRST_RENDER_TARGET_S = 5.0
 #: The pages the target is for; `--page` adds others (their times are reported, no target).
@@ -43,22 +56,13 @@ RENDER_TIMEOUT_S = 900.0
 #: Seconds a page's process gets beyond its render timeout (imports, the second render):
 #: a page whose work holds Python's lock keeps AppTest from noticing its own timeout.
 PROCESS_SLACK_S = 600.0
-#: The app's module that renders one page (the engine names it and never imports it).
+#: The app's module that renders one page, run in a fresh process per page.
 RENDER_PROBE = "memlens_app.widgets.common.render_probe"
-
-
-def app_dir() -> Path:
-    """The folder of the installed web app (`memlens_app`), found without importing it."""
-    spec = importlib.util.find_spec("memlens_app")
-    if spec is None or not spec.submodule_search_locations:
-        raise MemlensError("the web app (package memlens_app) is not installed beside "
-                           "memory_core; reinstall memlens (pip install memlens)")
-    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def page_names() -> tuple[str, ...]:
     """The app's pages by script name (every module of memlens_app/page_scripts/ is one)."""
-    folder = app_dir() / "page_scripts"
+    folder = Path(__file__).resolve().parent / "page_scripts"
     return tuple(sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__"))
 
 
@@ -169,38 +173,10 @@ def _failed(page: str, seconds: float, problem: str) -> PageRender:
 
 def _store_figures(uri: str, tenant: str, settings: Settings) -> tuple[int, int, str | None]:
     """Memories (any status), active edges and the index warning of the store, read-only."""
-    from memory_core.store.index_health import index_fix_command, index_health
-
     store = MemoryStore.open(uri, tenant=tenant, read_only=True, create=False,
                              check_vectors=False, settings=settings)
     return (store.count(Filter(status=STATUSES)), store.edges.count(),
             index_health(store).warning(index_fix_command(uri, tenant)))
-
-
-def build_synthetic(folder: Path, n: int, *, index: bool, settings: Settings
-                    ) -> tuple[str, float, float | None]:
-    """Write the search benchmark's store of `n` memories in `folder` (progress bars on
-    stderr), indexed unless `index` is False: (uri, write seconds, index seconds)."""
-    from tqdm import tqdm
-
-    from memory_core.bench.search import build_store
-    from memory_core.embedding import load_embedder
-    from memory_core.store.indexes import ensure_indexes, index_steps
-
-    uri = str(folder / "store")
-    store = MemoryStore.open(uri, embedder=load_embedder(settings), read_only=False,
-                             settings=settings)  # a scratch store, whatever READ_ONLY
-    began = time.perf_counter()
-    with tqdm(total=n, desc="writing", unit="memory", disable=None, leave=False) as bar:
-        build_store(store, n, edges=n // 10, progress=bar.update)
-    write_s = time.perf_counter() - began
-    if not index:
-        return uri, write_s, None
-    began = time.perf_counter()
-    with tqdm(total=index_steps(), desc="indexing", unit="step", disable=None,
-              leave=False) as bar:
-        ensure_indexes(store, progress=bar.update)
-    return uri, write_s, time.perf_counter() - began
 
 
 def check_pages(pages: Sequence[str]) -> tuple[str, ...]:
@@ -227,8 +203,8 @@ def run_pages_bench(store_uri: str | None = None, *, tenant: str | None = None,
     with tempfile.TemporaryDirectory(prefix="memlens-bench-") as tmp:
         write_s = index_s = None
         if store_uri is None:
-            store_uri, write_s, index_s = build_synthetic(Path(tmp), n or 0, index=index,
-                                                          settings=settings)
+            built = build_bench_store(tmp, n or 0, index=index, settings=settings)
+            store_uri, write_s, index_s = built.uri, built.write_s, built.index_s
         memories, edges, warning = _store_figures(store_uri, tenant, settings)
         before = os.getloadavg()[0]
         renders = tuple(render_page(store_uri, tenant, page, timeout=timeout)
@@ -237,3 +213,25 @@ def run_pages_bench(store_uri: str | None = None, *, tenant: str | None = None,
     return PagesBench(uri=store_uri, tenant=tenant, memories=memories, edges=edges,
                       index_warning=warning, load_before=before, load_after=after,
                       write_s=write_s, index_s=index_s, renders=renders)
+
+
+def main(argv: Sequence[str]) -> None:
+    """Run the bench with `argv[0]` (a JSON object of `run_pages_bench`'s keyword arguments)
+    and print one JSON line: `{"figures": ..., "lines": [...]}`, or `{"error": message,
+    "param": the option at fault or null}` for a bad page or a store that cannot be read."""
+    kwargs = json.loads(argv[0])
+    try:
+        check_pages(kwargs.get("pages", ()))
+    except ValueError as exc:
+        print(json.dumps({"error": str(exc), "param": "--page"}))
+        return
+    try:
+        result = run_pages_bench(**kwargs)
+    except (MemlensError, ValueError) as exc:
+        print(json.dumps({"error": str(exc), "param": None}))
+        return
+    print(json.dumps({"figures": result.to_dict(), "lines": result.lines()}, default=str))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
