@@ -96,8 +96,8 @@ class Settings:
     `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_ALLOW_HTTP` and
     `MEMLENS_STORAGE_OPTIONS` (`storage_env`; `memory_core.store.object_storage` turns them
     into LanceDB's storage options). `MEMLENS_ACCEL` (default on; 0/false/no/off turns off
-    the store's speed-up layer, `memory_core.store.accel`, for comparison: same answers
-    through LanceDB's own calls).
+    the store's speed-up layer, `memory_core.store.accel`, and retrieval's search threads,
+    for comparison: same answers through LanceDB's own calls, run serially).
     """
 
     store_uri: str = DEFAULT_STORE
@@ -107,8 +107,8 @@ class Settings:
     model_cache: Path = Path("~/.cache/memlens").expanduser()
     actor: str = "memlens"
     stores: tuple[str, ...] = ()
-    #: The store's speed-up layer (`memory_core.store.accel`) on; off answers the same
-    #: queries through LanceDB's own calls (MEMLENS_ACCEL).
+    #: The store's speed-up layer (`memory_core.store.accel`) and the search threads on; off
+    #: answers the same queries through LanceDB's own calls, serially (MEMLENS_ACCEL).
     accel: bool = True
     #: The object-storage variables of the environment, as (name, value) pairs; kept out of
     #: repr, as they hold secrets.

@@ -2,9 +2,11 @@
 
 Vector top-m and BM25 top-m run under the same filter; BM25 needs no query vector, so it runs
 on a thread while the query is embedded and searched (LanceDB and onnxruntime release the
-GIL), as LanceDB's own hybrid search does. Each candidate is then scored with its session
-neighbours (`context.py`), and the graph expands from the best fused seeds
-(PathRAG caps, docs/design/retrieval.md). Degraded modes are reasons, never errors: no
+GIL), as LanceDB's own hybrid search does; with the store's speed-up off
+(`store.queries.accelerated`) they run one after the other on the caller's thread
+(`search_threads.py`). Each candidate is then scored with its session neighbours
+(`context.py`), and the graph expands from the best fused seeds (PathRAG caps,
+docs/design/retrieval.md). Degraded modes are reasons, never errors: no
 embedder means BM25 (ADR-009 in docs/design/seeds.md), memories without a vector are
 reachable only by BM25 and the graph, and a read-only store without a full-text index has no
 BM25.
@@ -89,11 +91,13 @@ def _pending_reason(store: MemoryStore, flt: Filter) -> str | None:
 def _start_bm25(store: MemoryStore, query: str, predicate: str, m: int, *,
                 with_content: bool = False, with_vector: bool = False
                 ) -> Future[list[Candidate]] | str:
-    """BM25 running on the pool, or why it cannot run."""
+    """BM25 running on the search threads (or already run, with them off), or why it
+    cannot run."""
     if not store.fts.ensure():  # may write an index: stays on this thread
         return BM25_OFF
-    return search_threads().submit(bm25_candidates, store, query, predicate, m,
-                          with_content=with_content, with_vector=with_vector)
+    return search_threads(enabled=store.queries.accelerated).submit(
+        bm25_candidates, store, query, predicate, m, with_content=with_content,
+        with_vector=with_vector)
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,8 @@ class _VectorOutcome:
 def _vector_engine(store: MemoryStore, query: str, flt: Filter, predicate: str, m: int,
                    *, with_content: bool = False) -> _VectorOutcome:
     """Embed the query and rank by cosine; count the memories it cannot see meanwhile."""
-    pending_job = search_threads().submit(_pending_reason, store, flt)
+    threads = search_threads(enabled=store.queries.accelerated)
+    pending_job = threads.submit(_pending_reason, store, flt)
     try:
         vector = store.embedder.embed_one(query)
     except EmbedderUnavailableError as exc:

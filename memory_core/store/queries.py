@@ -85,6 +85,13 @@ class MemoryQueries:
         version (then `nearest` does)."""
         return nearest_held(self._accel, self._tenant, vector, flt, m)
 
+    @property
+    def accelerated(self) -> bool:
+        """Whether the speed-up layer is on (off with `accel=False`, MEMLENS_ACCEL=0): with
+        it off a search also runs its engines one after the other on the caller's thread
+        (`retrieval/search_threads.py`)."""
+        return self._accel.enabled
+
     def held_columns(self) -> frozenset[str]:
         """The columns that reads by row id (`store.rows`) take from memory at the latest
         version: none until the row cache holds that version, or with the speed-up off."""

@@ -25,8 +25,10 @@ API. Rankings are identical either way on an exact store
 (`tests/memory_core/store/accel/test_accel_off.py`).
 
 Two speed-ups live outside this package because of the layers: the search threads
-(`memory_core/retrieval/search_threads.py`, retrieval's own concurrency) and the quiet
-onnxruntime threads (`memory_core/embedding/quiet_threads.py`, below the store).
+(`memory_core/retrieval/search_threads.py`, retrieval's own concurrency, which reads
+`store.queries.accelerated` and with the layer off runs BM25 and the vector search one after
+the other on the caller's thread) and the quiet onnxruntime threads
+(`memory_core/embedding/quiet_threads.py`, below the store).
 """
 
 from __future__ import annotations

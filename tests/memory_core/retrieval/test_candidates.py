@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,7 +69,12 @@ def test_the_graph_reads_the_adjacency_once_per_search(corpus: MemoryStore,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
     adjacency = corpus.edges.adjacency
-    monkeypatch.setattr(corpus.edges, "adjacency", lambda: calls.append(1) or adjacency())
+
+    def counted() -> Any:
+        calls.append(1)
+        return adjacency()
+
+    monkeypatch.setattr(corpus.edges, "adjacency", counted)
     candidates(corpus, QUERY, Filter(), preset("hybrid"), 50, now=NOW)
     assert calls == []
     candidates(corpus, QUERY, Filter(), preset("hybrid_graph"), 50, now=NOW)
@@ -125,3 +133,37 @@ def test_a_damaged_full_text_index_turns_bm25_off_with_the_reason(
     [reason] = found.reasons
     assert reason.startswith("BM25 is off: the full-text index is damaged (")
     assert reason.endswith("does not read); run `memlens check --repair` to rebuild it")
+
+
+@pytest.mark.parametrize("config", ["hybrid", "full", "bm25", "vector"])
+def test_with_the_speed_up_off_a_search_runs_on_the_callers_thread_with_the_same_hits(
+        corpus: MemoryStore, store_path: str, monkeypatch: pytest.MonkeyPatch,
+        config: str) -> None:
+    from memory_core.retrieval import candidates as stage
+    from memory_core.retrieval import search_threads as threads_module
+    from tests.memory_core.retrieval.test_search_golden import observe
+
+    ran: list[str] = []  # the thread each LanceDB job of the engines ran on
+
+    def on_thread(job: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            ran.append(threading.current_thread().name)
+            return job(*args, **kwargs)
+        return run
+
+    monkeypatch.setattr(stage, "bm25_candidates", on_thread(stage.bm25_candidates))
+    monkeypatch.setattr(stage, "_pending_reason", on_thread(stage._pending_reason))
+    cfg = preset(config)
+    expected = observe(corpus, QUERY, Filter(), cfg, 5)
+    assert expected["hits"] and ran and all(n.startswith("memlens-search") for n in ran)
+
+    plain = MemoryStore.open(store_path, embedder=corpus.embedder, tenant="default",
+                             accel=False)
+    monkeypatch.setattr(threads_module, "_POOL", None)  # a fresh process's: none yet
+    searching = {t.ident for t in threading.enumerate() if t.name.startswith("memlens-search")}
+    ran.clear()
+    assert observe(plain, QUERY, Filter(), cfg, 5) == expected
+    assert ran and set(ran) == {threading.current_thread().name}
+    assert threads_module._POOL is None
+    assert {t.ident for t in threading.enumerate()
+            if t.name.startswith("memlens-search")} == searching
