@@ -167,8 +167,8 @@ def show(ctx: click.Context, memory_id: str, threshold: float, as_of: datetime |
 
     from memory_core.decay.analysis import decay_frame, memory_timeline
     from memory_core.model.filters import Filter
-    from memory_core.model.records import utcnow
     from memory_core.model.schema import STATUSES
+    from memory_core.model.values import utcnow
 
     store = open_store(ctx, require_tenant=True)
     store.get(memory_id)  # an unknown id: one clear error

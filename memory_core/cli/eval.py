@@ -182,7 +182,7 @@ def _compare_configs(store: MemoryStore, queries: list[Query], queries_path: Pat
 
     from memory_core.evaluation import compare_results, evaluate_config
     from memory_core.evaluation.compare import distinct_names
-    from memory_core.model.records import utcnow
+    from memory_core.model.values import utcnow
 
     labels = distinct_names(base[0], other[0]) if other else (base[0], "")
     started, now = time.perf_counter(), report.as_of or utcnow()

@@ -260,7 +260,7 @@ def parse_as_of(ctx: click.Context, param: click.Parameter, value: str | None
     within the dates memlens accepts (`memory_core.model.date_range`)."""
     from memory_core.model.date_range import user_time
     from memory_core.model.errors import InvalidRecordError
-    from memory_core.model.records import as_utc
+    from memory_core.model.values import as_utc
 
     if value is None:
         return None

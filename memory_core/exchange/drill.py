@@ -35,7 +35,7 @@ from memory_core.exchange.ndjson import ExportFile
 from memory_core.exchange.readers import get_reader
 from memory_core.model.config import Settings
 from memory_core.model.errors import ImportConflictError
-from memory_core.model.records import utcnow
+from memory_core.model.values import utcnow
 from memory_core.store import MemoryStore
 
 log = logging.getLogger(__name__)

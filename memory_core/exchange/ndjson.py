@@ -27,8 +27,9 @@ from types import TracebackType
 from typing import Any
 
 from memory_core.model.canonical import edge_doc, event_doc, iso, memory_doc
-from memory_core.model.records import Edge, Event, Memory, canonical_json
+from memory_core.model.records import Edge, Event, Memory
 from memory_core.model.schema import SCHEMA_VERSION
+from memory_core.model.values import canonical_json
 from memory_core.store.scratch import EXPORT_TMP, sweep_files
 
 EXPORT_FORMAT = 1

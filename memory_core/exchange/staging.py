@@ -22,16 +22,11 @@ from memory_core.exchange.readers import ExportSource, SourceRecord
 from memory_core.model.canonical import edge_from_doc, event_from_doc, memory_doc, memory_from_doc
 from memory_core.model.codec import audit_to_row, edge_to_row, event_to_row, memory_to_row
 from memory_core.model.errors import InvalidRecordError, MemlensError
-from memory_core.model.records import (
-    AuditEntry,
-    as_utc,
-    content_hash,
-    validate_edge,
-    validate_event,
-    validate_memory,
-)
+from memory_core.model.records import AuditEntry
 from memory_core.model.schema import normalise_embedding_status
 from memory_core.model.untrusted import shown
+from memory_core.model.validation import validate_edge, validate_event, validate_memory
+from memory_core.model.values import as_utc, content_hash
 from memory_core.store import MemoryStore
 
 BATCH_ROWS = 2048

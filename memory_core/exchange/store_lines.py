@@ -18,7 +18,7 @@ from memory_core.exchange.vector_text import splice_vector, vector_json
 from memory_core.model.canonical import audit_doc, event_doc
 from memory_core.model.codec import audit_from_row, event_from_row
 from memory_core.model.filters import sql_string
-from memory_core.model.records import canonical_json
+from memory_core.model.values import canonical_json
 from memory_core.store import Snapshot
 
 CHUNK_ROWS = 4096

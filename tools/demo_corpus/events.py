@@ -21,7 +21,8 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from memory_core.model.records import Event, Memory, validate_event
+from memory_core.model.records import Event, Memory
+from memory_core.model.validation import validate_event
 from tools.demo_corpus.queries import STOPWORDS
 from tools.demo_corpus.sessions import Session
 from tools.demo_corpus.world import END
