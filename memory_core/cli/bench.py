@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from memory_core.cli.options import echo, emit_json, json_option
+from memory_core.cli.options import json_option
+from memory_core.cli.output import echo, emit_json
 from memory_core.model.untrusted import shown
 
 PASS_FAIL = {True: "PASS", False: "FAIL"}

@@ -17,16 +17,14 @@ import click
 
 from memory_core.cli.options import (
     PRESET_CHOICE,
-    echo,
-    emit_json,
     filter_from_options,
     filter_options,
     json_option,
     open_store,
     ranking_of,
-    shorten,
     store_options,
 )
+from memory_core.cli.output import echo, emit_json, shorten
 from memory_core.decay.analysis.model import DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:

@@ -16,19 +16,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memory_core.cli.options import (
-    echo,
-    emit_json,
     engine_option,
     filter_from_options,
     filter_options,
     json_option,
     open_store,
-    progress_bar,
     refuse_empty,
     settings_of,
-    shorten,
     store_options,
 )
+from memory_core.cli.output import echo, emit_json, progress_bar, shorten
 from memory_core.model.untrusted import shown
 from memory_core.store.disk_full import folder_bytes, on_full_disk
 
