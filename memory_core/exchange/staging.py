@@ -1,11 +1,11 @@
 """The staging step of an import: every record parsed, validated and set aside first.
 
 `stage` reads a source to its end, checks each record (required fields, types,
-`validate_memory` / `validate_edge`, vector size, ids unique in the file) and writes it, in
-the store's row shape, to Arrow IPC files in a temporary folder. Nothing touches the store:
-the first bad line raises `InvalidRecordError` naming the file, the line and the reason, and
-the reader's checksum and counts are verified when the stream ends. The importer then loads
-the staged batches, so memory stays bounded by one batch.
+`validate_memory` / `validate_edge` / `validate_event`, vector size, ids unique in the file)
+and writes it, in the store's row shape, to Arrow IPC files in a temporary folder. Nothing
+touches the store: the first bad line raises `InvalidRecordError` naming the file, the line
+and the reason, and the reader's checksum and counts are verified when the stream ends. The
+importer then loads the staged batches, so memory stays bounded by one batch.
 """
 
 from __future__ import annotations
