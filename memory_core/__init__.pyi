@@ -526,9 +526,6 @@ from .model.records import (
 from .model.records import (
     Memory as Memory,
 )
-from .model.records import (
-    content_hash as content_hash,
-)
 from .model.schema import (
     IMPORTANCE_TIERS as IMPORTANCE_TIERS,
 )
@@ -558,6 +555,9 @@ from .model.untrusted import (
 )
 from .model.untrusted import (
     visible as visible,
+)
+from .model.values import (
+    content_hash as content_hash,
 )
 from .projection import (
     Clusters as Clusters,

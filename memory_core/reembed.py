@@ -19,8 +19,8 @@ import pyarrow as pa
 from memory_core.embedding import Embedder
 from memory_core.model.errors import EmbedderUnavailableError, StoreBusyError
 from memory_core.model.filters import Filter
-from memory_core.model.records import utcnow
 from memory_core.model.schema import STATUSES
+from memory_core.model.values import utcnow
 from memory_core.store import MemoryStore
 
 Progress = Callable[[int], None]

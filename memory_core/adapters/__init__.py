@@ -1,4 +1,5 @@
-"""Importers of foreign memory formats, one module each, behind `Adapter` (see `base`).
+"""Importers of foreign memory formats, one module or folder each, behind `Adapter` (see
+`base`); `lance_tables` reads every LanceDB-table format through one adapter.
 
 Each adapter is an `ExportReader` that `memory_core.exchange.readers` finds through the
 `memlens.formats` entry points in `pyproject.toml` (its `sniff_order` says when `--format

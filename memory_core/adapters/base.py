@@ -28,9 +28,9 @@ from memory_core.exchange.readers.base import (
 )
 from memory_core.model.canonical import iso
 from memory_core.model.errors import ExportFormatError
-from memory_core.model.records import content_hash
 from memory_core.model.schema import normalise_importance, normalise_memory_type
 from memory_core.model.stability import default_stability
+from memory_core.model.values import content_hash
 
 #: The namespace of ids memlens derives for records that have none of their own.
 ID_NAMESPACE = uuid.UUID("5b3f6f0e-7a59-4c1b-9d2a-6d656d6c656e")

@@ -29,10 +29,10 @@ from memory_core.exchange.readers.base import (
     without_bom,
 )
 from memory_core.model.errors import ExportFormatError, InvalidRecordError, SchemaVersionError
-from memory_core.model.records import content_hash
 from memory_core.model.schema import normalise_importance, normalise_memory_type
 from memory_core.model.stability import default_stability
 from memory_core.model.untrusted import shown
+from memory_core.model.values import content_hash
 
 MANIFEST_KEY = "superagents_export"
 #: The newest superagents export schema this reader knows (superagents' ADR-0002).

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from memory_core.model.errors import InvalidConfigError
-from memory_core.model.records import utcnow
+from memory_core.model.values import utcnow
 from memory_core.store import MemoryStore
 
 if TYPE_CHECKING:

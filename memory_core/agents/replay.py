@@ -20,7 +20,8 @@ from memory_core.agents.recalls import PastRecall, find_recall, sent_ranked
 from memory_core.decay import DecayParams, composite
 from memory_core.model.errors import InvalidConfigError
 from memory_core.model.filters import Filter
-from memory_core.model.records import AuditEntry, Memory, utcnow
+from memory_core.model.records import AuditEntry, Memory
+from memory_core.model.values import utcnow
 from memory_core.retrieval.budget import fit
 from memory_core.retrieval.config import PRESETS, RankingConfig
 from memory_core.retrieval.recall import render, select

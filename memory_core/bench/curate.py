@@ -133,7 +133,7 @@ def _marked(table: Any, start: int, roles: dict[int, str]) -> Any:
     purged text that another memory still holds is a leak the verification reports)."""
     import pyarrow as pa
 
-    from memory_core.model.records import content_hash
+    from memory_core.model.values import content_hash
 
     rows = [i for i in range(table.num_rows) if start + i in roles]
     if not rows:

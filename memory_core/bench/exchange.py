@@ -24,8 +24,8 @@ import numpy as np
 import pyarrow as pa
 
 from memory_core.embedding import UnavailableEmbedder
-from memory_core.model.records import content_hash
 from memory_core.model.schema import MEMORY_TYPES, RELATIONS
+from memory_core.model.values import content_hash
 from memory_core.store import MemoryStore
 
 EXPORT_TARGET_S = 5.0

@@ -56,7 +56,7 @@ class GraphBench:
     neighbourhood_nodes: int
     neighbourhood_edges: int
     neighbourhood_s: float
-    #: `memory_core.viz.neighbourhood_html` of it: the Graph page's drawing.
+    #: `memory_core.viz.graph_html.neighbourhood_html` of it: the Graph page's drawing.
     html_s: float
     html_chars: int
     #: The large store.

@@ -33,7 +33,8 @@ from typing import Any
 from memory_core.embedding import load_embedder
 from memory_core.model.config import Settings
 from memory_core.model.filters import Filter
-from memory_core.model.records import Edge, Memory, content_hash
+from memory_core.model.records import Edge, Memory
+from memory_core.model.values import content_hash
 from memory_core.store import MemoryStore
 
 HYBRID_P95_TARGET_MS = 60.0

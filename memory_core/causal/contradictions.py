@@ -8,8 +8,9 @@ from datetime import datetime
 from memory_core.causal.model import Contradiction, ContradictionSide
 from memory_core.decay import composite
 from memory_core.model.filters import Filter
-from memory_core.model.records import Memory, utcnow
+from memory_core.model.records import Memory
 from memory_core.model.schema import STATUSES
+from memory_core.model.values import utcnow
 from memory_core.store import MemoryStore
 
 

@@ -9,9 +9,10 @@ from memory_core.causal.expansion import decayed
 from memory_core.causal.model import GraphEdge, GraphNode, Neighbourhood
 from memory_core.decay import composite
 from memory_core.model.errors import GraphError, MemoryNotFoundError
-from memory_core.model.records import Edge, Memory, as_utc, utcnow
+from memory_core.model.records import Edge, Memory
 from memory_core.model.schema import normalise_relation
 from memory_core.model.untrusted import shown
+from memory_core.model.values import as_utc, utcnow
 from memory_core.store import MemoryStore
 
 MAX_HOPS = 3

@@ -23,9 +23,10 @@ from memory_core.causal.model import (
     SupersessionChain,
 )
 from memory_core.model.errors import GraphError
-from memory_core.model.records import Edge, utcnow
+from memory_core.model.records import Edge
 from memory_core.model.schema import normalise_relation
 from memory_core.model.untrusted import shown
+from memory_core.model.values import utcnow
 from memory_core.store import MemoryStore
 
 MAX_DEPTH = 6

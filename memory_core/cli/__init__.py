@@ -1,12 +1,12 @@
 """The `memlens` command: parse, call the engine, print (docs/reference/cli.md).
 
 One module per command family (`memories`, `curation`, `corrections`, `search`, `graph`,
-`decay`, `projection` (map), `maintenance`, `exchange`, `eval`, `tune`, `bench`, `check`,
-`mcp`, `agents`, `consolidate`),
-each listing its commands in `COMMANDS`; `options` holds what they share. User mistakes (every
-`MemlensError`, bad options) print one line on stderr and exit 1; data output has `--json`;
-long work shows a progress bar on stderr. Human-readable output goes through `options.echo`,
-which escapes the control characters a memory could hold.
+`decay`, `duplicates`, `projection` (map), `maintenance`, `exchange`, `eval`, `tune`, `bench`,
+`check`, `mcp`, `agents`, `consolidate`), each listing its commands in `COMMANDS`; `options`
+(the shared options) and `output` (what commands print) hold what they share. User mistakes
+(every `MemlensError`, bad options) print one line on stderr and exit 1; data output has
+`--json`; long work shows a progress bar on stderr. Human-readable output goes through
+`output.echo`, which escapes the control characters a memory could hold.
 """
 
 from __future__ import annotations
@@ -34,14 +34,8 @@ from memory_core.cli import (
     tune,
 )
 from memory_core.cli import eval as evaluation
-from memory_core.cli.options import (
-    UNSET_STORE,
-    UNSET_TENANT,
-    one_line_errors,
-    read_only_option,
-    refuse_empty,
-    warnings_to_terminal,
-)
+from memory_core.cli.options import UNSET_STORE, UNSET_TENANT, read_only_option, refuse_empty
+from memory_core.cli.output import one_line_errors, warnings_to_terminal
 
 __all__ = ["cli", "main"]
 

@@ -8,16 +8,8 @@ from datetime import datetime
 
 import click
 
-from memory_core.cli.options import (
-    echo,
-    emit_json,
-    json_option,
-    open_store,
-    print_table,
-    refuse_empty,
-    shorten,
-    store_options,
-)
+from memory_core.cli.options import json_option, open_store, refuse_empty, store_options
+from memory_core.cli.output import echo, emit_json, print_table, shorten
 
 
 def _when(value: datetime | None) -> str:

@@ -12,7 +12,8 @@ from typing import Any
 
 import click
 
-from memory_core.cli.options import echo, emit_json, json_option
+from memory_core.cli.options import json_option
+from memory_core.cli.output import echo, emit_json
 from memory_core.model.errors import MemlensError
 from memory_core.model.untrusted import shown
 

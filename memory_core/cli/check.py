@@ -9,14 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memory_core.cli.options import (
-    echo,
-    emit_json,
-    json_option,
-    progress_bar,
-    settings_of,
-    store_options,
-)
+from memory_core.cli.options import json_option, settings_of, store_options
+from memory_core.cli.output import echo, emit_json, progress_bar
 from memory_core.integrity.check import check_steps
 from memory_core.integrity.rows import DEFAULT_SAMPLE
 from memory_core.store.files.findings import CheckReport

@@ -16,15 +16,8 @@ import click
 
 from memory_core.cli.curation_flow import act
 from memory_core.cli.impact import impact_options
-from memory_core.cli.options import (
-    echo,
-    emit_json,
-    json_option,
-    open_store,
-    refuse_empty,
-    shorten,
-    store_options,
-)
+from memory_core.cli.options import json_option, open_store, refuse_empty, store_options
+from memory_core.cli.output import echo, emit_json, shorten
 from memory_core.curation.learning import KINDS, VERDICTS
 from memory_core.model.schema import EVENT_KINDS
 

@@ -17,16 +17,14 @@ import click
 
 from memory_core.cli.curation_flow import act, fail_if_leaked, print_checks, write_options
 from memory_core.cli.options import (
-    echo,
-    emit_json,
     filter_from_options,
     filter_options,
     json_option,
     open_store,
     refuse_empty,
-    shorten,
     store_options,
 )
+from memory_core.cli.output import echo, emit_json, shorten
 from memory_core.model.untrusted import shown
 from memory_core.store.disk_full import on_full_disk, table_bytes
 

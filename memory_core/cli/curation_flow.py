@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memory_core.cli.impact import impact_options
-from memory_core.cli.options import echo, emit_json, json_option, memory_line, refuse_empty
+from memory_core.cli.options import json_option, refuse_empty
+from memory_core.cli.output import echo, emit_json, memory_line
 from memory_core.model.untrusted import shown
 
 if TYPE_CHECKING:

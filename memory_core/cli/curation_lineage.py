@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from memory_core.cli.curation_flow import print_checks
-from memory_core.cli.options import echo, memory_line, shorten
+from memory_core.cli.output import echo, memory_line, shorten
 
 if TYPE_CHECKING:
     from memory_core.curation import CurationReport, Selection

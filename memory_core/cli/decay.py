@@ -17,16 +17,14 @@ import click
 
 from memory_core.cli.options import (
     PRESET_CHOICE,
-    echo,
-    emit_json,
     filter_from_options,
     filter_options,
     json_option,
     open_store,
     ranking_of,
-    shorten,
     store_options,
 )
+from memory_core.cli.output import echo, emit_json, shorten
 from memory_core.decay.analysis.model import DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:
@@ -167,8 +165,8 @@ def show(ctx: click.Context, memory_id: str, threshold: float, as_of: datetime |
 
     from memory_core.decay.analysis import decay_frame, memory_timeline
     from memory_core.model.filters import Filter
-    from memory_core.model.records import utcnow
     from memory_core.model.schema import STATUSES
+    from memory_core.model.values import utcnow
 
     store = open_store(ctx, require_tenant=True)
     store.get(memory_id)  # an unknown id: one clear error

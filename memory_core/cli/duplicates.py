@@ -13,15 +13,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memory_core.cli.options import (
-    echo,
-    emit_json,
     filter_from_options,
     filter_options,
     json_option,
     open_store,
-    shorten,
     store_options,
 )
+from memory_core.cli.output import echo, emit_json, shorten
 from memory_core.cli.stage_progress import staged_progress
 from memory_core.projection.duplicates import DEFAULT_THRESHOLD
 

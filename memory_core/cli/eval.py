@@ -12,18 +12,14 @@ import click
 from memory_core.cli.options import (
     PRESET_CHOICE,
     default_ranking,
-    echo,
-    emit_json,
     json_option,
     open_store,
     parse_as_of,
     pick_ranking,
-    print_table,
-    progress_bar,
     refuse_empty,
-    shorten,
     store_options,
 )
+from memory_core.cli.output import echo, emit_json, print_table, progress_bar, shorten
 from memory_core.cli.query_sets import QUERY_SET_HELP, QuerySetPath
 from memory_core.evaluation.compare import STAT_TESTS
 from memory_core.model.untrusted import for_terminal, shown
@@ -182,7 +178,7 @@ def _compare_configs(store: MemoryStore, queries: list[Query], queries_path: Pat
 
     from memory_core.evaluation import compare_results, evaluate_config
     from memory_core.evaluation.compare import distinct_names
-    from memory_core.model.records import utcnow
+    from memory_core.model.values import utcnow
 
     labels = distinct_names(base[0], other[0]) if other else (base[0], "")
     started, now = time.perf_counter(), report.as_of or utcnow()

@@ -16,19 +16,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memory_core.cli.options import (
-    echo,
-    emit_json,
     engine_option,
     filter_from_options,
     filter_options,
     json_option,
     open_store,
-    progress_bar,
     refuse_empty,
     settings_of,
-    shorten,
     store_options,
 )
+from memory_core.cli.output import echo, emit_json, progress_bar, shorten
 from memory_core.model.untrusted import shown
 from memory_core.store.disk_full import folder_bytes, on_full_disk
 
@@ -51,8 +48,9 @@ if TYPE_CHECKING:
 def export_command(ctx: click.Context, path: Path, with_vectors: bool, with_audit: bool,
                    engine: str, as_json: bool, **filters: Any) -> None:
     """Export the tenant to PATH as canonical NDJSON: a manifest line, then memories (every
-    status unless --status is given) and edges sorted by id. Exports of an unchanged store
-    have byte-identical bodies. With filters, edges between exported memories only."""
+    status unless --status is given), edges, events and, with --with-audit, audit rows, each
+    sorted by id. Exports of an unchanged store have byte-identical bodies. With filters,
+    edges between exported memories and the events of exported memories only."""
     from memory_core.exchange.export import export_filter, export_store, local_memory_lines
 
     flt = filter_from_options(filters)

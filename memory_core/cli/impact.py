@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from memory_core.cli.options import echo, emit_json, print_table, progress_bar, shorten
+from memory_core.cli.output import echo, emit_json, print_table, progress_bar, shorten
 from memory_core.cli.query_sets import QuerySetPath
 
 if TYPE_CHECKING:

@@ -7,15 +7,13 @@ from contextlib import ExitStack
 import click
 
 from memory_core.cli.options import (
-    echo,
-    emit_json,
     engine_option,
     json_option,
     open_store,
-    progress_bar,
     refuse_empty,
     store_options,
 )
+from memory_core.cli.output import echo, emit_json, progress_bar
 from memory_core.store.disk_full import on_full_disk, table_bytes
 from memory_core.store.index_rule import VECTOR_THRESHOLD
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from memory_core.cli.options import echo, open_store, refuse_empty, store_options
+from memory_core.cli.options import open_store, refuse_empty, store_options
+from memory_core.cli.output import echo
 
 
 @click.command()
@@ -27,11 +28,11 @@ from memory_core.cli.options import echo, open_store, refuse_empty, store_option
 @click.pass_context
 def mcp(ctx: click.Context, agent: str | None, use_http: bool, host: str, port: int,
         token_file: Path | None) -> None:
-    """Serve this store and tenant to AI agents over MCP: recall, remember, cite, correct,
-    supersede, why, related, get_memory and memory_overview (with --read-only only the read
-    tools). stdio by default, as Claude Code, Claude Desktop and Cursor launch it; --http
-    serves streamable HTTP on 127.0.0.1 unless --host says otherwise. A writable server
-    creates a missing store."""
+    """Serve this store and tenant to AI agents over MCP: recall, herd_recall, remember,
+    cite, correct, supersede, why, related, get_memory, memory_overview and
+    consolidation_candidates (with --read-only only the read tools). stdio by default, as
+    Claude Code, Claude Desktop and Cursor launch it; --http serves streamable HTTP on
+    127.0.0.1 unless --host says otherwise. A writable server creates a missing store."""
     from memory_core.agents.mcp.http import check_bind, read_token
     from memory_core.agents.warm_up import warm_up
     from memory_core.cli.options import settings_of

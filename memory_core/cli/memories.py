@@ -13,17 +13,14 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memory_core.cli.options import (
-    echo,
-    emit_json,
     filter_from_options,
     filter_options,
     json_option,
-    memory_line,
     open_store,
-    progress_bar,
     settings_of,
     store_options,
 )
+from memory_core.cli.output import echo, emit_json, memory_line, progress_bar
 from memory_core.model.errors import InvalidRecordError, MemlensError, ReadOnlyError
 from memory_core.model.untrusted import shown
 from memory_core.store.disk_full import on_full_disk

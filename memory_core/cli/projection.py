@@ -16,16 +16,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memory_core.cli.options import (
-    echo,
-    emit_json,
     filter_from_options,
     filter_options,
     json_option,
     open_store,
-    print_table,
-    shorten,
     store_options,
 )
+from memory_core.cli.output import echo, emit_json, print_table, shorten
 from memory_core.model.untrusted import for_terminal, shown
 
 if TYPE_CHECKING:

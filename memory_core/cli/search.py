@@ -7,11 +7,8 @@ from typing import Any
 import click
 
 from memory_core.cli.options import (
-    echo,
-    emit_json,
     filter_from_options,
     json_option,
-    memory_line,
     open_store,
     ranking_of,
     ranking_options,
@@ -19,6 +16,7 @@ from memory_core.cli.options import (
     search_filter_options,
     store_options,
 )
+from memory_core.cli.output import echo, emit_json, memory_line
 from memory_core.model.untrusted import shown
 from memory_core.retrieval.config import RECALL_PRESET
 

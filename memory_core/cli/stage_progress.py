@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from memory_core.cli.options import progress_bar
+from memory_core.cli.output import progress_bar
 
 #: Steps of the bar: fine enough that a long stage moves it.
 BAR_STEPS = 1000

@@ -12,17 +12,13 @@ import click
 from memory_core.cli.options import (
     PRESET_CHOICE,
     default_ranking,
-    echo,
-    emit_json,
     json_option,
     open_store,
     parse_as_of,
     pick_ranking,
-    print_table,
-    progress_bar,
-    shorten,
     store_options,
 )
+from memory_core.cli.output import echo, emit_json, print_table, progress_bar, shorten
 from memory_core.cli.query_sets import QUERY_SET_HELP, QuerySetPath
 from memory_core.model.errors import InvalidConfigError
 from memory_core.retrieval.config import DEFAULT_PRESET

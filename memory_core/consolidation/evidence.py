@@ -74,7 +74,7 @@ class _Reflection:
 def _reflections(store: MemoryStore, flt: Filter) -> list[_Reflection]:
     import json
 
-    from memory_core.model.records import as_utc
+    from memory_core.model.values import as_utc
 
     table = store.scan(["id", "created_at", "metadata"], flt)
     out = []

@@ -22,8 +22,9 @@ from memory_core.curation.plan import Plan, Selection, select
 from memory_core.curation.purge import PURGE_NOTE, finish_purge, verify_purged
 from memory_core.curation.report import CurationReport
 from memory_core.model.errors import CurationError, EmbedderUnavailableError
-from memory_core.model.records import Edge, Memory, content_hash, utcnow
+from memory_core.model.records import Edge, Memory
 from memory_core.model.untrusted import shown
+from memory_core.model.values import content_hash, utcnow
 from memory_core.store import MemoryStore
 
 #: Fields `edit` may change (status has its own actions; ids, times and counts are kept).

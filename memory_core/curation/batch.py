@@ -16,8 +16,9 @@ from memory_core.curation.plan import Plan
 from memory_core.curation.report import CurationReport
 from memory_core.model.canonical import edge_doc, memory_doc
 from memory_core.model.errors import CurationConflictError, CurationError
-from memory_core.model.records import AuditEntry, Edge, Memory, utcnow
+from memory_core.model.records import AuditEntry, Edge, Memory
 from memory_core.model.untrusted import shown
+from memory_core.model.values import utcnow
 from memory_core.store import MemoryStore
 from memory_core.store.audit import FULL_RECORD_LIMIT, record_snapshot
 

@@ -24,8 +24,9 @@ from memory_core.curation.plan import Plan, select
 from memory_core.curation.report import CurationReport
 from memory_core.model.errors import CurationError
 from memory_core.model.filters import sql_string
-from memory_core.model.records import Edge, Memory, content_hash, utcnow
+from memory_core.model.records import Edge, Memory
 from memory_core.model.untrusted import shown
+from memory_core.model.values import content_hash, utcnow
 from memory_core.store import MemoryStore
 
 #: How a reflection was written (HADES's `method`).

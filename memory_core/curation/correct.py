@@ -35,8 +35,9 @@ from memory_core.curation.plan import Plan, select
 from memory_core.curation.report import CurationReport
 from memory_core.model.canonical import f32
 from memory_core.model.errors import CurationError
-from memory_core.model.records import Edge, Event, Memory, utcnow
+from memory_core.model.records import Edge, Event, Memory
 from memory_core.model.untrusted import shown
+from memory_core.model.values import utcnow
 from memory_core.store import MemoryStore
 
 #: `before["kind"]` / `after["kind"]` of the audit row holding the correction itself.

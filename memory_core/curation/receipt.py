@@ -23,8 +23,8 @@ from memory_core.curation.receipt_file import read_json, write_new
 from memory_core.curation.report import CurationReport
 from memory_core.curation.verify import Verification, verify_deleted
 from memory_core.model.errors import ReceiptError
-from memory_core.model.records import canonical_json, utcnow
 from memory_core.model.untrusted import shown
+from memory_core.model.values import canonical_json, utcnow
 from memory_core.store import MemoryStore
 
 FORMAT, VERSION = "memlens-deletion-receipt", 1

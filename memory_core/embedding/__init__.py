@@ -9,8 +9,11 @@ bit). Nothing downloads at run time: other fastembed models load only from a loc
 Modules: `base` (the `Embedder` base, `UnavailableEmbedder`), `packaged_model` (the default),
 `fastembed_embedder` (other fastembed models), `offline` (the packaged files, and the folder
 fastembed reads them from), `loader` (`load_embedder`, once per process),
-`vector_file` (files of precomputed vectors, e.g. the demo's) and `preloaded`
-(`PreloadedEmbedder`: an embedder taking its vectors from such a file where it can).
+`vector_file` (files of precomputed vectors, e.g. the demo's), `preloaded`
+(`PreloadedEmbedder`: an embedder taking its vectors from such a file where it can), `memo`
+(`MemoEmbedder`: each text embedded once per job), `tolerant` (`embed_tolerant`: only the
+texts that fail left pending) and `quiet_threads` (onnxruntime threads that sleep between
+runs).
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """`FastEmbedEmbedder`: a fastembed `TextEmbedding`, loaded lazily and once per process.
 
-It loads either from a folder (`specific_model_path=`, how the offline default runs) or from
-fastembed's cache with `local_files_only=True`: memlens never downloads a model. Its
-onnxruntime threads sleep between runs instead of spinning (`quiet_threads.py`).
+It loads either from a folder (`specific_model_path=`: the offline default's, which
+`memlens bench ingest` and the tests run through fastembed as the reference for
+`PackagedModelEmbedder`) or from fastembed's cache with `local_files_only=True`: memlens
+never downloads a model. Its onnxruntime threads sleep between runs instead of spinning
+(`quiet_threads.py`).
 """
 
 from __future__ import annotations

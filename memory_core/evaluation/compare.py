@@ -27,8 +27,8 @@ from memory_core.evaluation.query_warnings import QueryWarning, merge_warnings
 from memory_core.evaluation.results import EvalResult, evaluate_config
 from memory_core.evaluation.runner import Progress
 from memory_core.model.errors import InvalidConfigError
-from memory_core.model.records import utcnow
 from memory_core.model.untrusted import shown
+from memory_core.model.values import utcnow
 from memory_core.retrieval.config import RankingConfig
 
 if TYPE_CHECKING:

@@ -27,8 +27,8 @@ from memory_core.evaluation.results import EvalResult, evaluate_config
 from memory_core.evaluation.runner import Progress
 from memory_core.model.errors import EmbedderUnavailableError
 from memory_core.model.filters import Filter
-from memory_core.model.records import utcnow
 from memory_core.model.schema import STATUSES
+from memory_core.model.values import utcnow
 from memory_core.retrieval.config import RankingConfig
 from memory_core.store import MemoryStore
 

@@ -21,8 +21,8 @@ from typing import Any
 
 from memory_core.model.errors import InvalidFilterError, QuerySetError
 from memory_core.model.filters import Filter
-from memory_core.model.records import canonical_json
 from memory_core.model.untrusted import shown
+from memory_core.model.values import canonical_json
 
 REQUIRED_KEYS = ("qid", "query", "relevant")
 OPTIONAL_KEYS = ("filter", "tags")

@@ -16,8 +16,8 @@ from datetime import datetime
 from memory_core.evaluation.query_warnings import QueryWarning, query_warnings
 from memory_core.evaluation.queryset import Query, QuerySetError
 from memory_core.model.errors import InvalidConfigError
-from memory_core.model.records import utcnow
 from memory_core.model.untrusted import shown
+from memory_core.model.values import utcnow
 from memory_core.retrieval.config import RankingConfig
 from memory_core.retrieval.search import Hit, search
 from memory_core.store import MemoryStore

@@ -29,8 +29,8 @@ from memory_core.evaluation.runner import Progress, check_reachable, run_queries
 from memory_core.evaluation.tune_folds import Fold, assign_folds, best, cross_validate, spread
 from memory_core.evaluation.tune_space import Candidate, SearchSpace, default_space
 from memory_core.model.errors import InvalidConfigError
-from memory_core.model.records import utcnow
 from memory_core.model.untrusted import shown
+from memory_core.model.values import utcnow
 from memory_core.retrieval.config import DEFAULT_PRESET, RankingConfig, preset
 
 if TYPE_CHECKING:

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 from memory_core.exchange.diff_sides import KINDS, DiffSide
 from memory_core.model.columns import names
 from memory_core.model.errors import DiffError
-from memory_core.model.records import Edge, Memory, canonical_json
+from memory_core.model.records import Edge, Memory
 from memory_core.model.untrusted import shown
+from memory_core.model.values import canonical_json
 
 if TYPE_CHECKING:
     import polars as pl

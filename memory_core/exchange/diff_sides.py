@@ -24,9 +24,10 @@ from memory_core.exchange.readers import open_source
 from memory_core.exchange.store_lines import edge_lines, memory_lines
 from memory_core.model.canonical import edge_doc, edge_from_doc, memory_doc, memory_from_doc
 from memory_core.model.errors import DiffError, ExportFormatError, MemlensError
-from memory_core.model.records import canonical_json, content_hash, validate_edge, validate_memory
+from memory_core.model.records import validate_edge, validate_memory
 from memory_core.model.schema import normalise_embedding_status
 from memory_core.model.untrusted import shown
+from memory_core.model.values import canonical_json, content_hash
 
 if TYPE_CHECKING:
     import polars as pl

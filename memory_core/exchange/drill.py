@@ -9,7 +9,7 @@ Run on the configured store, so it is built to lose nothing:
 2. verify the file: manifest, checksum and counts, every line parsed;
 3. rehearse: import it into a scratch store in a temporary folder, re-export, compare. A
    failed rehearsal stops the drill before the store is touched;
-4. drop: delete the tenant's rows from the three tables (LanceDB keeps the old versions, so
+4. drop: delete the tenant's rows from the four tables (LanceDB keeps the old versions, so
    this is undoable) or, with `drop_tables`, drop and recreate the tables (the real "database
    lost" drill; version history is lost too, so it is refused when other tenants share them);
 5. import the file (`empty` mode, vectors and embedding states kept, no audit row of its own);
@@ -35,7 +35,7 @@ from memory_core.exchange.ndjson import ExportFile
 from memory_core.exchange.readers import get_reader
 from memory_core.model.config import Settings
 from memory_core.model.errors import ImportConflictError
-from memory_core.model.records import utcnow
+from memory_core.model.values import utcnow
 from memory_core.store import MemoryStore
 
 log = logging.getLogger(__name__)

@@ -32,8 +32,8 @@ from memory_core.exchange.store_lines import (
     memory_lines,
 )
 from memory_core.model.filters import Filter
-from memory_core.model.records import utcnow
 from memory_core.model.schema import STATUSES
+from memory_core.model.values import utcnow
 from memory_core.store import MemoryStore, Snapshot
 
 #: Where an export's memory lines come from: (store, snapshot, predicate, with_vectors,

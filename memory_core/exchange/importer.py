@@ -7,12 +7,13 @@
    naming its line, and the store is not touched (its table versions do not move).
 3. Check: `empty` mode needs a tenant without memories; ids of other tenants are refused.
 4. Commit: `empty` mode appends all memories in one write (embedding those without a vector),
-   `merge` mode upserts them (inserted / updated / unchanged by id); edges and audit rows whose
-   id is new are appended.
+   `merge` mode upserts them (inserted / updated / unchanged by id); edges, events and audit
+   rows whose id is new are appended.
 
 Steps 2 to 4 run inside `store.writing` (the store's write lock and journal): no other writer
 slips in between the checks and the writes, and if the import fails, or its process is
-killed, memories, edges and audit are put back together (at once, or by the next writer).
+killed, memories, edges, events and audit are put back together (at once, or by the next
+writer).
 Staging happens in a scratch folder kept with the store and removed afterwards.
 """
 
@@ -297,7 +298,7 @@ def import_file(
         name = Path(path).name
         reason = f"import {name} ({info.format}, mode {mode})"
         # Inside `store.writing`: a failure, or a kill -9 (rolled back by the next writer),
-        # puts memories, edges and audit back together: the import is all or nothing.
+        # puts memories, edges, events and audit back together: the import is all or nothing.
         if mode == "empty":
             written = _commit_empty(store, staged, embed, progress)
         else:

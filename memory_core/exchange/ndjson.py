@@ -2,15 +2,15 @@
 
 Line 1 is the manifest (`memlens_export`, `schema_version`, `exported_at`, `tenant`,
 `record_types`, `counts`, `body_sha256`, and `embedding` when vectors are included); then
-memories, then edges, then (optionally) audit rows, each sorted by id, one canonical JSON
-object a line. The body is hashed as written, so two exports of the same records have
-byte-identical bodies and equal `body_sha256`.
+memories, then edges, then events (when the file has them), then (optionally) audit rows,
+each sorted by id, one canonical JSON object a line. The body is hashed as written, so two
+exports of the same records have byte-identical bodies and equal `body_sha256`.
 
 `ExportWriter` streams: lines go to a temporary body file while they are hashed, then the
-manifest and the body are written to a second temporary file that is renamed over the target,
-so memory stays flat and a reader never sees half a file. Both temporary files are named by
-the writer's pid (`.memlens-<pid>-*.body`/`.tmp`): those of a writer that died (killed, or a
-full disk) are removed by the next export to the same folder.
+manifest and the body are written to a second temporary file that is renamed over the
+target, so memory stays flat and a reader never sees half a file. Both temporary files are
+named by the writer's pid (`.memlens-<pid>-*.body`/`.tmp`): those of a writer that died
+(killed, or a full disk) are removed by the next export to the same folder.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ from types import TracebackType
 from typing import Any
 
 from memory_core.model.canonical import edge_doc, event_doc, iso, memory_doc
-from memory_core.model.records import Edge, Event, Memory, canonical_json
+from memory_core.model.records import Edge, Event, Memory
 from memory_core.model.schema import SCHEMA_VERSION
+from memory_core.model.values import canonical_json
 from memory_core.store.scratch import EXPORT_TMP, sweep_files
 
 EXPORT_FORMAT = 1

@@ -1,11 +1,11 @@
 """The staging step of an import: every record parsed, validated and set aside first.
 
 `stage` reads a source to its end, checks each record (required fields, types,
-`validate_memory` / `validate_edge`, vector size, ids unique in the file) and writes it, in
-the store's row shape, to Arrow IPC files in a temporary folder. Nothing touches the store:
-the first bad line raises `InvalidRecordError` naming the file, the line and the reason, and
-the reader's checksum and counts are verified when the stream ends. The importer then loads
-the staged batches, so memory stays bounded by one batch.
+`validate_memory` / `validate_edge` / `validate_event`, vector size, ids unique in the file)
+and writes it, in the store's row shape, to Arrow IPC files in a temporary folder. Nothing
+touches the store: the first bad line raises `InvalidRecordError` naming the file, the line
+and the reason, and the reader's checksum and counts are verified when the stream ends. The
+importer then loads the staged batches, so memory stays bounded by one batch.
 """
 
 from __future__ import annotations
@@ -22,16 +22,10 @@ from memory_core.exchange.readers import ExportSource, SourceRecord
 from memory_core.model.canonical import edge_from_doc, event_from_doc, memory_doc, memory_from_doc
 from memory_core.model.codec import audit_to_row, edge_to_row, event_to_row, memory_to_row
 from memory_core.model.errors import InvalidRecordError, MemlensError
-from memory_core.model.records import (
-    AuditEntry,
-    as_utc,
-    content_hash,
-    validate_edge,
-    validate_event,
-    validate_memory,
-)
+from memory_core.model.records import AuditEntry, validate_edge, validate_event, validate_memory
 from memory_core.model.schema import normalise_embedding_status
 from memory_core.model.untrusted import shown
+from memory_core.model.values import as_utc, content_hash
 from memory_core.store import MemoryStore
 
 BATCH_ROWS = 2048

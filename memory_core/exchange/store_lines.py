@@ -1,6 +1,6 @@
 """Canonical export lines of a store's tables, in id order, in bounded memory.
 
-Every reader works on a `Snapshot` (`store.snapshot()`: the three tables pinned at fixed
+Every reader works on a `Snapshot` (`store.snapshot()`: the tables pinned at fixed
 versions, so a write made while an export runs does not tear it), which hands over the rows
 sorted by id a chunk at a time; each chunk is rendered one canonical line per record. Only one
 chunk of records is ever held, so memory stays flat as the store grows.
@@ -18,7 +18,7 @@ from memory_core.exchange.vector_text import splice_vector, vector_json
 from memory_core.model.canonical import audit_doc, event_doc
 from memory_core.model.codec import audit_from_row, event_from_row
 from memory_core.model.filters import sql_string
-from memory_core.model.records import canonical_json
+from memory_core.model.values import canonical_json
 from memory_core.store import Snapshot
 
 CHUNK_ROWS = 4096

@@ -39,7 +39,7 @@ from memory_core.impact_preview.queries import (
 )
 from memory_core.impact_preview.scratch import check_copyable, scratch_copy
 from memory_core.model.errors import CurationError, EmbedderUnavailableError, InvalidConfigError
-from memory_core.model.records import utcnow
+from memory_core.model.values import utcnow
 from memory_core.retrieval.config import DEFAULT_PRESET, RankingConfig, preset
 from memory_core.store import MemoryStore
 

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from memory_core.model.records import content_hash
 from memory_core.model.schema import MEMORIES
+from memory_core.model.values import content_hash
 from memory_core.store.files.findings import Problem
 
 if TYPE_CHECKING:

@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from memory_core.model.columns import Column, Kind, columns
-from memory_core.model.records import AuditEntry, Edge, Event, Memory, as_utc
+from memory_core.model.records import AuditEntry, Edge, Event, Memory
 from memory_core.model.schema import DEFAULT_TENANT
+from memory_core.model.values import as_utc
 
 
 def iso(value: datetime | None) -> str | None:

@@ -13,13 +13,14 @@ from typing import Any, TypeVar
 import pyarrow as pa
 
 from memory_core.model.columns import Column, Kind, columns
-from memory_core.model.records import AuditEntry, Edge, Event, Memory, canonical_json
+from memory_core.model.records import AuditEntry, Edge, Event, Memory
 from memory_core.model.schema import (
     META_DIMENSION,
     META_MODEL_ID,
     META_SCHEMA_VERSION,
     SCHEMA_VERSION,
 )
+from memory_core.model.values import canonical_json
 
 R = TypeVar("R", Memory, Edge, AuditEntry, Event)
 

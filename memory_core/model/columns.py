@@ -1,9 +1,9 @@
 """The columns of each record type, read off the record dataclasses: one source of truth.
 
-Every field of `Memory`, `Edge` and `AuditEntry` carries its column kind in the dataclass
-field's metadata (`col(...)`). The Arrow schemas (`schema`), the row codec (`codec`), the
-canonical JSON form (`canonical`), the column-wise export formatter and the diff all read the
-columns from here, so adding a field to a record is one edit.
+Every field of `Memory`, `Edge`, `AuditEntry` and `Event` carries its column kind in the
+dataclass field's metadata (`col(...)`). The Arrow schemas and the row codec (`codec`), the
+canonical JSON form (`canonical`), the column-wise export formatter (`exchange.row_docs`) and
+the diff all read the columns from here, so adding a field to a record is one edit.
 """
 
 from __future__ import annotations

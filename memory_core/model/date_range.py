@@ -31,7 +31,7 @@ def user_time(value: datetime | str, what: str) -> datetime:
     memory_core.model.errors.InvalidFilterError: --since is '0999-01-01', outside the dates \
 memlens accepts: 1900-01-01 to 9000-12-31 (UTC)
     """
-    from memory_core.model.records import as_utc
+    from memory_core.model.values import as_utc
 
     text = value.strip() if isinstance(value, str) else value
     try:

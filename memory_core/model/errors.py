@@ -13,7 +13,8 @@ class MemlensError(Exception):
 
 
 class InvalidRecordError(MemlensError, ValueError):
-    """A memory or edge failed validation (empty content, wrong vector size, bad vocabulary)."""
+    """A memory, edge or event failed validation (empty content, wrong vector size, bad
+    vocabulary)."""
 
 
 class QuerySetError(InvalidRecordError):

@@ -1,23 +1,25 @@
-"""The record types of a store: `Memory`, `Edge`, `AuditEntry`, `Event`.
+"""The record types of a store: `Memory`, `Edge`, `AuditEntry`, `Event`, and the checks a
+record passes before the store writes it: `validate_memory`, `validate_edge`,
+`validate_event`.
 
 Their columns and vocabularies are described in docs/design/records.md and
 docs/design/events.md.
 
-Records are frozen dataclasses. `Memory.new` / `Edge.new` build valid new records (uuid4 id,
-content hash, timestamps, vocabulary normalisation, default stability); `validate_memory`
-checks a record built any other way (an import) before the store writes it.
+Records are frozen dataclasses. `Memory.new` / `Edge.new` / `Event.new` build valid new records
+(uuid4 id, content hash, timestamps, vocabulary normalisation, default stability); a record built
+any other way (an import, a `dataclasses.replace`) goes through the checks before it is
+written. Each returns the record with its vocabularies normalised, or raises
+`InvalidRecordError` naming the field and the fix. (The checks and the types stay in one
+module: the constructors end with the checks, and the checks are typed by the records.)
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from memory_core.model.columns import Kind, col
@@ -33,74 +35,7 @@ from memory_core.model.schema import (
 )
 from memory_core.model.stability import default_stability, is_valid_stability
 from memory_core.model.untrusted import shown
-
-_WS = re.compile(r"\s+")
-
-
-def content_hash(content: str) -> str:
-    """sha256 (hex) of the content with whitespace runs collapsed and ends stripped.
-
-    Duplicates are found by this hash (docs/design/records.md).
-
-    >>> content_hash("a  b\\n") == content_hash("a b")
-    True
-    """
-    return hashlib.sha256(_WS.sub(" ", content).strip().encode("utf-8")).hexdigest()
-
-
-def utcnow() -> datetime:
-    """The current time, UTC, truncated to microseconds as the store keeps it."""
-    return datetime.now(UTC)
-
-
-def as_utc(value: datetime | str | float | int | None) -> datetime | None:
-    """A timezone-aware UTC datetime from a datetime, ISO-8601 string or epoch seconds."""
-    if value is None:
-        return None
-    if isinstance(value, datetime):
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        try:
-            return datetime.fromtimestamp(float(value), UTC)
-        except (OverflowError, OSError, ValueError) as exc:  # NaN, or beyond the platform's
-            raise InvalidRecordError(
-                f"timestamp {shown(value)} is not a valid epoch time in seconds; write it "
-                f"like 2026-05-01T12:00:00Z") from exc
-    if isinstance(value, str):
-        try:
-            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError as exc:
-            raise InvalidRecordError(
-                f"timestamp {shown(value)} is not ISO-8601; write it like 2026-05-01T12:00:00Z"
-            ) from exc
-        return as_utc(parsed)
-    raise InvalidRecordError(f"cannot read a timestamp from {shown(value)}")
-
-
-def canonical_json(value: Any) -> str:
-    """JSON with sorted keys, no spaces and unicode kept: the one form memlens writes."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
-def _optional_text(name: str, value: object) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise InvalidRecordError(f"{name} must be text, got {type(value).__name__} {shown(value)}")
-    return value
-
-
-def _tags(value: Iterable[str] | None) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        raise InvalidRecordError(f"tags must be a list of strings, got the string {shown(value)}")
-    tags = tuple(value)
-    for tag in tags:
-        if not isinstance(tag, str):
-            raise InvalidRecordError(f"every tag must be text, got {shown(tag)}")
-    return tags
-
+from memory_core.model.values import as_utc, canonical_json, content_hash, utcnow
 
 _TEXT, _TIME, _F32 = col(Kind.TEXT), col(Kind.TIME), col(Kind.FLOAT32)
 _TEXT_REQ, _TIME_REQ = col(Kind.TEXT, required=True), col(Kind.TIME, required=True)
@@ -173,7 +108,7 @@ class Memory:
             content_hash=content_hash(content) if isinstance(content, str) else "",
             importance=tier,
             stability=default_stability(mtype, tier) if stability is None else stability,
-            tags=_tags(tags),
+            tags=as_tags(tags),
             metadata=dict(metadata or {}),
             vector=tuple(float(x) for x in vector) if vector is not None else None,
             embedding_status="ok" if vector is not None else "pending",
@@ -188,65 +123,6 @@ class Memory:
         return validate_memory(replace(self, **changes))
 
 
-def validate_memory(memory: Memory, *, dimension: int | None = None) -> Memory:
-    """Check every field of `memory` and return it with vocabularies normalised.
-
-    Raises `InvalidRecordError` naming the field and the fix. Unknown memory types are
-    allowed (the vocabulary is open); empty content is not.
-    """
-    if not isinstance(memory.id, str) or not memory.id.strip():
-        raise InvalidRecordError(f"a memory needs a non-empty id, got {shown(memory.id)}")
-    if not isinstance(memory.content, str) or not memory.content.strip():
-        raise InvalidRecordError(
-            f"memory {memory.id} has empty content; a memory must say something"
-        )
-    if not isinstance(memory.tenant, str) or not memory.tenant.strip():
-        raise InvalidRecordError(f"memory {memory.id} has an empty tenant; use 'default'")
-    for name in ("project", "repo", "agent", "session_id", "why", "source"):
-        _optional_text(name, getattr(memory, name))
-    if not isinstance(memory.metadata, Mapping):
-        raise InvalidRecordError(f"metadata of memory {memory.id} must be a JSON object")
-    try:
-        canonical_json(memory.metadata)
-    except (TypeError, ValueError) as exc:
-        raise InvalidRecordError(
-            f"metadata of memory {memory.id} is not JSON-serialisable: {exc}"
-        ) from exc
-    for name in ("stability", "confidence"):
-        value = getattr(memory, name)
-        if value is not None and (not isinstance(value, int | float) or math.isnan(value)):
-            raise InvalidRecordError(f"{name} of memory {memory.id} must be a number")
-    if memory.stability is not None and not is_valid_stability(memory.stability):
-        raise InvalidRecordError(
-            f"stability of memory {memory.id} is {memory.stability}; it must be a positive "
-            f"number of days (leave it out for its type's default)")
-    if memory.confidence is not None and not 0.0 <= memory.confidence <= 1.0:
-        raise InvalidRecordError(
-            f"confidence of memory {memory.id} is {memory.confidence}; it must lie in 0..1"
-        )
-    if not isinstance(memory.access_count, int) or memory.access_count < 0:
-        raise InvalidRecordError(f"access_count of memory {memory.id} must be an integer >= 0")
-    vector = memory.vector
-    if vector is not None:
-        if dimension is not None and len(vector) != dimension:
-            raise InvalidRecordError(
-                f"memory {memory.id} has a vector of dimension {len(vector)}, but this store "
-                f"holds {dimension}-d vectors; leave the vector out to have memlens embed it"
-            )
-        if not all(math.isfinite(x) for x in vector):
-            raise InvalidRecordError(f"memory {memory.id} has a vector with NaN or inf")
-    return replace(
-        memory,
-        memory_type=normalise_memory_type(memory.memory_type),
-        status=normalise_status(memory.status),
-        importance=normalise_importance(memory.importance),
-        embedding_status=normalise_embedding_status(memory.embedding_status),
-        content_hash=memory.content_hash or content_hash(memory.content),
-        created_at=as_utc(memory.created_at) or utcnow(),
-        updated_at=as_utc(memory.updated_at) or utcnow(),
-        last_accessed_at=as_utc(memory.last_accessed_at),
-        tags=_tags(memory.tags),
-    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -291,36 +167,13 @@ class Edge:
             target_id=target_id,
             relation=canonical,
             created_at=created,
-            evidence=_tags(evidence),
+            evidence=as_tags(evidence),
             metadata=dict(metadata or {}),
             **fields,
         )
         return validate_edge(edge)
 
 
-def validate_edge(edge: Edge) -> Edge:
-    """Check an edge and return it normalised; raises `InvalidRecordError`."""
-    for name in ("id", "source_id", "target_id"):
-        value = getattr(edge, name)
-        if not isinstance(value, str) or not value.strip():
-            raise InvalidRecordError(f"an edge needs a non-empty {name}, got {shown(value)}")
-    if edge.source_id == edge.target_id:
-        raise InvalidRecordError(f"edge {edge.id} links memory {edge.source_id} to itself")
-    relation, _ = normalise_relation(edge.relation)
-    if not isinstance(edge.strength, int | float) or not 0.0 <= edge.strength <= 1.0:
-        raise InvalidRecordError(
-            f"edge {edge.id} has strength {shown(edge.strength)}; use 0..1")
-    if not isinstance(edge.decay_rate, int | float) or edge.decay_rate < 0:
-        raise InvalidRecordError(
-            f"edge {edge.id} has decay_rate {shown(edge.decay_rate)}; use >= 0")
-    return replace(
-        edge,
-        relation=relation,
-        status=normalise_status(edge.status),
-        created_at=as_utc(edge.created_at) or utcnow(),
-        last_reinforced=as_utc(edge.last_reinforced),
-        evidence=_tags(edge.evidence),
-    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -386,6 +239,113 @@ class Event:
             query=None if query is None else query[:EVENT_QUERY_LIMIT],
             metadata=dict(metadata or {}),
         ))
+
+
+def _optional_text(name: str, value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidRecordError(f"{name} must be text, got {type(value).__name__} {shown(value)}")
+    return value
+
+
+def as_tags(value: Iterable[str] | None) -> tuple[str, ...]:
+    """`value` as a tuple of strings: tags, or an edge's evidence ids; None is none."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        raise InvalidRecordError(f"tags must be a list of strings, got the string {shown(value)}")
+    tags = tuple(value)
+    for tag in tags:
+        if not isinstance(tag, str):
+            raise InvalidRecordError(f"every tag must be text, got {shown(tag)}")
+    return tags
+
+
+def validate_memory(memory: Memory, *, dimension: int | None = None) -> Memory:
+    """Check every field of `memory` and return it with vocabularies normalised.
+
+    Raises `InvalidRecordError` naming the field and the fix. Unknown memory types are
+    allowed (the vocabulary is open); empty content is not.
+    """
+    if not isinstance(memory.id, str) or not memory.id.strip():
+        raise InvalidRecordError(f"a memory needs a non-empty id, got {shown(memory.id)}")
+    if not isinstance(memory.content, str) or not memory.content.strip():
+        raise InvalidRecordError(
+            f"memory {memory.id} has empty content; a memory must say something"
+        )
+    if not isinstance(memory.tenant, str) or not memory.tenant.strip():
+        raise InvalidRecordError(f"memory {memory.id} has an empty tenant; use 'default'")
+    for name in ("project", "repo", "agent", "session_id", "why", "source"):
+        _optional_text(name, getattr(memory, name))
+    if not isinstance(memory.metadata, Mapping):
+        raise InvalidRecordError(f"metadata of memory {memory.id} must be a JSON object")
+    try:
+        canonical_json(memory.metadata)
+    except (TypeError, ValueError) as exc:
+        raise InvalidRecordError(
+            f"metadata of memory {memory.id} is not JSON-serialisable: {exc}"
+        ) from exc
+    for name in ("stability", "confidence"):
+        value = getattr(memory, name)
+        if value is not None and (not isinstance(value, int | float) or math.isnan(value)):
+            raise InvalidRecordError(f"{name} of memory {memory.id} must be a number")
+    if memory.stability is not None and not is_valid_stability(memory.stability):
+        raise InvalidRecordError(
+            f"stability of memory {memory.id} is {memory.stability}; it must be a positive "
+            f"number of days (leave it out for its type's default)")
+    if memory.confidence is not None and not 0.0 <= memory.confidence <= 1.0:
+        raise InvalidRecordError(
+            f"confidence of memory {memory.id} is {memory.confidence}; it must lie in 0..1"
+        )
+    if not isinstance(memory.access_count, int) or memory.access_count < 0:
+        raise InvalidRecordError(f"access_count of memory {memory.id} must be an integer >= 0")
+    vector = memory.vector
+    if vector is not None:
+        if dimension is not None and len(vector) != dimension:
+            raise InvalidRecordError(
+                f"memory {memory.id} has a vector of dimension {len(vector)}, but this store "
+                f"holds {dimension}-d vectors; leave the vector out to have memlens embed it"
+            )
+        if not all(math.isfinite(x) for x in vector):
+            raise InvalidRecordError(f"memory {memory.id} has a vector with NaN or inf")
+    return replace(
+        memory,
+        memory_type=normalise_memory_type(memory.memory_type),
+        status=normalise_status(memory.status),
+        importance=normalise_importance(memory.importance),
+        embedding_status=normalise_embedding_status(memory.embedding_status),
+        content_hash=memory.content_hash or content_hash(memory.content),
+        created_at=as_utc(memory.created_at) or utcnow(),
+        updated_at=as_utc(memory.updated_at) or utcnow(),
+        last_accessed_at=as_utc(memory.last_accessed_at),
+        tags=as_tags(memory.tags),
+    )
+
+
+def validate_edge(edge: Edge) -> Edge:
+    """Check an edge and return it normalised; raises `InvalidRecordError`."""
+    for name in ("id", "source_id", "target_id"):
+        value = getattr(edge, name)
+        if not isinstance(value, str) or not value.strip():
+            raise InvalidRecordError(f"an edge needs a non-empty {name}, got {shown(value)}")
+    if edge.source_id == edge.target_id:
+        raise InvalidRecordError(f"edge {edge.id} links memory {edge.source_id} to itself")
+    relation, _ = normalise_relation(edge.relation)
+    if not isinstance(edge.strength, int | float) or not 0.0 <= edge.strength <= 1.0:
+        raise InvalidRecordError(
+            f"edge {edge.id} has strength {shown(edge.strength)}; use 0..1")
+    if not isinstance(edge.decay_rate, int | float) or edge.decay_rate < 0:
+        raise InvalidRecordError(
+            f"edge {edge.id} has decay_rate {shown(edge.decay_rate)}; use >= 0")
+    return replace(
+        edge,
+        relation=relation,
+        status=normalise_status(edge.status),
+        created_at=as_utc(edge.created_at) or utcnow(),
+        last_reinforced=as_utc(edge.last_reinforced),
+        evidence=as_tags(edge.evidence),
+    )
 
 
 def validate_event(event: Event) -> Event:

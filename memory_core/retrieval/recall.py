@@ -28,7 +28,7 @@ from typing import Any
 
 from memory_core.model.config import Settings
 from memory_core.model.filters import Filter
-from memory_core.model.records import utcnow
+from memory_core.model.values import utcnow
 from memory_core.retrieval.budget import check_budget, fit
 from memory_core.retrieval.config import PRESETS, RECALL_PRESET, RankingConfig, preset
 from memory_core.retrieval.results import Hit

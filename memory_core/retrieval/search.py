@@ -21,7 +21,8 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from memory_core.model.filters import Filter
-from memory_core.model.records import Memory, utcnow
+from memory_core.model.records import Memory
+from memory_core.model.values import utcnow
 from memory_core.retrieval.candidates import Candidates, candidates
 from memory_core.retrieval.config import DEFAULT_PRESET, RankingConfig, preset
 from memory_core.retrieval.fusion import fuse

@@ -16,8 +16,9 @@ from typing import Any
 
 from memory_core.model.codec import audit_from_row, audit_schema, audit_to_row, rows_to_table
 from memory_core.model.filters import sql_string, sql_time
-from memory_core.model.records import AuditEntry, utcnow
+from memory_core.model.records import AuditEntry
 from memory_core.model.schema import ROW_KEY
+from memory_core.model.values import utcnow
 from memory_core.store.write_step import WriteStep
 
 #: Writes touching at most this many records keep them whole in before/after.

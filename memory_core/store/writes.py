@@ -23,9 +23,10 @@ from memory_core.embedding.tolerant import Tolerant, embed_tolerant
 from memory_core.model.canonical import memory_doc
 from memory_core.model.codec import memory_to_row, rows_to_table
 from memory_core.model.errors import InvalidRecordError
-from memory_core.model.records import Event, Memory, utcnow, validate_memory
+from memory_core.model.records import Event, Memory, validate_memory
 from memory_core.model.schema import ROW_KEY
 from memory_core.model.untrusted import shown
+from memory_core.model.values import utcnow
 from memory_core.store.audit import AuditLog, record_snapshot
 from memory_core.store.events import EventLog
 from memory_core.store.keys import KeyIndex

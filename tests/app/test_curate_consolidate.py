@@ -20,7 +20,8 @@ from memlens_app.widgets.consolidate.candidates import by_strength
 from memlens_app.widgets.curate.report import snippet
 from memlens_app.widgets.graph.reflection import source_ids
 from memory_core import Candidate, Filter, archive, consolidate, consolidation_candidates, recall
-from memory_core.model.records import Memory, utcnow
+from memory_core.model.records import Memory
+from memory_core.model.values import utcnow
 from memory_core.store import MemoryStore
 from tests.app.inert import check_page, plain
 from tests.conftest import FakeEmbedder

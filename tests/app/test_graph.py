@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from memory_core.model.records import Edge, Memory, utcnow
+from memory_core.model.records import Edge, Memory
+from memory_core.model.values import utcnow
 from memory_core.store import MemoryStore
 from tests.app.inert import check_page, plain
 from tests.conftest import FakeEmbedder

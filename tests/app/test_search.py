@@ -13,7 +13,8 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Expander
 
 from memory_core.model.config import Settings
-from memory_core.model.records import Edge, Memory, utcnow
+from memory_core.model.records import Edge, Memory
+from memory_core.model.values import utcnow
 from memory_core.retrieval.search import EngineEvidence, Hit
 from memory_core.store import MemoryStore
 from memory_core.viz.explain import score_parts, score_waterfall

@@ -18,8 +18,9 @@ from memory_core.evaluation.queryset import load_queries, parse_query
 from memory_core.exchange.diff_sides import load_side
 from memory_core.model.errors import MemlensError
 from memory_core.model.filters import Filter
-from memory_core.model.records import Edge, Memory, as_utc, canonical_json
+from memory_core.model.records import Edge, Memory
 from memory_core.model.schema import normalise_memory_type
+from memory_core.model.values import as_utc, canonical_json
 from memory_core.retrieval.config import preset
 from memory_core.retrieval.tiers import check_tier
 

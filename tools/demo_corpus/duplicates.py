@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from memory_core.model.records import content_hash
+from memory_core.model.values import content_hash
 from tools.demo_corpus.builder import Builder, Draft
 
 EXACT = 30

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from memory_core.exchange.ndjson import write_export
 from memory_core.exchange.readers.memlens import read_export
-from memory_core.model.records import canonical_json
+from memory_core.model.values import canonical_json
 from memory_core.seeding import (
     DEMO_EXPORT,
     DEMO_EXPORTED_AT,

@@ -5,7 +5,8 @@ Records say `Supersedes: ADR-001`, `superseded-by: HDR-0040`, `Superseded by [3.
 = `ADR-0001`; a bare number takes the record's own prefix; within the same file first when the
 number names records in several files) or by a link to a record's file. "A superseded-by B"
 and "B supersedes A" are one edge, from the newer record (B) to the older (A), as
-`graph.successor` reads them; references that resolve to nothing are skipped with a reason.
+`memory_core.causal.expansion.successor` reads them; references that resolve to nothing are
+skipped with a reason.
 """
 
 from __future__ import annotations

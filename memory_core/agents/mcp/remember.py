@@ -23,7 +23,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from memory_core.agents.mcp.session import Caller
 from memory_core.model.errors import CurationError, InvalidRecordError
-from memory_core.model.records import Edge, Memory, content_hash
+from memory_core.model.records import Edge, Memory
 from memory_core.model.schema import (
     IMPORTANCE_TIERS,
     MEMORY_TYPES,
@@ -33,6 +33,7 @@ from memory_core.model.schema import (
     normalise_relation,
 )
 from memory_core.model.untrusted import shown
+from memory_core.model.values import content_hash
 from memory_core.store import MemoryStore
 
 MAX_CONTENT_CHARS = 16_000

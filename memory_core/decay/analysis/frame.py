@@ -19,8 +19,8 @@ import numpy as np
 from memory_core.decay import DecayParams
 from memory_core.decay.analysis.curves import check_params, check_threshold, threshold_days_array
 from memory_core.decay.analysis.model import DEFAULT_THRESHOLD, FRAME_COLUMNS
-from memory_core.model.records import as_utc, utcnow
 from memory_core.model.stability import default_stability
+from memory_core.model.values import as_utc, utcnow
 
 if TYPE_CHECKING:
     import polars as pl

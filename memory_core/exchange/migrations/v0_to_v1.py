@@ -25,9 +25,9 @@ from typing import Any
 from memory_core.exchange.migrations.registry import Migration
 from memory_core.model.canonical import iso
 from memory_core.model.errors import InvalidRecordError
-from memory_core.model.records import as_utc, content_hash
 from memory_core.model.schema import normalise_importance, normalise_memory_type, normalise_relation
 from memory_core.model.stability import default_stability
+from memory_core.model.values import as_utc, content_hash
 
 
 def _time(value: Any) -> Any:

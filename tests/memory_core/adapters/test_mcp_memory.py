@@ -15,8 +15,8 @@ from memory_core.exchange.importer import import_file
 from memory_core.exchange.readers import ReadOptions, detect_reader, first_line
 from memory_core.model.errors import ExportFormatError, MemlensError
 from memory_core.model.filters import Filter
-from memory_core.model.records import content_hash
 from memory_core.model.schema import STATUSES
+from memory_core.model.values import content_hash
 from memory_core.store import MemoryStore
 from tests.conftest import run_cli
 

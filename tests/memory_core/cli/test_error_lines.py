@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.cli.options import one_line_errors
+from memory_core.cli.output import one_line_errors
 from memory_core.model.errors import MemlensError
 from memory_core.model.untrusted import LINE_CHARS
 from tests.conftest import run_cli

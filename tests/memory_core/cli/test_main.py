@@ -76,15 +76,16 @@ def test_command_modules_import_only_the_shared_options() -> None:
     # the package and `python -m memory_core.cli` assemble the commands: they import them all
     modules = sorted(p for p in CLI_DIR.glob("*.py") if p.name not in ("__init__.py",
                                                                         "__main__.py"))
-    assert {p.stem for p in modules} >= {"options", "memories", "search", "maintenance",
+    assert {p.stem for p in modules} >= {"options", "output", "memories", "search", "maintenance",
                                           "exchange", "eval", "bench"}
     # helpers (no commands of their own) are shared; a family never imports another family
-    helpers = {"options": set(),
-               "curation_flow": {"memory_core.cli.options", "memory_core.cli.impact"},
-               "impact": {"memory_core.cli.options", "memory_core.cli.query_sets"},
+    shared = {"memory_core.cli.options", "memory_core.cli.output"}
+    helpers = {"options": set(), "output": set(),
+               "curation_flow": shared | {"memory_core.cli.impact"},
+               "impact": shared | {"memory_core.cli.query_sets"},
                "query_sets": set(),
-               "curation_lineage": {"memory_core.cli.options", "memory_core.cli.curation_flow"},
-               "stage_progress": {"memory_core.cli.options"}}
+               "curation_lineage": shared | {"memory_core.cli.curation_flow"},
+               "stage_progress": shared}
     for path in modules:
         allowed = helpers.get(path.stem, {f"memory_core.cli.{h}" for h in helpers})
         assert _cli_imports(path) <= allowed, path.name

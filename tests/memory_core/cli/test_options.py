@@ -12,12 +12,11 @@ from memory_core.cli import cli
 from memory_core.cli.options import (
     PRESET_CHOICE,
     default_ranking,
-    emit_json,
     filter_from_options,
     pick_ranking,
     ranking_of,
-    shorten,
 )
+from memory_core.cli.output import emit_json, shorten
 from memory_core.model.errors import InvalidConfigError
 from memory_core.model.filters import Filter
 from memory_core.retrieval.config import (

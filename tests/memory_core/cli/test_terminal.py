@@ -3,7 +3,7 @@
 Memories are written by agents; their content, project, agent, tags and rationale reach the
 terminal of whoever runs `memlens show/ls/search/recall`. Checked on captured output, on a
 real pseudo-terminal (where click strips nothing), and on the code: every print of
-`memory_core/cli` goes through `options.echo`.
+`memory_core/cli` goes through `output.echo`.
 """
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ def test_error_lines_are_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 # -- every print goes through echo ---------------------------------------------------------
 
-#: the functions of options.py allowed to print: `echo` (text, escaped) and `emit_json`
+#: the functions of output.py allowed to print: `echo` (text, escaped) and `emit_json`
 #: (JSON escapes C0 itself, and `--json` output stays byte for byte what it was)
 SINKS = {"echo", "emit_json"}
 PRINTERS = {"click.echo", "click.secho", "print", "sys.stdout.write", "sys.stderr.write",
@@ -188,7 +188,7 @@ def test_every_print_of_the_cli_goes_through_echo() -> None:
     for path in sorted(CLI_DIR.glob("*.py")):
         source = path.read_text(encoding="utf-8")
         offenders += [f"{path.name} {line}" for line in unsafe_prints(source)]
-        if path.name != "options.py":  # the sinks are options.py's, not a local look-alike
+        if path.name != "output.py":  # the sinks are output.py's, not a local look-alike
             defined = {n.name for n in ast.walk(ast.parse(source))
                        if isinstance(n, ast.FunctionDef)}
             assert not defined & SINKS, path.name

@@ -15,7 +15,8 @@ from memory_core.model.errors import (
     EmbedderUnavailableError,
     MemoryNotFoundError,
 )
-from memory_core.model.records import Memory, content_hash
+from memory_core.model.records import Memory
+from memory_core.model.values import content_hash
 from memory_core.store import MemoryStore
 from tests.conftest import FAKE_DIM, FakeEmbedder
 from tests.memory_core.curation.conftest import Corpus

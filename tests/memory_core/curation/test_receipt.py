@@ -20,7 +20,8 @@ from memory_core.curation.receipt import (
     write_receipt,
 )
 from memory_core.model.errors import ReceiptError
-from memory_core.model.records import Edge, Memory, canonical_json
+from memory_core.model.records import Edge, Memory
+from memory_core.model.values import canonical_json
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 

@@ -19,8 +19,9 @@ from memory_core.model.errors import (
     UnknownFormatError,
 )
 from memory_core.model.filters import Filter
-from memory_core.model.records import Memory, canonical_json
+from memory_core.model.records import Memory
 from memory_core.model.schema import STATUSES
+from memory_core.model.values import canonical_json
 from memory_core.store import MemoryStore
 from tests.conftest import FakeEmbedder
 from tests.memory_core.exchange.conftest import WHEN, body, fresh_store

@@ -183,7 +183,7 @@ def test_seeding_the_demo_saves_its_query_set(store: MemoryStore, tmp_path: Path
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     import memory_core.seeding as seeding
     from memory_core.exchange.ndjson import write_export
-    from memory_core.model.records import utcnow
+    from memory_core.model.values import utcnow
 
     demo = tmp_path / "demo"
     demo.mkdir()

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_core.model.records import Edge, Memory, content_hash
+from memory_core.model.records import Edge, Memory
 from memory_core.model.schema import (
     IMPORTANCE_TIERS,
     MEMORY_TYPES,
@@ -21,6 +21,7 @@ from memory_core.model.schema import (
     STATUSES,
     normalise_memory_type,
 )
+from memory_core.model.values import content_hash
 from memory_core.store import MemoryStore
 from tests.conftest import FAKE_DIM, FakeEmbedder
 

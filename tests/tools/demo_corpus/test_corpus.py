@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory_core.model.records import content_hash
 from memory_core.model.schema import IMPORTANCE_TIERS, MEMORY_TYPES, RELATIONS, SOURCES
+from memory_core.model.values import content_hash
 from tools.demo_corpus import DEMO_SEED, DemoCorpus, generate_demo
 
 START = datetime(2026, 4, 1, tzinfo=UTC)
