@@ -18,7 +18,7 @@ def test_it_writes_n_memories_and_a_tenth_as_many_edges_unindexed(
     assert (built.memories, built.index_s) == (300, None) and built.write_s > 0
     store = MemoryStore.open(built.uri, read_only=True, create=False, check_vectors=False)
     assert store.count(Filter(status=STATUSES)) == 300
-    assert store.count_edges() == built.edges and 0 < built.edges <= 300 // 10
+    assert store.edges.count() == built.edges and 0 < built.edges <= 300 // 10
 
 
 def test_it_indexes_unless_told_not_to_and_takes_the_edges_asked_for(
