@@ -68,7 +68,7 @@ class CurateBench:
     merge_max_ms: float
     #: The smallest purge (`purges[0]`, one memory by default) as a caller sees it.
     purge_s: float
-    #: The part of it in `store.drop_old_versions` (full-text index rebuilt, the three
+    #: The part of it in `store.changes.drop_old_versions` (full-text index rebuilt, the four
     #: tables compacted, older versions removed from disk).
     compaction_s: float
     #: The part of it in its `verify_deleted`.

@@ -59,7 +59,7 @@ class PurgeTiming:
     memories: int
     #: `delete(..., purge=True)` as a caller sees it: purge, compaction, verification.
     purge_s: float
-    #: `store.drop_old_versions`: full-text index rebuilt, tables compacted, older
+    #: `store.changes.drop_old_versions`: full-text index rebuilt, tables compacted, older
     #: versions removed from disk.
     compaction_s: float
     #: The purge's `verify_deleted`.

@@ -136,7 +136,7 @@ def engine_candidates(store: MemoryStore, query: str, flt: Filter, config: Ranki
     again by row id about ten."""
     predicate = flt.to_predicate(store.tenant)
     context = config.context_window > 0 and config.context_weight > 0
-    # rows held in memory (`store.held_columns`) are read there: the queries return less
+    # rows held in memory (`store.queries.held_columns`) are read there: the queries return less
     held = store.queries.held_columns() if context else frozenset()
     texts = (context and config.use_bm25 and config.bm25_context == "window"
              and "content" not in held)

@@ -87,7 +87,7 @@ _ASCII_WORDS = str.maketrans({chr(c): (chr(c).lower() if chr(c).isalnum() else "
 
 @dataclass(frozen=True)
 class Analyzer:
-    """Text to BM25 terms, as the store's full-text index is set (`fts_settings`)."""
+    """Text to BM25 terms, as the store's full-text index is set (`store.fts.settings()`)."""
 
     lower_case: bool = True
     ascii_folding: bool = True

@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -57,22 +57,21 @@ def unusable_id(kind: str, record_id: str, where: str = "") -> str:
             f"record a new id (ids are unique across the whole store)")
 
 
+@dataclass(frozen=True)
 class MemoryWrites:
-    """Adds, upserts and access records of one store's memories."""
+    """Adds, upserts and access records of one store's memories, over what it is given."""
 
-    def __init__(self, tables: StoreTables, tenant: str, *, actor: Callable[[], str],
-                 keys: KeyIndex, audit: AuditLog, events: EventLog, lookup: MemoryLookup
-                 ) -> None:
-        self._tables = tables
-        self._tenant = tenant
-        self._actor = actor
-        self._keys = keys
-        self._audit = audit
-        self._events = events
-        self._lookup = lookup
+    tables: StoreTables
+    tenant: str
+    #: the store's actor, read at each write (an agent's session sets it per caller)
+    actor: Callable[[], str]
+    keys: KeyIndex
+    audit: AuditLog
+    events: EventLog
+    lookup: MemoryLookup
 
     def _prepare(self, memories: Iterable[Memory], dimension: int) -> builtins.list[Memory]:
-        tenant = self._tenant
+        tenant = self.tenant
         return [validate_memory(replace(m, tenant=tenant), dimension=dimension)
                 for m in memories]
 
@@ -100,8 +99,8 @@ class MemoryWrites:
     def _refuse_foreign_ids(self, ids: Sequence[str]) -> dict[str, str]:
         """Tenants of those `ids` that exist; an id held outside this tenant is an error
         that says neither where nor whose (ids are unique store-wide; tenants are private)."""
-        found = self._keys.tenants_of(ids)
-        foreign = sorted(i for i, tenant in found.items() if tenant != self._tenant)
+        found = self.keys.tenants_of(ids)
+        foreign = sorted(i for i, tenant in found.items() if tenant != self.tenant)
         if foreign:
             raise InvalidRecordError(unusable_id("memory", foreign[0]))
         return found
@@ -133,13 +132,13 @@ class MemoryWrites:
             raise InvalidRecordError(
                 f"memory id {taken[0]!r} already exists; use upsert to replace it"
             )
-        before = self._keys.version
+        before = self.keys.version
         duplicates: builtins.list[tuple[str, str]] = []
         if dedup:
             seen: dict[str, str] = {}
             kept = []
             for m in batch:
-                holder = seen.get(m.content_hash) or self._keys.holder_of(m.content_hash)
+                holder = seen.get(m.content_hash) or self.keys.holder_of(m.content_hash)
                 if holder is not None:
                     duplicates.append((m.id, holder))
                 else:
@@ -150,14 +149,14 @@ class MemoryWrites:
         rows = [memory_to_row(m) for m in batch]
         writes = 0
         for start in range(0, len(rows), batch_rows):
-            self._tables.memories.add(rows_to_table(rows[start : start + batch_rows],
-                                                    self._tables.memories.schema))
+            self.tables.memories.add(rows_to_table(rows[start : start + batch_rows],
+                                                    self.tables.memories.schema))
             writes += 1
-        version = int(self._tables.memories.version)  # this handle saw its own write
-        self._keys.added(((m.id, m.tenant, m.content_hash) for m in batch), before=before,
+        version = int(self.tables.memories.version)  # this handle saw its own write
+        self.keys.added(((m.id, m.tenant, m.content_hash) for m in batch), before=before,
                          after=version, writes=writes)
         if rows:
-            self._audit.append(action, [r["id"] for r in rows],
+            self.audit.append(action, [r["id"] for r in rows],
                                after=record_snapshot([memory_doc(m) for m in batch]),
                                reason=reason, table_version=version)
         pending = sum(1 for m in batch if m.embedding_status != "ok")
@@ -178,7 +177,7 @@ class MemoryWrites:
         if len(set(ids)) != len(ids):
             raise InvalidRecordError("the same memory id appears twice in one upsert")
         self._refuse_foreign_ids(ids)
-        current = self._lookup.get_many(ids, with_vectors=True)
+        current = self.lookup.get_many(ids, with_vectors=True)
         changed, unchanged = [], []
         for m in batch:
             old = current.get(m.id)
@@ -193,17 +192,17 @@ class MemoryWrites:
         embedded = sum(1 for m in changed if m.id in needed and m.vector is not None)
         rows = [memory_to_row(m) for m in changed]
         if rows:
-            table = rows_to_table(rows, self._tables.memories.schema)
-            (self._tables.memories.merge_insert(ROW_KEY).when_matched_update_all()
+            table = rows_to_table(rows, self.tables.memories.schema)
+            (self.tables.memories.merge_insert(ROW_KEY).when_matched_update_all()
              .when_not_matched_insert_all().execute(table, on_bad_vectors="null"))
-            self._keys.invalidate()
-        self._tables.memories.checkout_latest()
-        version = int(self._tables.memories.version)
+            self.keys.invalidate()
+        self.tables.memories.checkout_latest()
+        version = int(self.tables.memories.version)
         inserted = tuple(m.id for m in changed if m.id not in current)
         updated = tuple(m.id for m in changed if m.id in current)
         if rows:
             before = [memory_doc(current[i]) for i in updated]
-            self._audit.append("upsert", [r["id"] for r in rows],
+            self.audit.append("upsert", [r["id"] for r in rows],
                                before=record_snapshot(before) or None,
                                after=record_snapshot([memory_doc(m) for m in changed]),
                                reason=reason, table_version=version)
@@ -220,8 +219,8 @@ class MemoryWrites:
         """access_count + 1 and last_accessed_at = `at` for each existing memory of `ids`,
         and one `recall` event each (by `actor`, the store's by default), whose metadata is
         its rank in `ids`, `metadata` and its own entry of `per_memory`."""
-        tables, tenant = self._tables, self._tenant
-        current = self._lookup.get_many(ids)
+        tables, tenant = self.tables, self.tenant
+        current = self.lookup.get_many(ids)
         if not current:
             return 0
         when = at or utcnow()
@@ -240,10 +239,10 @@ class MemoryWrites:
             # reads what the recall sent from it when the purge deleted the events
             after.update(recall_id=metadata["recall_id"],
                          ranked=[i for i in dict.fromkeys(ids) if i in current])
-        self._audit.append("recall", ordered, after=after, reason=reason,
+        self.audit.append("recall", ordered, after=after, reason=reason,
                            table_version=int(tables.memories.version))
-        self._events.record([
-            Event.new("recall", memory_id, tenant=tenant, actor=actor or self._actor(),
+        self.events.record([
+            Event.new("recall", memory_id, tenant=tenant, actor=actor or self.actor(),
                       at=when, session_id=session_id, query=query,
                       metadata={"rank": rank, **(metadata or {}),
                                 **(per_memory or {}).get(memory_id, {})})
