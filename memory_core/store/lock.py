@@ -7,9 +7,9 @@ Every write through memlens runs inside `store.writing(action)`:
   processes adding the same ids or contents at once cannot both succeed: the second waits,
   then sees the first one's rows. The operating system drops the lock when its holder dies,
   even by `kill -9`.
-* **The journal** records the three tables' versions before the write. A write that touches
-  several tables (memories, edges, audit) removes its journal only once all of them are
-  written; a journal found by the next holder of the lock therefore belongs to a writer that
+* **The journal** records every table's version before the write. A write that touches
+  several tables (memories, edges, audit, events) removes its journal only once all of them
+  are written; a journal found by the next holder of the lock therefore belongs to a writer that
   died half way, and its tables are put back to the recorded versions (LanceDB keeps them).
   A write that also removes old versions (a purge) removes them only after it is committed:
   its journal then says `cleanup`, and the next holder finishes the removal (rolls forward)
