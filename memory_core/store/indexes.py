@@ -4,8 +4,9 @@ Up to `VECTOR_THRESHOLD` rows with vectors, exact (brute-force) cosine search is
 fast enough, so no vector index is built. Above it, a cosine index is, of the kind
 `index_rule.py` picks for the size: IVF_HNSW_SQ up to `HNSW_MAX_VECTORS` (measured here on
 clustered 384-d vectors at recall@10 0.96 against exact search, where IVF_PQ reached 0.53 on
-the same data), IVF_SQ above. Filter columns get scalar indexes (BITMAP for low cardinality, BTREE for
-high cardinality, LABEL_LIST for the `tags` list) so pre-filters stop scanning the table.
+the same data), IVF_SQ above. Filter columns get scalar indexes (BITMAP for low cardinality,
+BTREE for high cardinality, LABEL_LIST for the `tags` list) so pre-filters stop scanning the
+table.
 
 Refreshing runs `optimize`, which compacts small files and folds new rows into every index.
 LanceDB's `optimize` also prunes versions older than 7 days by default; memlens' undo restores
