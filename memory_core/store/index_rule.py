@@ -12,8 +12,8 @@ Overview page compare a store against it. The vector rule, set by measurement on
 
 Every vector search (`store.queries.nearest`, `accel/vector_search_in_memory.py`, the recall
 check) probes `QUERY_NPROBES` partitions and re-ranks `QUERY_REFINE` times the candidates it
-needs by their full vectors: IVF_SQ's recall@10 at a million went from 0.952 (its 8-bit distances) to 1.0
-that way. HNSW searches a beam of `EF_PER_CANDIDATE` times those candidates.
+needs by their full vectors: IVF_SQ's recall@10 at a million went from 0.952 (its 8-bit
+distances) to 1.0 that way. HNSW searches a beam of `EF_PER_CANDIDATE` times those candidates.
 """
 
 from __future__ import annotations
