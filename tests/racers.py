@@ -117,8 +117,8 @@ class RacerPair:
         jobs = []
         for n, (racer, argv) in enumerate(zip(self.racers, argvs, strict=True)):
             stem = folder / f"round-{self._rounds}-racer-{n}"
-            job = {"argv": argv, **{part: f"{stem}.{part}" for part in
-                                    ("ready", "go", "out", "err", "done")}}
+            job: dict[str, object] = {"argv": argv, **{part: f"{stem}.{part}" for part in
+                                                     ("ready", "go", "out", "err", "done")}}
             racer.send(job)
             jobs.append(job)
         for racer, job in zip(self.racers, jobs, strict=True):

@@ -166,3 +166,21 @@ def test_a_filtered_export_carries_only_its_memories_events(store_path: str,
     store.events.record([Event.new("cite", ids[0], at=T0), Event.new("cite", other, at=T0)])
     written = export_store(store, tmp_path / "p2.ndjson", filter=Filter(project="p2"))
     assert written.manifest.counts == {"memory": 1, "edge": 0, "event": 1}
+
+
+def test_with_the_speed_up_off_the_events_log_answers_the_same_and_keeps_nothing(
+        store_path: str) -> None:
+    """`accel=False` covers the events log too: its count of a kind is asked again at every
+    call (so a citation another process writes is seen at once), and every answer equals
+    the speed-up layer's."""
+    writer, ids = _filled(store_path)
+    fast = MemoryStore.open(store_path, embedder=FakeEmbedder())
+    plain = MemoryStore.open(store_path, embedder=FakeEmbedder(), accel=False)
+    assert not fast.events.has_kind("cite") and not plain.events.has_kind("cite")
+    writer.events.record([Event.new("cite", ids[0], tenant="default", at=T0)])
+    for handle in (fast, plain):
+        assert handle.events.has_kind("cite")
+        latest = handle.events.latest("cite").to_pylist()
+        assert [(r["memory_id"], r["count"]) for r in latest] == [(ids[0], 1)]
+    # nothing of the plain handle's answers was kept between the calls
+    assert plain.events._seen == set() and fast.events._seen == {"cite"}
