@@ -1,6 +1,7 @@
 """The web app (everything under memlens_app/, and the checkout's app.py) uses only
 memory_core's public API: `from memory_core import ...` of names in `__all__`, and no store
-internals."""
+internals: `MemoryStore`'s methods and its public parts (`store.audit`, `store.edges`, ...) are
+the API, its tables and speed-up layer are not."""
 
 from __future__ import annotations
 
@@ -13,18 +14,14 @@ import memory_core
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_FILES = sorted([ROOT / "app.py", *(ROOT / "memlens_app").rglob("*.py")])
-# MemoryStore's parts that only the store itself may touch (docs/design/index.md, STYLE.md).
-STORE_INTERNALS = ("tables", "keys", "edge_index")
+# What only the store itself may touch (docs/design/index.md, "The store as one composition").
+STORE_INTERNALS = ("tables", "accel", "row_cache", "edge_index")
 
 
 def offences(source: str) -> list[str]:
     """What in `source` reaches past memory_core's public API, one line per offence."""
     found: list[tuple[int, str]] = []
-    calls = set()
-    for node in ast.walk(tree := ast.parse(source)):
-        if isinstance(node, ast.Call):
-            calls.add(id(node.func))
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(source)):
         line = getattr(node, "lineno", 0)
         where = f"line {line}"
         if isinstance(node, ast.Import):
@@ -36,12 +33,8 @@ def offences(source: str) -> list[str]:
             elif node.module == "memory_core":
                 found += [(line, f"{where}: {a.name} is not in memory_core.__all__")
                           for a in node.names if a.name not in memory_core.__all__]
-        elif isinstance(node, ast.Attribute):
-            # `.keys()` called is a mapping's method; `x.keys` otherwise is the store's index.
-            if node.attr in STORE_INTERNALS and not (node.attr == "keys" and id(node) in calls):
-                found.append((line, f"{where}: .{node.attr}"))
-            if isinstance(node.value, ast.Attribute) and node.value.attr == "audit":
-                found.append((line, f"{where}: .audit.{node.attr}"))
+        elif isinstance(node, ast.Attribute) and node.attr in STORE_INTERNALS:
+            found.append((line, f"{where}: .{node.attr}"))
     return [text for _, text in sorted(found)]
 
 
@@ -56,11 +49,10 @@ def test_the_app_uses_only_the_public_api(path: Path) -> None:
     ("import memory_core.viz.diff", ["line 1: import memory_core.viz.diff"]),
     ("from memory_core import _EXPORTS", ["line 1: _EXPORTS is not in memory_core.__all__"]),
     ("store.tables.edges.checkout_latest()", ["line 1: .tables"]),
-    ("x = store.keys.lookup('h')", ["line 1: .keys"]),
+    ("held = store.accel.row_cache", ["line 1: .accel", "line 1: .row_cache"]),
     ("store.edge_index", ["line 1: .edge_index"]),
-    ("store.audit.append(row)", ["line 1: .audit.append"]),
     ("from memory_core import MemoryStore, search\nstore.audit.entries(limit=5)\n"
-     "names = sorted(counts.keys())", []),
+     "names = sorted(counts.keys())\nstore.edges.list(memory_id='m')", []),
 ])
 def test_the_scan_catches_each_kind_of_reach(source: str, expected: list[str]) -> None:
     assert offences(source) == expected

@@ -144,6 +144,8 @@ TENANT_FREE = {
     "index_health": "figures of the table's indexes and files (every tenant's rows alike), "
                     "no records returned",
     "seed_from_export": "seeds the demo corpus into a store (a write of fixed content)",
+    "build_bench_store": "writes a new synthetic store in a folder of its own for the "
+                         "benchmarks; no existing store or tenant is read",
     "check_reachable": "returns nothing; its refusal is tested below",
     "demo_store": "opens the demo store from settings",
     "load_embedder": "loads the embedding model the settings name",

@@ -65,7 +65,7 @@ def test_rankings_are_identical_with_the_speed_up_layer_off(tmp_path: Path) -> N
     fast = _build(tmp_path / "fast", accel=True)
     # held from the first read on, scanned in this thread: the second pass searches the
     # rows (vectors included) held in memory
-    fast.row_cache = RowCache(fast.tenant, warm_reads=1, background=False)
+    fast.accel.row_cache = RowCache(fast.tenant, warm_reads=1, background=False)
     expected = _answers(plain)
     assert any(len(a["hits"]) == 5 for a in expected.values())
     no_context = {"hybrid": preset("hybrid").with_changes(context_window=0)}
@@ -75,7 +75,7 @@ def test_rankings_are_identical_with_the_speed_up_layer_off(tmp_path: Path) -> N
     assert "vector" in fast.queries.held_columns()
     assert _answers(fast) == expected  # warm: searched in memory
     assert plain.queries.held_columns() == frozenset()
-    assert plain.latest.current() is None  # off: LanceDB's own calls, no dataset shortcut
+    assert plain.accel.latest.current() is None  # off: LanceDB's own calls, no dataset shortcut
 
 
 def test_the_setting_reads_memlens_accel() -> None:

@@ -1,4 +1,4 @@
-"""`store.latest`: the memories table's Lance dataset at its latest version, checked without
+"""`store.accel.latest`: the memories table's Lance dataset at its latest version, checked without
 a LanceDB round trip, sees every write (this handle's or another process's) at once."""
 
 from __future__ import annotations

@@ -129,7 +129,7 @@ def test_searches_read_through_the_cache_unchanged(store_path: str, store: Memor
                 for i, text in enumerate(turns)]
     store.add(memories)
     cold = MemoryStore.open(store_path, embedder=store.embedder)
-    cold.row_cache = RowCache(cold.tenant, warm_reads=10**6)  # never held: the file
+    cold.accel.row_cache = RowCache(cold.tenant, warm_reads=10**6)  # never held: the file
     store.accel.row_cache = RowCache(store.tenant, warm_reads=1, background=False)
     for name in ("hybrid", "hybrid_graph", "full"):
         for query, flt in (("redis cache", Filter()), ("sessions expire", Filter(project="p"))):
