@@ -74,20 +74,8 @@ class RawRecord:
 
 
 def _headings(lines: Sequence[str], start: int) -> list[Heading]:
-    found, fence, comment = [], "", False
-    for index in range(start, len(lines)):
-        stripped = lines[index].strip()
-        if fence:
-            fence = "" if stripped.startswith(fence) else fence
-        elif comment:
-            comment = "-->" not in stripped
-        elif stripped.startswith(("```", "~~~")):
-            fence = stripped[:3]
-        elif stripped.startswith("<!--"):
-            comment = "-->" not in stripped
-        elif match := _HEADING.match(lines[index]):
-            found.append(Heading(index, len(match[1]), match[2].strip()))
-    return found
+    return [Heading(index, len(match[1]), match[2].strip())
+            for index, _ in _prose(lines, start) if (match := _HEADING.match(lines[index]))]
 
 
 def _section_name(heading: str) -> str:
@@ -102,11 +90,12 @@ def _clean(value: str) -> str:
     return value
 
 
-def _prose(lines: Sequence[str]) -> Iterator[tuple[int, str]]:
-    """(index, stripped line) of the lines outside code fences and HTML comments."""
+def _prose(lines: Sequence[str], start: int = 0) -> Iterator[tuple[int, str]]:
+    """(index, stripped line) of the lines from `start` on that are outside code fences and
+    HTML comments."""
     fence, comment = "", False
-    for index, line in enumerate(lines):
-        stripped = line.strip()
+    for index in range(start, len(lines)):
+        stripped = lines[index].strip()
         if fence:
             fence = "" if stripped.startswith(fence) else fence
         elif comment:
